@@ -1,0 +1,16 @@
+#include "emu/core/Emulator.h"
+
+namespace bud::emu {
+
+const char* run_state_name(RunState s) {
+  switch (s) {
+    case RunState::Ready: return "ready";
+    case RunState::Finished: return "finished";
+    case RunState::Hang: return "hang";
+    case RunState::Assertion: return "assertion";
+    case RunState::Error: return "error";
+  }
+  return "?";
+}
+
+}  // namespace bud::emu

@@ -1,0 +1,126 @@
+// The emulator interface: everything above emu/ (debugger, replay, bisect, CLI) reaches a design
+// only through this class, so the same code drives the Verilated NPU, a mock or a tiny second
+// design (tests/core/MockEmulator). Per-cycle paths (step) never allocate, lock or throw.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "emu/core/StageTxn.h"
+
+namespace bud::emu {
+
+/// Where a run stands after a step.
+enum class RunState : uint8_t {
+  Ready,      ///< program loaded, nothing finished yet
+  Finished,   ///< the program ran to its END
+  Hang,       ///< the no-progress watchdog fired
+  Assertion,  ///< a design assertion fired
+  Error,      ///< the design reported an error (e.g. illegal command) or the memory model did
+};
+const char* run_state_name(RunState s);  // "ready", "finished", "hang", "assertion", "error"
+
+/// Why step() returned: every reason that applied, as in rr's BreakStatus.
+struct StepResult {
+  uint64_t cycles = 0;        ///< cycles advanced by this call
+  RunState state = RunState::Ready;
+  bool reached_limit = false;  ///< stopped because the requested cycle count was used up
+  bool hook_stop = false;      ///< a CycleHook asked to stop
+  std::string message;         ///< for Hang / Assertion / Error: what happened, with the cycle
+};
+
+/// A value of up to 512 bits, little-endian 64-bit words.
+struct SignalValue {
+  uint32_t width = 0;
+  std::array<uint64_t, 8> words{};
+  uint64_t low() const { return words[0]; }
+  bool operator==(const SignalValue& o) const { return width == o.width && words == o.words; }
+};
+
+enum class SignalKind : uint8_t { Counter, State, Port, Memory };
+
+/// A signal the debugger may read, deposit and force, by hierarchical name.
+struct SignalInfo {
+  std::string name;        ///< e.g. "load.state", "pmu.gemm.stall_mem", "obs_acc_valid"
+  uint32_t width = 0;      ///< bits per element
+  uint32_t elements = 1;   ///< > 1 for arrays (index with name[i])
+  SignalKind kind = SignalKind::State;
+  bool writable = true;
+  std::string description;
+};
+using SignalId = uint32_t;
+
+/// A memory the debugger may examine (`x`) and deposit into.
+struct MemoryInfo {
+  std::string name;        ///< "dram", "inp", "wgt", "acc", "out"
+  uint64_t size_bytes = 0;
+  uint32_t word_bytes = 1; ///< natural access unit (scratchpad entry size)
+};
+
+/// Called after every cycle while installed; return true to stop the step. Used by breakpoints
+/// and triggers. Implementations must not allocate or throw.
+class CycleHook {
+ public:
+  virtual ~CycleHook() = default;
+  virtual bool after_cycle(uint64_t cycle) = 0;
+};
+
+/// Receives every stage transaction as it happens (in addition to the running digests).
+class TxnObserver {
+ public:
+  virtual ~TxnObserver() = default;
+  virtual void on_txn(const StageTxn& txn) = 0;
+};
+
+/// An emulated design behind a stable interface.
+class Emulator {
+ public:
+  virtual ~Emulator() = default;
+
+  /// Design name ("npu", "mock").
+  virtual std::string design() const = 0;
+  /// Cycles since reset (rising edges).
+  virtual uint64_t cycle() const = 0;
+  /// Current run state.
+  virtual RunState state() const = 0;
+  /// Advances up to `max_cycles` cycles. Stops early when the state leaves Ready or a hook asks.
+  virtual StepResult step(uint64_t max_cycles) = 0;
+
+  /// Appends the complete state (design, memories, memory-model queues, RNGs, host driver) to
+  /// `out`. Restoring it and running is bit-identical to never having saved.
+  virtual void save(std::vector<uint8_t>& out) const = 0;
+  /// Restores a state produced by save() of the same design and model revision. On failure
+  /// returns false, sets `error` (naming the byte offset) and leaves the state unchanged.
+  virtual bool restore(std::span<const uint8_t> in, std::string& error) = 0;
+  /// Hash of the whole architectural state (design registers and memories, DRAM contents).
+  virtual uint64_t digest() = 0;
+
+  virtual const std::vector<SignalInfo>& signals() const = 0;
+  virtual std::optional<SignalId> find_signal(std::string_view name) const = 0;
+  virtual SignalValue read_signal(SignalId id, uint32_t element = 0) const = 0;
+  /// Writes a value once (the design may change it on the next edge).
+  virtual bool deposit_signal(SignalId id, uint32_t element, const SignalValue& v) = 0;
+  /// Holds a value until release_signal().
+  virtual bool force_signal(SignalId id, uint32_t element, const SignalValue& v) = 0;
+  virtual void release_signal(SignalId id, uint32_t element) = 0;
+
+  virtual const std::vector<MemoryInfo>& memories() const = 0;
+  virtual bool read_memory(std::string_view memory, uint64_t offset, std::span<uint8_t> out) const = 0;
+  virtual bool write_memory(std::string_view memory, uint64_t offset,
+                            std::span<const uint8_t> in) = 0;
+
+  /// Live value of PMU counter `index` (docs/counters.md), read without disturbing the design.
+  virtual uint64_t counter(int index) const = 0;
+  /// Running per-stage transaction digests since reset.
+  virtual StageDigest stage_digest(Stage s) const = 0;
+
+  virtual void set_cycle_hook(CycleHook* hook) = 0;
+  virtual void set_txn_observer(TxnObserver* observer) = 0;
+};
+
+}  // namespace bud::emu

@@ -1,0 +1,106 @@
+// Stage transactions: hashing and printing. Built as part of bud::isa (see emu/isa/CMakeLists.txt).
+#include "emu/core/StageTxn.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "emu/isa/Isa.h"
+
+namespace bud::emu {
+namespace {
+
+// One round of a 64-bit multiply-xorshift mix (the finaliser of splitmix64 / murmur3 style).
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  h ^= h >> 30;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 27;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 31;
+  return h;
+}
+
+uint64_t load_le(const uint8_t* p, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+int32_t lane32(const std::array<uint8_t, 64>& d, int i) {
+  return static_cast<int32_t>(static_cast<uint32_t>(load_le(d.data() + 4 * i, 4)));
+}
+
+std::string int8_list(const std::array<uint8_t, 64>& d, size_t n) {
+  std::string s = "[";
+  for (size_t i = 0; i < n; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(static_cast<int8_t>(d[i]));
+  }
+  return s + "]";
+}
+
+std::string int32_list(const std::array<uint8_t, 64>& d, size_t bytes) {
+  std::string s = "[";
+  for (size_t i = 0; i < bytes / 4; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(lane32(d, static_cast<int>(i)));
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+const char* stage_name(Stage s) {
+  switch (s) {
+    case Stage::Fetch: return "fetch";
+    case Stage::Load: return "load";
+    case Stage::Gemm: return "gemm";
+    case Stage::Post: return "post";
+    case Stage::Store: return "store";
+  }
+  return "?";
+}
+
+uint64_t StageTxn::hash() const {
+  uint64_t h = 0x6275645F7478ull;  // "bud_tx"
+  h = mix(h, static_cast<uint64_t>(stage) | (static_cast<uint64_t>(buffer) << 8) |
+                 (static_cast<uint64_t>(size) << 16) | (static_cast<uint64_t>(cmd_id) << 32));
+  h = mix(h, addr);
+  const size_t n = size < data.size() ? size : data.size();
+  for (size_t off = 0; off < n; off += 8) h = mix(h, load_le(data.data() + off, std::min<size_t>(8, n - off)));
+  return h;
+}
+
+bool StageTxn::same_content(const StageTxn& o) const {
+  return stage == o.stage && buffer == o.buffer && size == o.size && cmd_id == o.cmd_id &&
+         addr == o.addr && data == o.data;
+}
+
+std::string StageTxn::to_string() const {
+  const size_t n = size < data.size() ? size : data.size();
+  std::string s = std::string(stage_name(stage)) + " #" + std::to_string(cmd_id) + " ";
+  char buf[32];
+  switch (stage) {
+    case Stage::Fetch: {
+      std::array<uint64_t, 4> w{};
+      for (int i = 0; i < 4; ++i) w[i] = load_le(data.data() + 8 * i, 8);
+      return s + "dispatch " + isa::Command::decode(w).to_string();
+    }
+    case Stage::Load: {
+      const auto b = static_cast<isa::Buffer>(buffer & 3);
+      s += std::string(isa::buffer_name(b)) + "[" + std::to_string(addr) + "] = ";
+      return s + (b == isa::Buffer::Acc ? int32_list(data, n) : int8_list(data, n));
+    }
+    case Stage::Gemm:
+      return s + "acc[" + std::to_string(addr) + "] = " + int32_list(data, n);
+    case Stage::Post:
+      return s + "out[" + std::to_string(addr) + "] = " + int8_list(data, n);
+    case Stage::Store:
+      std::snprintf(buf, sizeof buf, "0x%x", addr);
+      return s + "dram[" + buf + "] size " + std::to_string(size) + " = " + int8_list(data, n);
+  }
+  return s;
+}
+
+}  // namespace bud::emu

@@ -1,0 +1,55 @@
+// Stage-boundary transactions: what each stage of the dataflow hands to the next. The RTL exposes
+// them on its observation ports, the golden model produces them untimed; comparing the two per
+// stage is how bud checks and localizes failures.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace bud::emu {
+
+/// Stages in dataflow order (the bisect walks them in this order).
+enum class Stage : uint8_t { Fetch = 0, Load = 1, Gemm = 2, Post = 3, Store = 4 };
+inline constexpr int kNumStages = 5;
+const char* stage_name(Stage s);  // "fetch", "load", "gemm", "post", "store"
+
+/// One transaction at a stage boundary.
+/// - Fetch: a command dispatched/retired; `data` = its 32 bytes, addr = 0, size = 32.
+/// - Load:  a scratchpad entry written; `buffer`, `addr` = entry index, size = entry bytes.
+/// - Gemm:  an ACC entry written; addr = entry index, size = 32.
+/// - Post:  an OUT entry written; addr = entry index, size = 8.
+/// - Store: a DRAM write request; buffer = OUT (its source), addr = byte address, size = bytes
+///   (8..64).
+/// Bytes of `data` beyond `size` are zero.
+struct StageTxn {
+  Stage stage = Stage::Fetch;
+  uint8_t buffer = 0;
+  uint16_t size = 0;
+  uint32_t cmd_id = 0;
+  uint32_t addr = 0;
+  uint64_t cycle = 0;  ///< cycle of the rising edge it took effect at (0 from the golden model)
+  std::array<uint8_t, 64> data{};
+
+  /// Hash of everything but `cycle`: equal transactions hash equal in RTL and golden model.
+  uint64_t hash() const;
+  /// Human form: "gemm #12 acc[40] = [1, -3, ...]".
+  std::string to_string() const;
+  bool same_content(const StageTxn& o) const;
+};
+
+/// Order-independent summary of a stream of transactions of one stage: count and the sum (mod
+/// 2^64) of their hashes. Equal multisets give equal digests whatever the order, so memory-timing
+/// reordering does not matter while a changed, missing or extra transaction does.
+struct StageDigest {
+  uint64_t count = 0;
+  uint64_t sum = 0;
+  void add(const StageTxn& t) {
+    ++count;
+    sum += t.hash();
+  }
+  bool operator==(const StageDigest& o) const { return count == o.count && sum == o.sum; }
+  bool operator!=(const StageDigest& o) const { return !(*this == o); }
+};
+
+}  // namespace bud::emu

@@ -1,0 +1,85 @@
+// Comparison of DRAM outputs with the direct reference.
+#include "emu/golden/Checker.h"
+
+#include <algorithm>
+
+namespace bud::golden {
+namespace {
+
+std::string index_string(const workload::Shape& s, int64_t y, int64_t x, int64_t c) {
+  if (s.rank == 2) return "[" + std::to_string(y) + ", " + std::to_string(c) + "]";
+  return "[" + std::to_string(y) + ", " + std::to_string(x) + ", " + std::to_string(c) + "]";
+}
+
+}  // namespace
+
+std::string CheckReport::summary() const {
+  if (!error.empty()) return error;
+  if (mismatches == 0) return "all " + std::to_string(compared) + " output elements match";
+  return first_mismatch + " (" + std::to_string(mismatches) + " of " + std::to_string(compared) +
+         " elements differ)";
+}
+
+CheckReport check_outputs(const workload::Program& program, const workload::ReferenceResult& ref,
+                          const DramReader& read) {
+  CheckReport rep;
+  for (const workload::TensorInfo& t : program.tensors) {
+    if (!t.check) continue;
+    if (t.layer < 0 || static_cast<size_t>(t.layer) >= ref.layers.size() ||
+        !(ref.layers[static_cast<size_t>(t.layer)].shape == t.shape)) {
+      rep.error = "tensor " + t.name + " has no matching reference output";
+      return rep;
+    }
+    const workload::Tensor& want = ref.layers[static_cast<size_t>(t.layer)];
+    std::vector<uint8_t> bytes(t.bytes);
+    if (!read(t.addr, bytes)) {
+      rep.error = "cannot read tensor " + t.name + " from DRAM";
+      return rep;
+    }
+    uint64_t bad = 0;
+    const workload::Shape& s = t.shape;
+    for (int64_t y = 0; y < s.h; ++y)
+      for (int64_t x = 0; x < s.w; ++x)
+        for (int64_t c = 0; c < s.c; ++c) {
+          const int8_t expected = want.at(y, x, c);
+          const int8_t actual = static_cast<int8_t>(bytes[t.element_addr(y, x, c) - t.addr]);
+          ++rep.compared;
+          if (expected == actual) continue;
+          ++bad;
+          if (rep.first_mismatch.empty())
+            rep.first_mismatch = "tensor " + t.name + " index " + index_string(s, y, x, c) +
+                                 " expected " + std::to_string(expected) + " actual " +
+                                 std::to_string(actual);
+        }
+    rep.mismatches += bad;
+    rep.per_tensor.emplace_back(t.name, bad);
+  }
+  return rep;
+}
+
+CheckReport check_outputs(const workload::Program& program, const workload::ReferenceResult& ref,
+                          std::span<const uint8_t> dram) {
+  return check_outputs(program, ref, [dram](uint32_t addr, std::span<uint8_t> out) {
+    if (uint64_t{addr} + out.size() > dram.size()) return false;
+    std::copy_n(dram.begin() + addr, out.size(), out.begin());
+    return true;
+  });
+}
+
+RunResult run_program(GoldenNpu& npu, const workload::Program& program) {
+  for (const workload::DramRegion& r : program.dram_init)
+    if (!npu.write_dram(r.addr, r.bytes)) {
+      RunResult res;
+      res.error = "DRAM image region at " + std::to_string(r.addr) + " does not fit the model";
+      return res;
+    }
+  const workload::DramRegion ring = workload::ring_image(program);
+  if (!npu.write_dram(ring.addr, ring.bytes)) {
+    RunResult res;
+    res.error = "command ring does not fit the model's DRAM";
+    return res;
+  }
+  return npu.run_ring(program.ring_base, static_cast<uint32_t>(program.commands.size()));
+}
+
+}  // namespace bud::golden

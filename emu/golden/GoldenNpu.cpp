@@ -1,0 +1,320 @@
+// Untimed execution of NPU commands, written from docs/isa.md alone.
+#include "emu/golden/GoldenNpu.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace bud::golden {
+namespace {
+
+using isa::Buffer;
+using isa::Command;
+using isa::Opcode;
+
+constexpr uint32_t kMaxTokens = 255;
+
+uint32_t entry_bytes(Buffer b) { return isa::geometry(b).entry_bytes; }
+uint32_t entries(Buffer b) { return isa::geometry(b).entries; }
+
+int32_t get32(const uint8_t* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
+  return static_cast<int32_t>(v);
+}
+void put32(uint8_t* p, int32_t x) {
+  const uint32_t v = static_cast<uint32_t>(x);
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+std::string range_error(const char* what, uint64_t lo, uint64_t hi, uint64_t limit) {
+  return std::string(what) + " range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+         ") exceeds " + std::to_string(limit);
+}
+
+}  // namespace
+
+GoldenNpu::GoldenNpu(uint64_t dram_bytes) : dram_(static_cast<size_t>(dram_bytes), 0) {
+  for (int b = 0; b < isa::kNumBuffers; ++b) {
+    const auto& g = isa::kBuffers[static_cast<size_t>(b)];
+    spad_[static_cast<size_t>(b)].assign(static_cast<size_t>(g.entries) * g.entry_bytes, 0);
+  }
+}
+
+bool GoldenNpu::write_dram(uint32_t addr, std::span<const uint8_t> bytes) {
+  if (uint64_t{addr} + bytes.size() > dram_.size()) return false;
+  std::copy(bytes.begin(), bytes.end(), dram_.begin() + addr);
+  return true;
+}
+
+bool GoldenNpu::read_dram(uint32_t addr, std::span<uint8_t> out) const {
+  if (uint64_t{addr} + out.size() > dram_.size()) return false;
+  std::copy_n(dram_.begin() + addr, out.size(), out.begin());
+  return true;
+}
+
+void GoldenNpu::emit(const emu::StageTxn& t) {
+  digests_[static_cast<size_t>(t.stage)].add(t);
+  if (observer_) observer_(t);
+}
+
+std::string GoldenNpu::check_tokens(const Command& c) {
+  // Which FIFO each bit names depends on the engine (docs/isa.md, "Commands").
+  const bool prev_ok = c.opcode == Opcode::Gemm || c.opcode == Opcode::Post ||
+                       c.opcode == Opcode::Store;
+  const bool next_ok = c.opcode == Opcode::Load || c.opcode == Opcode::Gemm ||
+                       c.opcode == Opcode::Post;
+  if ((c.pop_prev || c.push_prev) && !prev_ok)
+    return "illegal token bit: " + isa::opcode_name(c.raw_opcode) + " has no previous engine";
+  if ((c.pop_next || c.push_next) && !next_ok)
+    return "illegal token bit: " + isa::opcode_name(c.raw_opcode) + " has no next engine";
+  const bool compute = c.opcode == Opcode::Gemm || c.opcode == Opcode::Post;
+  if (c.pop_prev) {
+    const int f = compute ? kLoadToCompute : kComputeToStore;
+    if (tokens_[f] == 0)
+      return std::string("deadlock: pop_prev with no token in the ") +
+             (compute ? "L->C" : "C->S") + " FIFO (nothing pushed earlier in program order)";
+  }
+  if (c.pop_next) {
+    const int f = compute ? kStoreToCompute : kComputeToLoad;
+    if (tokens_[f] == 0)
+      return std::string("deadlock: pop_next with no token in the ") +
+             (compute ? "S->C" : "C->L") + " FIFO (nothing pushed earlier in program order)";
+  }
+  // An engine never pops and pushes the same FIFO, so pops do not make room for its pushes.
+  if (c.push_prev) {
+    const int f = compute ? kComputeToLoad : kStoreToCompute;
+    if (tokens_[f] >= kMaxTokens)
+      return std::string("token overflow: push_prev into a full (255) ") +
+             (compute ? "C->L" : "S->C") + " FIFO";
+  }
+  if (c.push_next) {
+    const int f = compute ? kComputeToStore : kLoadToCompute;
+    if (tokens_[f] >= kMaxTokens)
+      return std::string("token overflow: push_next into a full (255) ") +
+             (compute ? "C->S" : "L->C") + " FIFO";
+  }
+  return "";
+}
+
+void GoldenNpu::push_tokens(const Command& c) {
+  const bool compute = c.opcode == Opcode::Gemm || c.opcode == Opcode::Post;
+  if (c.push_prev) ++tokens_[compute ? kComputeToLoad : kStoreToCompute];
+  if (c.push_next) ++tokens_[compute ? kComputeToStore : kLoadToCompute];
+}
+
+std::string GoldenNpu::exec_load(const Command& c) {
+  if (c.buffer == Buffer::Out) return "LOAD cannot write the OUT scratchpad (buffer 3)";
+  const uint32_t e = entry_bytes(c.buffer);
+  const uint64_t n = uint64_t{c.y_size} * c.x_size;
+  if (c.sram_base + n > entries(c.buffer))
+    return range_error((std::string("scratchpad ") + isa::buffer_name(c.buffer)).c_str(),
+                       c.sram_base, c.sram_base + n, entries(c.buffer));
+  if (n == 0) return "";
+  if (c.dram_addr % 8 || c.x_stride % 8) return "DRAM address or stride not 8-byte aligned";
+  for (uint32_t y = 0; y < c.y_size; ++y) {
+    const uint64_t a = c.dram_addr + uint64_t{y} * c.x_stride;
+    if (a + uint64_t{c.x_size} * e > dram_.size())
+      return range_error("DRAM", a, a + uint64_t{c.x_size} * e, dram_.size());
+  }
+  auto& sp = spad_[static_cast<size_t>(c.buffer)];
+  for (uint32_t y = 0; y < c.y_size; ++y)
+    for (uint32_t x = 0; x < c.x_size; ++x) {
+      const uint64_t a = c.dram_addr + uint64_t{y} * c.x_stride + uint64_t{x} * e;
+      const uint32_t idx = c.sram_base + y * c.x_size + x;
+      std::memcpy(&sp[size_t{idx} * e], &dram_[a], e);
+      emu::StageTxn t;
+      t.stage = emu::Stage::Load;
+      t.buffer = static_cast<uint8_t>(c.buffer);
+      t.size = static_cast<uint16_t>(e);
+      t.cmd_id = c.cmd_id;
+      t.addr = idx;
+      std::memcpy(t.data.data(), &dram_[a], e);
+      emit(t);
+    }
+  return "";
+}
+
+std::string GoldenNpu::exec_gemm(const Command& c, RunResult& r) {
+  const uint32_t kb_n = (c.k + 7u) / 8u, nb_n = (c.n + 7u) / 8u;
+  if (c.inp_base + uint64_t{c.m} * kb_n > entries(Buffer::Inp))
+    return range_error("scratchpad inp", c.inp_base, c.inp_base + uint64_t{c.m} * kb_n,
+                       entries(Buffer::Inp));
+  if (c.wgt_base + uint64_t{nb_n} * kb_n > entries(Buffer::Wgt))
+    return range_error("scratchpad wgt", c.wgt_base, c.wgt_base + uint64_t{nb_n} * kb_n,
+                       entries(Buffer::Wgt));
+  if (c.acc_base + uint64_t{c.m} * nb_n > entries(Buffer::Acc))
+    return range_error("scratchpad acc", c.acc_base, c.acc_base + uint64_t{c.m} * nb_n,
+                       entries(Buffer::Acc));
+  const auto& inp = spad_[0];
+  const auto& wgt = spad_[1];
+  auto& acc = spad_[2];
+  for (uint32_t m = 0; m < c.m; ++m)
+    for (uint32_t nb = 0; nb < nb_n; ++nb) {
+      uint8_t* entry = &acc[size_t{c.acc_base + m * nb_n + nb} * 32];
+      for (uint32_t o = 0; o < 8; ++o) {
+        uint32_t sum = c.reset ? 0u : static_cast<uint32_t>(get32(entry + 4 * o));
+        for (uint32_t kb = 0; kb < kb_n; ++kb) {
+          const uint8_t* in = &inp[size_t{c.inp_base + m * kb_n + kb} * 8];
+          const uint8_t* w = &wgt[size_t{c.wgt_base + nb * kb_n + kb} * 64];
+          for (uint32_t i = 0; i < 8; ++i)
+            sum += static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(in[i])) *
+                                         static_cast<int8_t>(w[o * 8 + i]));
+        }
+        put32(entry + 4 * o, static_cast<int32_t>(sum));
+      }
+      emu::StageTxn t;
+      t.stage = emu::Stage::Gemm;
+      t.buffer = static_cast<uint8_t>(Buffer::Acc);
+      t.size = 32;
+      t.cmd_id = c.cmd_id;
+      t.addr = c.acc_base + m * nb_n + nb;
+      std::memcpy(t.data.data(), entry, 32);
+      emit(t);
+    }
+  r.gemm_iterations += uint64_t{c.m} * kb_n * nb_n;
+  for (uint32_t kb = 0; kb < kb_n; ++kb)
+    for (uint32_t nb = 0; nb < nb_n; ++nb)
+      r.macs_useful += uint64_t{c.m} * std::min(8u, c.k - kb * 8u) * std::min(8u, c.n - nb * 8u);
+  return "";
+}
+
+std::string GoldenNpu::exec_post(const Command& c, RunResult& r) {
+  if (c.acc_base + uint64_t{c.count} > entries(Buffer::Acc))
+    return range_error("scratchpad acc", c.acc_base, c.acc_base + uint64_t{c.count},
+                       entries(Buffer::Acc));
+  if (c.out_base + uint64_t{c.count} > entries(Buffer::Out))
+    return range_error("scratchpad out", c.out_base, c.out_base + uint64_t{c.count},
+                       entries(Buffer::Out));
+  for (uint32_t j = 0; j < c.count; ++j) {
+    const uint8_t* a = &spad_[2][size_t{c.acc_base + j} * 32];
+    uint8_t* o = &spad_[3][size_t{c.out_base + j} * 8];
+    for (int lane = 0; lane < 8; ++lane) {
+      const int64_t p = int64_t{get32(a + 4 * lane)} * c.mult;
+      const int64_t rr = c.shift ? (p + (int64_t{1} << (c.shift - 1))) >> c.shift : p;
+      const int64_t s = std::clamp<int64_t>(rr, -128, 127);
+      r.saturations += rr != s;
+      const int64_t v = std::min<int64_t>(std::max<int64_t>(s, c.clamp_lo), c.clamp_hi);
+      o[lane] = static_cast<uint8_t>(static_cast<int8_t>(v));
+    }
+    emu::StageTxn t;
+    t.stage = emu::Stage::Post;
+    t.buffer = static_cast<uint8_t>(Buffer::Out);
+    t.size = 8;
+    t.cmd_id = c.cmd_id;
+    t.addr = c.out_base + j;
+    std::memcpy(t.data.data(), o, 8);
+    emit(t);
+  }
+  return "";
+}
+
+std::string GoldenNpu::exec_store(const Command& c) {
+  // The buffer field of a STORE is always OUT; the model ignores it (docs/workloads.md).
+  const uint64_t n = uint64_t{c.y_size} * c.x_size;
+  if (c.sram_base + n > entries(Buffer::Out))
+    return range_error("scratchpad out", c.sram_base, c.sram_base + n, entries(Buffer::Out));
+  if (n == 0) return "";
+  if (c.dram_addr % 8 || c.x_stride % 8) return "DRAM address or stride not 8-byte aligned";
+  for (uint32_t y = 0; y < c.y_size; ++y) {
+    const uint64_t a = c.dram_addr + uint64_t{y} * c.x_stride;
+    if (a + uint64_t{c.x_size} * 8 > dram_.size())
+      return range_error("DRAM", a, a + uint64_t{c.x_size} * 8, dram_.size());
+  }
+  for (uint32_t y = 0; y < c.y_size; ++y)
+    for (uint32_t x0 = 0; x0 < c.x_size; x0 += 8) {
+      // One write request: up to 8 contiguous entries (64 bytes) of the row.
+      const uint32_t cnt = std::min<uint32_t>(8, c.x_size - x0);
+      const uint64_t a = c.dram_addr + uint64_t{y} * c.x_stride + uint64_t{x0} * 8;
+      emu::StageTxn t;
+      t.stage = emu::Stage::Store;
+      t.buffer = static_cast<uint8_t>(Buffer::Out);
+      t.size = static_cast<uint16_t>(cnt * 8);
+      t.cmd_id = c.cmd_id;
+      t.addr = static_cast<uint32_t>(a);
+      std::memcpy(t.data.data(), &spad_[3][size_t{c.sram_base + y * c.x_size + x0} * 8], cnt * 8);
+      std::memcpy(&dram_[a], t.data.data(), cnt * 8);
+      emit(t);
+    }
+  return "";
+}
+
+RunResult GoldenNpu::run(std::span<const std::array<uint64_t, 4>> commands) {
+  RunResult r;
+  tokens_ = {};
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const Command c = Command::decode(commands[i]);
+    auto fail = [&](const std::string& detail) {
+      r.error = "command #" + std::to_string(i) + " " + isa::opcode_name(c.raw_opcode) +
+                (c.cmd_id != i ? " (cmd_id " + std::to_string(c.cmd_id) + ")" : "") + ": " +
+                detail;
+      r.tokens_left = tokens_;
+      return r;
+    };
+    if (!isa::is_legal_opcode(c.raw_opcode))
+      return fail("illegal opcode " + std::to_string(c.raw_opcode));
+    const bool no_engine = c.opcode == Opcode::Sync || c.opcode == Opcode::End;
+    if (no_engine && (c.pop_prev || c.pop_next || c.push_prev || c.push_next))
+      return fail("illegal token bit: " + isa::opcode_name(c.raw_opcode) + " goes to no engine");
+    if (std::string e = check_tokens(c); !e.empty()) return fail(e);
+
+    emu::StageTxn f;
+    f.stage = emu::Stage::Fetch;
+    f.size = isa::kCommandBytes;
+    f.cmd_id = c.cmd_id;
+    for (int w = 0; w < 4; ++w)
+      for (int b = 0; b < 8; ++b)
+        f.data[static_cast<size_t>(w * 8 + b)] = static_cast<uint8_t>(commands[i][w] >> (8 * b));
+    emit(f);
+
+    if (c.pop_prev) --tokens_[c.opcode == Opcode::Store ? kComputeToStore : kLoadToCompute];
+    if (c.pop_next) --tokens_[c.opcode == Opcode::Load ? kComputeToLoad : kStoreToCompute];
+    std::string err;
+    switch (c.opcode) {
+      case Opcode::Load: err = exec_load(c); break;
+      case Opcode::Gemm: err = exec_gemm(c, r); break;
+      case Opcode::Post: err = exec_post(c, r); break;
+      case Opcode::Store: err = exec_store(c); break;
+      case Opcode::Sync: break;
+      case Opcode::End:
+        r.ok = true;
+        r.executed = static_cast<uint32_t>(i + 1);
+        r.end_code = c.end_code;
+        r.tokens_left = tokens_;
+        return r;
+    }
+    if (!err.empty()) return fail(err);
+    push_tokens(c);
+    if (c.opcode != Opcode::Sync) ++r.retired[static_cast<size_t>(c.raw_opcode - 1)];
+    r.executed = static_cast<uint32_t>(i + 1);
+  }
+  r.error = "program ended after " + std::to_string(commands.size()) + " commands without END";
+  r.tokens_left = tokens_;
+  return r;
+}
+
+RunResult GoldenNpu::run(const std::vector<isa::Command>& commands) {
+  std::vector<std::array<uint64_t, 4>> words;
+  words.reserve(commands.size());
+  for (const auto& c : commands) words.push_back(c.encode());
+  return run(words);
+}
+
+RunResult GoldenNpu::run_ring(uint32_t ring_base, uint32_t count) {
+  if (uint64_t{ring_base} + uint64_t{count} * isa::kCommandBytes > dram_.size()) {
+    RunResult r;
+    r.error = "command ring [" + std::to_string(ring_base) + ", +" + std::to_string(count) +
+              " commands) is outside the DRAM";
+    return r;
+  }
+  std::vector<std::array<uint64_t, 4>> words(count);
+  for (uint32_t i = 0; i < count; ++i)
+    for (int w = 0; w < 4; ++w) {
+      uint64_t v = 0;
+      for (int b = 0; b < 8; ++b)
+        v |= uint64_t{dram_[ring_base + size_t{i} * 32 + static_cast<size_t>(w * 8 + b)]} << (8 * b);
+      words[i][static_cast<size_t>(w)] = v;
+    }
+  return run(words);
+}
+
+}  // namespace bud::golden

@@ -1,0 +1,225 @@
+// Encoding and naming for the NPU contract of docs/isa.md.
+#include "emu/isa/Isa.h"
+
+#include <cctype>
+#include <cstdio>
+#include <vector>
+
+namespace bud::isa {
+namespace {
+
+// Extracts `width` bits of `w` starting at bit `lo`.
+constexpr uint64_t bits(uint64_t w, int lo, int width) {
+  return (w >> lo) & ((width == 64) ? ~0ull : ((1ull << width) - 1));
+}
+// Places the low `width` bits of `v` at bit `lo`.
+constexpr uint64_t field(uint64_t v, int lo, int width) {
+  return (v & ((width == 64) ? ~0ull : ((1ull << width) - 1))) << lo;
+}
+
+const char* const kOpcodeNames[] = {"LOAD", "GEMM", "POST", "STORE", "SYNC", "END"};
+const char* const kEngineNames[] = {"fetch", "load", "gemm", "post", "store"};
+const char* const kClassNames[] = {"active",    "stall_mem", "stall_dep", "starve",
+                                   "stall_out", "throttled", "idle"};
+const char* const kGlobalCounterNames[] = {
+    "cycles",           "macs_issued",        "macs_useful",        "dram_rd_bytes",
+    "dram_wr_bytes",    "dram_rd_reqs",       "dram_wr_reqs",       "dram_rd_latency_sum",
+    "spad_inp_rd",      "spad_inp_wr",        "spad_wgt_rd",        "spad_wgt_wr",
+    "spad_acc_rd",      "spad_acc_wr",        "spad_out_rd",        "spad_out_wr",
+    "bank_conflicts_inp", "bank_conflicts_wgt", "bank_conflicts_acc", "bank_conflicts_out",
+    "retired_load",     "retired_gemm",       "retired_post",       "retired_store",
+    "retired_sync",     "retired_end",        "saturations"};
+static_assert(kNumEngines * kNumClasses + std::size(kGlobalCounterNames) == kNumCounters);
+static_assert(static_cast<int>(Counter::Saturations) == kNumCounters - 1);
+
+const std::vector<std::string>& counter_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (int e = 0; e < kNumEngines; ++e)
+      for (int c = 0; c < kNumClasses; ++c)
+        v.push_back(std::string(kEngineNames[e]) + "." + kClassNames[c]);
+    for (const char* n : kGlobalCounterNames) v.emplace_back(n);
+    return v;
+  }();
+  return names;
+}
+
+std::string hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%x", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string opcode_name(uint8_t opcode) {
+  if (is_legal_opcode(opcode)) return kOpcodeNames[opcode - 1];
+  return "ILLEGAL(" + std::to_string(opcode) + ")";
+}
+
+std::optional<Opcode> parse_opcode(std::string_view name) {
+  for (int i = 0; i < 6; ++i) {
+    std::string_view n = kOpcodeNames[i];
+    if (n.size() != name.size()) continue;
+    bool same = true;
+    for (size_t j = 0; j < n.size() && same; ++j)
+      same = std::toupper(static_cast<unsigned char>(name[j])) == n[j];
+    if (same) return static_cast<Opcode>(i + 1);
+  }
+  return std::nullopt;
+}
+
+const char* buffer_name(Buffer b) {
+  switch (b) {
+    case Buffer::Inp: return "inp";
+    case Buffer::Wgt: return "wgt";
+    case Buffer::Acc: return "acc";
+    case Buffer::Out: return "out";
+  }
+  return "?";
+}
+
+const char* engine_name(Engine e) {
+  const int i = static_cast<int>(e);
+  return i < kNumEngines ? kEngineNames[i] : "?";
+}
+
+const char* class_name(CycleClass c) {
+  const int i = static_cast<int>(c);
+  return i < kNumClasses ? kClassNames[i] : "?";
+}
+
+const std::string& counter_name(int index) {
+  static const std::string unknown = "?";
+  const auto& names = counter_names();
+  if (index < 0 || index >= static_cast<int>(names.size())) return unknown;
+  return names[index];
+}
+
+std::optional<int> find_counter(std::string_view name) {
+  const auto& names = counter_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<int>(i);
+  return std::nullopt;
+}
+
+std::array<uint64_t, 4> Command::encode() const {
+  std::array<uint64_t, 4> w{};
+  // The opcode enum may hold an illegal value (decode keeps it), so encode it verbatim.
+  w[0] = field(static_cast<uint8_t>(opcode), 0, 4) | field(pop_prev, 4, 1) |
+         field(pop_next, 5, 1) | field(push_prev, 6, 1) | field(push_next, 7, 1) |
+         field(layer, 16, 16) | field(cmd_id, 32, 32);
+  switch (opcode) {
+    case Opcode::Load:
+    case Opcode::Store:
+      w[1] = field(dram_addr, 0, 32) | field(sram_base, 32, 16) |
+             field(static_cast<uint8_t>(buffer), 48, 2);
+      w[2] = field(y_size, 0, 16) | field(x_size, 16, 16) | field(x_stride, 32, 32);
+      break;
+    case Opcode::Gemm:
+      w[1] = field(inp_base, 0, 16) | field(wgt_base, 16, 16) | field(acc_base, 32, 16) |
+             field(reset, 48, 1);
+      w[2] = field(m, 0, 16) | field(k, 16, 16) | field(n, 32, 16);
+      break;
+    case Opcode::Post:
+      w[1] = field(acc_base, 0, 16) | field(out_base, 16, 16) | field(count, 32, 16);
+      w[2] = field(static_cast<uint16_t>(mult), 0, 16) | field(shift, 16, 5) |
+             field(static_cast<uint8_t>(clamp_lo), 32, 8) |
+             field(static_cast<uint8_t>(clamp_hi), 40, 8);
+      break;
+    case Opcode::End:
+      w[1] = field(end_code, 0, 32);
+      break;
+    default:
+      break;
+  }
+  return w;
+}
+
+Command Command::decode(const std::array<uint64_t, 4>& w) {
+  Command c;
+  c.raw_opcode = static_cast<uint8_t>(bits(w[0], 0, 4));
+  c.opcode = static_cast<Opcode>(c.raw_opcode);
+  c.pop_prev = bits(w[0], 4, 1);
+  c.pop_next = bits(w[0], 5, 1);
+  c.push_prev = bits(w[0], 6, 1);
+  c.push_next = bits(w[0], 7, 1);
+  c.layer = static_cast<uint16_t>(bits(w[0], 16, 16));
+  c.cmd_id = static_cast<uint32_t>(bits(w[0], 32, 32));
+  switch (c.opcode) {
+    case Opcode::Load:
+    case Opcode::Store:
+      c.dram_addr = static_cast<uint32_t>(bits(w[1], 0, 32));
+      c.sram_base = static_cast<uint16_t>(bits(w[1], 32, 16));
+      c.buffer = static_cast<Buffer>(bits(w[1], 48, 2));
+      c.y_size = static_cast<uint16_t>(bits(w[2], 0, 16));
+      c.x_size = static_cast<uint16_t>(bits(w[2], 16, 16));
+      c.x_stride = static_cast<uint32_t>(bits(w[2], 32, 32));
+      break;
+    case Opcode::Gemm:
+      c.inp_base = static_cast<uint16_t>(bits(w[1], 0, 16));
+      c.wgt_base = static_cast<uint16_t>(bits(w[1], 16, 16));
+      c.acc_base = static_cast<uint16_t>(bits(w[1], 32, 16));
+      c.reset = bits(w[1], 48, 1);
+      c.m = static_cast<uint16_t>(bits(w[2], 0, 16));
+      c.k = static_cast<uint16_t>(bits(w[2], 16, 16));
+      c.n = static_cast<uint16_t>(bits(w[2], 32, 16));
+      break;
+    case Opcode::Post:
+      c.acc_base = static_cast<uint16_t>(bits(w[1], 0, 16));
+      c.out_base = static_cast<uint16_t>(bits(w[1], 16, 16));
+      c.count = static_cast<uint16_t>(bits(w[1], 32, 16));
+      c.mult = static_cast<int16_t>(static_cast<uint16_t>(bits(w[2], 0, 16)));
+      c.shift = static_cast<uint8_t>(bits(w[2], 16, 5));
+      c.clamp_lo = static_cast<int8_t>(static_cast<uint8_t>(bits(w[2], 32, 8)));
+      c.clamp_hi = static_cast<int8_t>(static_cast<uint8_t>(bits(w[2], 40, 8)));
+      break;
+    case Opcode::End:
+      c.end_code = static_cast<uint32_t>(bits(w[1], 0, 32));
+      break;
+    default:
+      break;
+  }
+  return c;
+}
+
+std::string Command::to_string() const {
+  const uint8_t op = static_cast<uint8_t>(opcode);
+  std::string s = "#" + std::to_string(cmd_id) + " L" + std::to_string(layer) + " " +
+                  opcode_name(op);
+  auto num = [](auto v) { return std::to_string(v); };
+  switch (opcode) {
+    case Opcode::Load:
+      s += std::string(" ") + buffer_name(buffer) + "[" + num(sram_base) + "] <- dram " +
+           hex(dram_addr) + " y=" + num(y_size) + " x=" + num(x_size) +
+           " stride=" + num(x_stride);
+      break;
+    case Opcode::Store:
+      s += std::string(" ") + buffer_name(buffer) + "[" + num(sram_base) + "] -> dram " +
+           hex(dram_addr) + " y=" + num(y_size) + " x=" + num(x_size) +
+           " stride=" + num(x_stride);
+      break;
+    case Opcode::Gemm:
+      s += " inp=" + num(inp_base) + " wgt=" + num(wgt_base) + " acc=" + num(acc_base) +
+           " M=" + num(m) + " K=" + num(k) + " N=" + num(n);
+      if (reset) s += " reset";
+      break;
+    case Opcode::Post:
+      s += " acc=" + num(acc_base) + " out=" + num(out_base) + " count=" + num(count) +
+           " mult=" + num(mult) + " shift=" + num(shift) + " clamp=[" + num(clamp_lo) + "," +
+           num(clamp_hi) + "]";
+      break;
+    case Opcode::End:
+      s += " code=" + num(end_code);
+      break;
+    default:
+      break;
+  }
+  if (pop_prev) s += " pop_prev";
+  if (pop_next) s += " pop_next";
+  if (push_prev) s += " push_prev";
+  if (push_next) s += " push_next";
+  return s;
+}
+
+}  // namespace bud::isa

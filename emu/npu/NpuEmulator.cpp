@@ -1,0 +1,755 @@
+#include "emu/npu/NpuEmulator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "Vnpu_top.h"
+#include "Vnpu_top__Syms.h"
+#include "bud/ModelRevision.h"
+#include "emu/isa/Isa.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+#include "verilated_save.h"
+#include "verilated_syms.h"
+
+namespace bud::emu {
+
+namespace {
+
+constexpr char kSaveMagic[8] = {'B', 'U', 'D', 'N', 'P', 'U', '0', '1'};
+
+uint64_t fnv1a(std::span<const uint8_t> bytes, uint64_t h = 0xcbf29ce484222325ull) {
+  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  return h;
+}
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+template <typename T>
+void put(std::vector<uint8_t>& out, const T& v) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&v);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+
+template <typename T>
+bool get(std::span<const uint8_t> in, size_t& off, T& v) {
+  if (off + sizeof(T) > in.size()) return false;
+  std::memcpy(&v, in.data() + off, sizeof(T));
+  off += sizeof(T);
+  return true;
+}
+
+/// Verilator serialisation into a byte vector.
+class MemSave final : public VerilatedSerialize {
+ public:
+  explicit MemSave(std::vector<uint8_t>& out) : out_(out) {
+    m_isOpen = true;
+    header();
+  }
+  ~MemSave() override {
+    trailer();
+    flush();
+  }
+  void flush() override {
+    out_.insert(out_.end(), m_bufp, m_cp);
+    m_cp = m_bufp;
+  }
+
+ private:
+  std::vector<uint8_t>& out_;
+};
+
+/// Verilator deserialisation from a byte span (already integrity-checked by the caller).
+class MemRestore final : public VerilatedDeserialize {
+ public:
+  explicit MemRestore(std::span<const uint8_t> in) : in_(in) {
+    m_isOpen = true;
+    m_endp = m_bufp;
+    m_cp = m_bufp;
+    fill();
+    header();
+  }
+  ~MemRestore() override { trailer(); }
+  void fill() override {
+    uint8_t* rp = m_bufp;
+    for (uint8_t* sp = m_cp; sp < m_endp; *rp++ = *sp++) {
+    }
+    m_endp = m_bufp + (m_endp - m_cp);
+    m_cp = m_bufp;
+    const size_t room = static_cast<size_t>(m_bufp + bufferSize() - m_endp);
+    const size_t n = std::min(room, in_.size() - pos_);
+    std::memcpy(m_endp, in_.data() + pos_, n);
+    pos_ += n;
+    m_endp += n;
+  }
+
+ private:
+  std::span<const uint8_t> in_;
+  size_t pos_ = 0;
+};
+
+/// Where a signal's bits live in the model.
+struct SignalAccess {
+  uint8_t* data = nullptr;
+  uint32_t ent_bytes = 0;  ///< bytes per element in the model's storage
+};
+
+struct Force {
+  SignalId id = 0;
+  uint32_t element = 0;
+  SignalValue value;
+};
+constexpr size_t kMaxForces = 32;
+
+const char* kAssertNames[] = {"none",          "queue_overflow", "token_underflow",
+                              "token_overflow", "illegal_command", "unknown_tag",
+                              "spad_range"};
+
+}  // namespace
+
+std::string ThrottleConfig::validate() const {
+  if (period == 0 && on_cycles == 0) return {};
+  if (period == 0 || on_cycles >= period)
+    return "throttle: need 0 < ON < PERIOD (got " + std::to_string(on_cycles) + " of " +
+           std::to_string(period) + ")";
+  return {};
+}
+
+struct NpuEmulator::Impl {
+  NpuConfig config;
+  std::unique_ptr<VerilatedContext> ctx;
+  std::unique_ptr<Vnpu_top> top;
+  DramModel dram;
+  HostDriver host;
+  HostJob job;
+  uint64_t cycle = 0;
+  RunState state = RunState::Ready;
+  std::string message;
+  uint64_t last_progress = 0;
+  std::array<StageDigest, kNumStages> digests{};
+  StageTxn txn;
+  CycleHook* hook = nullptr;
+  TxnObserver* observer = nullptr;
+  std::vector<SignalInfo> signals;
+  std::vector<SignalAccess> access;
+  std::map<std::string, SignalId, std::less<>> by_name;
+  std::vector<MemoryInfo> memories;
+  std::array<SignalAccess, isa::kNumBuffers> spads{};
+  const uint64_t* pmu = nullptr;
+  std::array<Force, kMaxForces> forces{};
+  size_t num_forces = 0;
+  std::unique_ptr<VerilatedFstC> fst;
+
+  explicit Impl(const NpuConfig& c) : config(c), dram(c.dram) {
+    ctx = std::make_unique<VerilatedContext>();
+    ctx->randReset(0);
+    ctx->randSeed(static_cast<int>(config.verilator_seed));
+    ctx->fatalOnError(false);  // assertions are reported through assert_code, not abort()
+    ctx->traceEverOn(true);
+    top = std::make_unique<Vnpu_top>(ctx.get(), "TOP");
+    build_signal_table();
+  }
+
+  void add_signal(std::string name, uint32_t width, uint32_t elements, SignalKind kind,
+                  bool writable, std::string desc, uint8_t* data, uint32_t ent_bytes) {
+    by_name.emplace(name, static_cast<SignalId>(signals.size()));
+    signals.push_back({std::move(name), width, elements, kind, writable, std::move(desc)});
+    access.push_back({data, ent_bytes});
+  }
+
+  static uint32_t ent_bytes_of(const VerilatedVar& v) {
+    switch (v.vltype()) {
+      case VLVT_UINT8: return 1;
+      case VLVT_UINT16: return 2;
+      case VLVT_UINT32: return 4;
+      case VLVT_UINT64: return 8;
+      case VLVT_WDATA: return static_cast<uint32_t>(VL_WORDS_I(v.packed().elements()) * 4);
+      default: return 0;
+    }
+  }
+
+  void build_signal_table() {
+    // Debug-visible internals: every variable the RTL marks public_flat_rw, named by instance
+    // ("u_load.state" -> "load.state"). Scratchpad arrays become memories, the PMU array becomes
+    // one signal per counter.
+    std::vector<std::pair<std::string, const VerilatedVar*>> vars;
+    for (const auto& [scope_name, scope] : *ctx->scopeNameMap()) {
+      if (!scope->varsp()) continue;
+      std::string prefix = scope_name;
+      const std::string root = "TOP.npu_top";
+      if (prefix.rfind(root, 0) != 0) continue;
+      prefix = prefix.substr(root.size());
+      if (!prefix.empty() && prefix[0] == '.') prefix = prefix.substr(1);
+      if (prefix.rfind("u_", 0) == 0) prefix = prefix.substr(2);
+      for (const auto& [var_name, var] : *scope->varsp()) {
+        vars.emplace_back(prefix.empty() ? var_name : prefix + "." + var_name, &var);
+      }
+    }
+    std::sort(vars.begin(), vars.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    const std::map<std::string, isa::Buffer> spad_names = {{"inp.mem", isa::Buffer::Inp},
+                                                           {"wgt.mem", isa::Buffer::Wgt},
+                                                           {"acc.mem", isa::Buffer::Acc},
+                                                           {"out.mem", isa::Buffer::Out}};
+    for (const auto& [name, var] : vars) {
+      auto* data = static_cast<uint8_t*>(var->datap());
+      const uint32_t eb = ent_bytes_of(*var);
+      const uint32_t width = static_cast<uint32_t>(var->packed().elements());
+      const uint32_t elements =
+          var->udims() > 0 ? static_cast<uint32_t>(var->unpacked().elements()) : 1;
+      if (auto it = spad_names.find(name); it != spad_names.end()) {
+        spads[static_cast<int>(it->second)] = {data, eb};
+        continue;
+      }
+      if (name == "pmu.cnt") {
+        pmu = reinterpret_cast<const uint64_t*>(data);
+        for (int i = 0; i < isa::kNumCounters; ++i) {
+          add_signal("pmu." + isa::counter_name(i), 64, 1, SignalKind::Counter, true,
+                     "PMU counter " + std::to_string(i), data + 8 * i, 8);
+        }
+        continue;
+      }
+      add_signal(name, width, elements, SignalKind::State, true, "RTL register", data, eb);
+    }
+    // Top-level ports: inputs are driven by the harness every cycle, so only outputs are listed.
+    auto port = [&](const char* name, auto& member, uint32_t width, const char* desc) {
+      add_signal(name, width, 1, SignalKind::Port, false, desc,
+                 reinterpret_cast<uint8_t*>(&member), static_cast<uint32_t>(sizeof(member)));
+    };
+    port("running", top->running, 1, "program running");
+    port("irq", top->irq, 1, "interrupt line");
+    port("assert_code", top->assert_code, 8, "first assertion that fired (0 none)");
+    port("dram_req_valid", top->dram_req_valid, 1, "DRAM request valid");
+    port("dram_req_addr", top->dram_req_addr, 32, "DRAM request address");
+    port("obs_dec_valid", top->obs_dec_valid, 1, "fetch: command dispatched");
+    port("obs_ld_valid", top->obs_ld_valid, 1, "load: scratchpad entry written");
+    port("obs_ld_addr", top->obs_ld_addr, 16, "load: entry index");
+    port("obs_acc_valid", top->obs_acc_valid, 1, "gemm: ACC entry written");
+    port("obs_acc_addr", top->obs_acc_addr, 16, "gemm: ACC entry index");
+    port("obs_out_valid", top->obs_out_valid, 1, "post: OUT entry written");
+    port("obs_out_addr", top->obs_out_addr, 16, "post: OUT entry index");
+    port("obs_st_valid", top->obs_st_valid, 1, "store: DRAM write issued");
+    port("obs_st_addr", top->obs_st_addr, 32, "store: DRAM byte address");
+    memories = {{"dram", dram.size(), 8}};
+    for (int b = 0; b < isa::kNumBuffers; ++b) {
+      const auto& g = isa::kBuffers[b];
+      memories.push_back({isa::buffer_name(static_cast<isa::Buffer>(b)),
+                          uint64_t{g.entry_bytes} * g.entries, g.entry_bytes});
+    }
+  }
+
+  void reset_model() {
+    top->rst_n = 0;
+    top->clk = 0;
+    top->throttle = 0;
+    top->csr_valid = 0;
+    top->dram_req_ready = 0;
+    top->dram_resp_valid = 0;
+    top->eval();
+    for (int i = 0; i < 2; ++i) {
+      top->clk = 1;
+      top->eval();
+      top->clk = 0;
+      top->eval();
+    }
+    top->rst_n = 1;
+    top->eval();
+    // The model's own cycle counter restarts with the harness's.
+    if (auto id = by_name.find("cycle"); id != by_name.end()) {
+      std::memset(access[id->second].data, 0, access[id->second].ent_bytes);
+    }
+  }
+
+  void emit(Stage stage) {
+    txn.stage = stage;
+    txn.cycle = cycle;
+    digests[static_cast<int>(stage)].add(txn);
+    if (observer) observer->on_txn(txn);
+    last_progress = cycle;
+  }
+
+  void sample_observation() {
+    if (top->obs_dec_valid) {
+      txn.data.fill(0);
+      std::memcpy(txn.data.data(), top->obs_dec_cmd.data(), 32);
+      txn.buffer = 0;
+      txn.size = 32;
+      txn.addr = 0;
+      txn.cmd_id = static_cast<uint32_t>(top->obs_dec_cmd[1]);
+      emit(Stage::Fetch);
+    }
+    if (top->obs_ld_valid) {
+      const auto buf = static_cast<isa::Buffer>(top->obs_ld_buf);
+      txn.data.fill(0);
+      txn.size = static_cast<uint16_t>(isa::geometry(buf).entry_bytes);
+      std::memcpy(txn.data.data(), top->obs_ld_data.data(), txn.size);
+      txn.buffer = top->obs_ld_buf;
+      txn.addr = top->obs_ld_addr;
+      txn.cmd_id = top->obs_ld_id;
+      emit(Stage::Load);
+    }
+    if (top->obs_acc_valid) {
+      txn.data.fill(0);
+      std::memcpy(txn.data.data(), top->obs_acc_data.data(), 32);
+      txn.buffer = static_cast<uint8_t>(isa::Buffer::Acc);
+      txn.size = 32;
+      txn.addr = top->obs_acc_addr;
+      txn.cmd_id = top->obs_acc_id;
+      emit(Stage::Gemm);
+    }
+    if (top->obs_out_valid) {
+      txn.data.fill(0);
+      std::memcpy(txn.data.data(), &top->obs_out_data, 8);
+      txn.buffer = static_cast<uint8_t>(isa::Buffer::Out);
+      txn.size = 8;
+      txn.addr = top->obs_out_addr;
+      txn.cmd_id = top->obs_out_id;
+      emit(Stage::Post);
+    }
+    if (top->obs_st_valid) {
+      txn.data.fill(0);
+      txn.size = top->obs_st_size;
+      std::memcpy(txn.data.data(), top->obs_st_data.data(), std::min<size_t>(txn.size, 64));
+      txn.buffer = static_cast<uint8_t>(isa::Buffer::Out);  // the source of the data
+      txn.addr = top->obs_st_addr;
+      txn.cmd_id = top->obs_st_id;
+      emit(Stage::Store);
+    }
+  }
+
+  void apply_forces() {
+    for (size_t i = 0; i < num_forces; ++i) write_signal(forces[i].id, forces[i].element,
+                                                         forces[i].value);
+  }
+
+  void write_signal(SignalId id, uint32_t element, const SignalValue& v) {
+    const auto& a = access[id];
+    const auto& info = signals[id];
+    uint8_t* p = a.data + size_t{element} * a.ent_bytes;
+    std::array<uint64_t, 8> w = v.words;
+    // Keep only the signal's bits (Verilator requires unused upper bits to stay zero).
+    const uint32_t width = info.width;
+    for (uint32_t i = 0; i < 8; ++i) {
+      const uint32_t lo = i * 64;
+      if (lo >= width) w[i] = 0;
+      else if (width - lo < 64) w[i] &= (uint64_t{1} << (width - lo)) - 1;
+    }
+    std::memcpy(p, w.data(), a.ent_bytes);
+  }
+
+  bool thr_on() const {
+    const auto& t = config.throttle;
+    return t.period != 0 && (cycle % t.period) < t.on_cycles;
+  }
+
+  /// One clock cycle. Hot path: no allocation, no exceptions, no I/O.
+  void tick() {
+    // Inputs for this cycle.
+    top->dram_req_ready = dram.req_ready();
+    const DramResponse* resp = dram.resp();
+    top->dram_resp_valid = resp != nullptr;
+    if (resp) {
+      top->dram_resp_write = resp->write;
+      top->dram_resp_tag = resp->tag;
+      std::memcpy(top->dram_resp_rdata.data(), resp->rdata.data(), 64);
+    }
+    const CsrAccess csr = host.drive();
+    top->csr_valid = csr.valid;
+    top->csr_write = csr.write;
+    top->csr_addr = csr.addr;
+    top->csr_wdata = csr.wdata;
+    top->throttle = thr_on();
+    top->clk = 0;
+    top->eval();
+
+    // Handshakes and observations of this cycle (effective at the coming edge).
+    if (top->dram_req_valid && top->dram_req_ready) {
+      DramRequest req;
+      req.write = top->dram_req_write;
+      req.addr = top->dram_req_addr;
+      req.size = top->dram_req_size;
+      req.tag = top->dram_req_tag;
+      if (req.write) std::memcpy(req.wdata.data(), top->dram_req_wdata.data(), 64);
+      dram.accept(req);
+      last_progress = cycle;
+    }
+    if (resp && top->dram_resp_ready) {
+      dram.pop_resp();
+      last_progress = cycle;
+    }
+    sample_observation();
+    host.sample(top->csr_rdata, top->irq, dram);
+
+    // Rising edge.
+    top->clk = 1;
+    top->eval();
+    ++cycle;
+    dram.tick();
+    if (num_forces) apply_forces();
+    if (fst) fst->dump(cycle * 2);
+  }
+
+  void check_state() {
+    if (top->assert_code != 0) {
+      state = RunState::Assertion;
+      const unsigned code = top->assert_code;
+      message = std::string("NPU ASSERT ") + (code < 7 ? kAssertNames[code] : "unknown") +
+                " at cycle " + std::to_string(cycle);
+      return;
+    }
+    if (dram.error()) {
+      state = RunState::Error;
+      message = "memory model: " + dram.error()->to_string();
+      return;
+    }
+    if (host.finished()) {
+      if (host.final_status() & isa::csr::kStatusError) {
+        state = RunState::Error;
+        message = "NPU stopped with an error at cycle " + std::to_string(cycle);
+      } else {
+        state = RunState::Finished;
+      }
+      return;
+    }
+    if (cycle - last_progress > config.hang_cycles) {
+      state = RunState::Hang;
+      message = "no progress for " + std::to_string(cycle - last_progress) +
+                " cycles (watchdog) at cycle " + std::to_string(cycle);
+    }
+  }
+};
+
+NpuEmulator::NpuEmulator(const NpuConfig& config) : impl_(std::make_unique<Impl>(config)) {}
+NpuEmulator::~NpuEmulator() {
+  if (impl_ && impl_->fst) impl_->fst->close();
+  if (impl_ && impl_->top) impl_->top->final();
+}
+
+std::string NpuEmulator::load(const HostJob& job) {
+  auto& m = *impl_;
+  if (auto e = m.config.dram.validate(); !e.empty()) return e;
+  if (auto e = m.config.throttle.validate(); !e.empty()) return e;
+  m.dram = DramModel(m.config.dram);
+  m.job = job;
+  m.cycle = 0;
+  m.last_progress = 0;
+  m.digests = {};
+  m.state = RunState::Ready;
+  m.message.clear();
+  m.num_forces = 0;
+  m.reset_model();
+  return m.host.start(m.job, m.dram);
+}
+
+uint64_t NpuEmulator::cycle() const { return impl_->cycle; }
+RunState NpuEmulator::state() const { return impl_->state; }
+
+StepResult NpuEmulator::step(uint64_t max_cycles) {
+  auto& m = *impl_;
+  StepResult r;
+  const uint64_t start = m.cycle;
+  if (m.state != RunState::Ready) {
+    r.state = m.state;
+    r.message = m.message;
+    return r;
+  }
+  while (m.cycle - start < max_cycles) {
+    m.tick();
+    m.check_state();
+    if (m.state != RunState::Ready) break;
+    if (m.hook && m.hook->after_cycle(m.cycle)) {
+      r.hook_stop = true;
+      break;
+    }
+  }
+  r.cycles = m.cycle - start;
+  r.state = m.state;
+  r.message = m.message;
+  if (m.state == RunState::Hang) r.message += "\n" + engine_report();
+  r.reached_limit = m.state == RunState::Ready && !r.hook_stop;
+  return r;
+}
+
+void NpuEmulator::save(std::vector<uint8_t>& out) const {
+  const auto& m = *impl_;
+  const size_t start = out.size();
+  out.insert(out.end(), kSaveMagic, kSaveMagic + 8);
+  const std::string rev = build::kModelRevision;
+  put(out, static_cast<uint32_t>(rev.size()));
+  out.insert(out.end(), rev.begin(), rev.end());
+  put(out, uint64_t{0});  // payload length, patched below
+  const size_t payload = out.size();
+  put(out, m.cycle);
+  put(out, static_cast<uint8_t>(m.state));
+  put(out, m.last_progress);
+  for (const auto& d : m.digests) {
+    put(out, d.count);
+    put(out, d.sum);
+  }
+  put(out, static_cast<uint32_t>(m.num_forces));
+  for (size_t i = 0; i < m.num_forces; ++i) {
+    put(out, m.forces[i].id);
+    put(out, m.forces[i].element);
+    put(out, m.forces[i].value.width);
+    put(out, m.forces[i].value.words);
+  }
+  // Verilated model.
+  std::vector<uint8_t> model;
+  {
+    MemSave ms(model);
+    ms << *m.top;
+  }
+  put(out, static_cast<uint64_t>(model.size()));
+  out.insert(out.end(), model.begin(), model.end());
+  m.dram.save(out);
+  m.host.save(out);
+  const uint64_t len = out.size() - payload;
+  std::memcpy(out.data() + payload - 8, &len, 8);
+  put(out, fnv1a(std::span<const uint8_t>(out.data() + start, out.size() - start)));
+}
+
+bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
+  auto& m = *impl_;
+  size_t off = 0;
+  if (in.size() < 8 || std::memcmp(in.data(), kSaveMagic, 8) != 0) {
+    error = "not an NPU state (bad magic at byte 0)";
+    return false;
+  }
+  off = 8;
+  uint32_t rev_len = 0;
+  if (!get(in, off, rev_len) || off + rev_len > in.size()) {
+    error = "NPU state truncated at byte " + std::to_string(off);
+    return false;
+  }
+  const std::string rev(reinterpret_cast<const char*>(in.data() + off), rev_len);
+  off += rev_len;
+  if (rev != build::kModelRevision) {
+    error = "NPU state is from model revision " + rev + ", this is " + build::kModelRevision;
+    return false;
+  }
+  uint64_t len = 0;
+  if (!get(in, off, len) || len > in.size() - off || in.size() - off - len < 8) {
+    error = "NPU state truncated at byte " + std::to_string(off);
+    return false;
+  }
+  const size_t payload = off;
+  uint64_t sum = 0;
+  std::memcpy(&sum, in.data() + payload + len, 8);
+  if (sum != fnv1a(in.subspan(0, payload + len))) {
+    error = "NPU state checksum mismatch (bytes 0.." + std::to_string(payload + len) + ")";
+    return false;
+  }
+  // Parse everything into temporaries first so a failure leaves the emulator unchanged.
+  uint64_t cycle = 0, last_progress = 0, model_len = 0;
+  uint8_t state = 0;
+  std::array<StageDigest, kNumStages> digests{};
+  uint32_t nf = 0;
+  std::array<Force, kMaxForces> forces{};
+  bool ok = get(in, off, cycle) && get(in, off, state) && get(in, off, last_progress);
+  for (auto& d : digests) ok = ok && get(in, off, d.count) && get(in, off, d.sum);
+  ok = ok && get(in, off, nf) && nf <= kMaxForces;
+  for (uint32_t i = 0; ok && i < nf; ++i) {
+    ok = get(in, off, forces[i].id) && get(in, off, forces[i].element) &&
+         get(in, off, forces[i].value.width) && get(in, off, forces[i].value.words) &&
+         forces[i].id < m.signals.size();
+  }
+  ok = ok && get(in, off, model_len) && model_len <= in.size() - off;
+  if (!ok || state > static_cast<uint8_t>(RunState::Error)) {
+    error = "NPU state malformed at byte " + std::to_string(off);
+    return false;
+  }
+  const auto model_bytes = in.subspan(off, model_len);
+  off += model_len;
+  DramModel dram(m.config.dram);
+  if (!dram.restore(in.subspan(0, payload + len), off, error)) return false;
+  HostDriver host = m.host;
+  if (!host.restore(in.subspan(0, payload + len), off, error)) return false;
+  {
+    MemRestore mr(model_bytes);
+    mr >> *m.top;
+  }
+  m.dram = std::move(dram);
+  m.host = host;
+  m.cycle = cycle;
+  m.state = static_cast<RunState>(state);
+  m.last_progress = last_progress;
+  m.digests = digests;
+  m.num_forces = nf;
+  m.forces = forces;
+  m.message.clear();
+  if (m.state != RunState::Ready) m.check_state();
+  return true;
+}
+
+uint64_t NpuEmulator::digest() {
+  auto& m = *impl_;
+  std::vector<uint8_t> model;
+  {
+    MemSave ms(model);
+    ms << *m.top;
+  }
+  uint64_t h = fnv1a(model);
+  h = mix(h, m.dram.digest());
+  return mix(h, m.cycle);
+}
+
+const std::vector<SignalInfo>& NpuEmulator::signals() const { return impl_->signals; }
+
+std::optional<SignalId> NpuEmulator::find_signal(std::string_view name) const {
+  auto it = impl_->by_name.find(name);
+  if (it == impl_->by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+SignalValue NpuEmulator::read_signal(SignalId id, uint32_t element) const {
+  const auto& m = *impl_;
+  SignalValue v;
+  if (id >= m.signals.size() || element >= m.signals[id].elements) return v;
+  const auto& a = m.access[id];
+  v.width = m.signals[id].width;
+  std::memcpy(v.words.data(), a.data + size_t{element} * a.ent_bytes,
+              std::min<size_t>(a.ent_bytes, sizeof(v.words)));
+  return v;
+}
+
+bool NpuEmulator::deposit_signal(SignalId id, uint32_t element, const SignalValue& v) {
+  auto& m = *impl_;
+  if (id >= m.signals.size() || element >= m.signals[id].elements || !m.signals[id].writable)
+    return false;
+  m.write_signal(id, element, v);
+  return true;
+}
+
+bool NpuEmulator::force_signal(SignalId id, uint32_t element, const SignalValue& v) {
+  auto& m = *impl_;
+  if (!deposit_signal(id, element, v)) return false;
+  for (size_t i = 0; i < m.num_forces; ++i) {
+    if (m.forces[i].id == id && m.forces[i].element == element) {
+      m.forces[i].value = v;
+      return true;
+    }
+  }
+  if (m.num_forces == kMaxForces) return false;
+  m.forces[m.num_forces++] = {id, element, v};
+  return true;
+}
+
+void NpuEmulator::release_signal(SignalId id, uint32_t element) {
+  auto& m = *impl_;
+  for (size_t i = 0; i < m.num_forces; ++i) {
+    if (m.forces[i].id == id && m.forces[i].element == element) {
+      m.forces[i] = m.forces[--m.num_forces];
+      return;
+    }
+  }
+}
+
+const std::vector<MemoryInfo>& NpuEmulator::memories() const { return impl_->memories; }
+
+bool NpuEmulator::read_memory(std::string_view memory, uint64_t offset,
+                              std::span<uint8_t> out) const {
+  const auto& m = *impl_;
+  if (memory == "dram") {
+    if (offset > UINT32_MAX) return false;
+    return m.dram.read(static_cast<uint32_t>(offset), out);
+  }
+  for (int b = 0; b < isa::kNumBuffers; ++b) {
+    if (memory != isa::buffer_name(static_cast<isa::Buffer>(b))) continue;
+    const auto& g = isa::kBuffers[b];
+    const auto& a = m.spads[b];
+    if (offset + out.size() > uint64_t{g.entry_bytes} * g.entries || !a.data) return false;
+    // Scratchpad storage pads each entry to ent_bytes (whole 32-bit words for wide entries).
+    for (size_t i = 0; i < out.size(); ++i) {
+      const uint64_t byte = offset + i;
+      out[i] = a.data[(byte / g.entry_bytes) * a.ent_bytes + byte % g.entry_bytes];
+    }
+    return true;
+  }
+  return false;
+}
+
+bool NpuEmulator::write_memory(std::string_view memory, uint64_t offset,
+                               std::span<const uint8_t> in) {
+  auto& m = *impl_;
+  if (memory == "dram") {
+    if (offset > UINT32_MAX) return false;
+    return m.dram.write(static_cast<uint32_t>(offset), in);
+  }
+  for (int b = 0; b < isa::kNumBuffers; ++b) {
+    if (memory != isa::buffer_name(static_cast<isa::Buffer>(b))) continue;
+    const auto& g = isa::kBuffers[b];
+    const auto& a = m.spads[b];
+    if (offset + in.size() > uint64_t{g.entry_bytes} * g.entries || !a.data) return false;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const uint64_t byte = offset + i;
+      a.data[(byte / g.entry_bytes) * a.ent_bytes + byte % g.entry_bytes] = in[i];
+    }
+    return true;
+  }
+  return false;
+}
+
+uint64_t NpuEmulator::counter(int index) const {
+  if (index < 0 || index >= isa::kNumCounters || !impl_->pmu) return 0;
+  return impl_->pmu[index];
+}
+
+StageDigest NpuEmulator::stage_digest(Stage s) const {
+  return impl_->digests[static_cast<int>(s)];
+}
+void NpuEmulator::set_cycle_hook(CycleHook* hook) { impl_->hook = hook; }
+void NpuEmulator::set_txn_observer(TxnObserver* observer) { impl_->observer = observer; }
+const DramModel& NpuEmulator::dram() const { return impl_->dram; }
+const HostDriver& NpuEmulator::host() const { return impl_->host; }
+const NpuConfig& NpuEmulator::config() const { return impl_->config; }
+
+uint32_t NpuEmulator::end_code() const {
+  auto id = find_signal("fetch.end_code");
+  return id ? static_cast<uint32_t>(read_signal(*id).low()) : 0;
+}
+
+std::string NpuEmulator::engine_report() const {
+  auto val = [&](const char* name, uint32_t el = 0) -> std::string {
+    auto id = find_signal(name);
+    return id ? std::to_string(read_signal(*id, el).low()) : "?";
+  };
+  std::string r;
+  r += "  fetch:   running=" + val("fetch.running_q") + " head=" + val("fetch.head_q") +
+       " fptr=" + val("fetch.fptr") + " inflight=" + val("fetch.inflight") + "\n";
+  r += "  load:    state=" + val("load.state") + " cmd=#" + val("load.id_q") +
+       " queue=" + val("ldq_level") + "\n";
+  r += "  compute: state=" + val("compute.state") + " cmd=#" + val("compute.id_q") +
+       " queue=" + val("cmpq_level") + "\n";
+  r += "  store:   state=" + val("store.state") + " cmd=#" + val("store.id_q") +
+       " queue=" + val("stq_level") + "\n";
+  r += "  tokens:  L->C=" + val("tokens", 0) + " C->L=" + val("tokens", 1) +
+       " C->S=" + val("tokens", 2) + " S->C=" + val("tokens", 3);
+  return r;
+}
+
+std::string NpuEmulator::trace_open(const std::string& path) {
+  auto& m = *impl_;
+  if (m.fst) return "a waveform is already being written";
+  auto fst = std::make_unique<VerilatedFstC>();
+  m.top->trace(fst.get(), 99);
+  fst->open(path.c_str());
+  if (!fst->isOpen()) return "cannot open " + path + " for writing";
+  m.fst = std::move(fst);
+  m.fst->dump(m.cycle * 2);
+  return {};
+}
+
+void NpuEmulator::trace_close() {
+  auto& m = *impl_;
+  if (!m.fst) return;
+  m.fst->close();
+  m.fst.reset();
+}
+
+bool NpuEmulator::tracing() const { return impl_->fst != nullptr; }
+
+}  // namespace bud::emu

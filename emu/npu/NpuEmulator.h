@@ -1,0 +1,90 @@
+// The Verilated NPU behind the Emulator interface: owns the VerilatedContext, the model, the DRAM
+// timing model and the host driver, and steps them cycle by cycle. Verilator types stay in the
+// .cpp (pimpl), so nothing that includes this header sees a Verilated header.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "emu/core/DramModel.h"
+#include "emu/core/Emulator.h"
+#include "emu/core/HostDriver.h"
+
+namespace bud::emu {
+
+/// Clock-enable clamping (DVFS/thermal): the NPU's `throttle` input is high for `on_cycles` out
+/// of every `period` cycles (period 0 = never throttled).
+struct ThrottleConfig {
+  uint32_t period = 0;
+  uint32_t on_cycles = 0;
+  std::string validate() const;
+};
+
+struct NpuConfig {
+  DramConfig dram;
+  /// Verilator's own seed (+verilator+seed+), pinned and recorded even though the X policy
+  /// (all X -> 0) leaves nothing random in the model today.
+  uint32_t verilator_seed = 1;
+  /// The watchdog reports a hang after this many cycles without any DRAM handshake or stage
+  /// transaction while the program runs.
+  uint64_t hang_cycles = 100000;
+  ThrottleConfig throttle;
+};
+
+class NpuEmulator final : public Emulator {
+ public:
+  explicit NpuEmulator(const NpuConfig& config);
+  ~NpuEmulator() override;
+  NpuEmulator(const NpuEmulator&) = delete;
+  NpuEmulator& operator=(const NpuEmulator&) = delete;
+
+  /// Resets the design and memory model, and starts the host driver on `job` (copied). Returns
+  /// an error message, or empty on success.
+  std::string load(const HostJob& job);
+
+  std::string design() const override { return "npu"; }
+  uint64_t cycle() const override;
+  RunState state() const override;
+  StepResult step(uint64_t max_cycles) override;
+
+  void save(std::vector<uint8_t>& out) const override;
+  bool restore(std::span<const uint8_t> in, std::string& error) override;
+  uint64_t digest() override;
+
+  const std::vector<SignalInfo>& signals() const override;
+  std::optional<SignalId> find_signal(std::string_view name) const override;
+  SignalValue read_signal(SignalId id, uint32_t element = 0) const override;
+  bool deposit_signal(SignalId id, uint32_t element, const SignalValue& v) override;
+  bool force_signal(SignalId id, uint32_t element, const SignalValue& v) override;
+  void release_signal(SignalId id, uint32_t element) override;
+
+  const std::vector<MemoryInfo>& memories() const override;
+  bool read_memory(std::string_view memory, uint64_t offset,
+                   std::span<uint8_t> out) const override;
+  bool write_memory(std::string_view memory, uint64_t offset,
+                    std::span<const uint8_t> in) override;
+
+  uint64_t counter(int index) const override;
+  StageDigest stage_digest(Stage s) const override;
+  void set_cycle_hook(CycleHook* hook) override;
+  void set_txn_observer(TxnObserver* observer) override;
+
+  const DramModel& dram() const;
+  const HostDriver& host() const;
+  const NpuConfig& config() const;
+  /// END_CODE of the finished program.
+  uint32_t end_code() const;
+  /// One line per engine: state, current command, queue and token levels (for hang reports).
+  std::string engine_report() const;
+
+  /// Starts writing an FST waveform of every cycle from now on; empty string on success.
+  std::string trace_open(const std::string& path);
+  void trace_close();
+  bool tracing() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bud::emu

@@ -1,0 +1,170 @@
+#include "emu/run/RunJob.h"
+
+#include <filesystem>
+
+#include "bud/ModelRevision.h"
+#include "emu/golden/GoldenNpu.h"
+#include "emu/workload/Builtins.h"
+
+namespace bud::run {
+
+namespace {
+
+workload::Result<workload::Workload> load(const RunOptions& o) {
+  workload::LoadOptions lo;
+  lo.seed = o.seed;
+  if (workload::builtin_text(o.workload)) return workload::load_builtin(o.workload, lo);
+  if (!std::filesystem::exists(o.workload))
+    return workload::Error{"'" + o.workload +
+                           "' is neither a built-in workload (see `bud workloads`) nor a file"};
+  return workload::load_workload_file(o.workload, lo);
+}
+
+}  // namespace
+
+double RunReport::mac_utilization() const {
+  const uint64_t c = counters[static_cast<int>(isa::Counter::Cycles)];
+  if (c == 0) return 0.0;
+  return static_cast<double>(counters[static_cast<int>(isa::Counter::MacsUseful)]) /
+         (static_cast<double>(c) * isa::kArrayMacs);
+}
+
+workload::Result<PreparedRun> prepare(const RunOptions& options) {
+  auto w = load(options);
+  if (!w) return workload::Error{w.error()};
+  auto program = workload::lower(*w);
+  if (!program) return workload::Error{program.error()};
+  if (program->dram_bytes > options.npu.dram.size_bytes)
+    return workload::Error{"workload needs " + std::to_string(program->dram_bytes) +
+                           " bytes of DRAM, the memory model has " +
+                           std::to_string(options.npu.dram.size_bytes)};
+  PreparedRun p;
+  p.workload = std::move(w).value();
+  p.program = std::move(program).value();
+  p.reference = workload::run_reference(p.workload);
+
+  golden::GoldenNpu golden(p.program.dram_bytes);
+  for (const auto& r : p.program.dram_init) golden.write_dram(r.addr, r.bytes);
+  const auto gr = golden.run(p.program.commands);
+  if (!gr.ok) return workload::Error{"golden model rejected the lowered program: " + gr.error};
+  p.golden_digests = golden.digests();
+  p.golden_saturations = gr.saturations;
+
+  p.job.ring_base = p.program.ring_base;
+  p.job.ring_entries = workload::kRingCommands;
+  p.job.commands.reserve(p.program.commands.size());
+  for (const auto& c : p.program.commands) p.job.commands.push_back(c.encode());
+  for (const auto& r : p.program.dram_init) p.job.image.push_back({r.addr, r.bytes});
+  return p;
+}
+
+std::vector<std::string> check_outputs(
+    const PreparedRun& prepared, const std::function<bool(uint32_t, std::span<uint8_t>)>& read) {
+  std::vector<std::string> out;
+  for (const auto& t : prepared.program.tensors) {
+    if (!t.check || t.layer < 0 ||
+        static_cast<size_t>(t.layer) >= prepared.reference.layers.size())
+      continue;
+    const auto& ref = prepared.reference.layers[t.layer];
+    uint64_t bad = 0;
+    std::string first;
+    for (int64_t y = 0; y < ref.shape.h; ++y) {
+      for (int64_t x = 0; x < ref.shape.w; ++x) {
+        // One contiguous run of channels per pixel.
+        std::vector<uint8_t> px(static_cast<size_t>(ref.shape.c));
+        if (!read(t.element_addr(y, x, 0), px)) {
+          out.push_back("tensor " + t.name + ": cannot read DRAM at " +
+                        std::to_string(t.element_addr(y, x, 0)));
+          return out;
+        }
+        for (int64_t c = 0; c < ref.shape.c; ++c) {
+          const int8_t actual = static_cast<int8_t>(px[static_cast<size_t>(c)]);
+          const int8_t expected = ref.at(y, x, c);
+          if (actual == expected) continue;
+          if (bad++ == 0) {
+            first = "tensor " + t.name + " index [" + std::to_string(y) + "," +
+                    std::to_string(x) + "," + std::to_string(c) + "] expected " +
+                    std::to_string(expected) + " actual " + std::to_string(actual);
+          }
+        }
+      }
+    }
+    if (bad) out.push_back(first + " (" + std::to_string(bad) + " mismatches)");
+  }
+  return out;
+}
+
+RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulator& emu) {
+  RunReport r;
+  r.workload = p.workload.name;
+  r.seed = p.workload.seed;
+  r.mem_seed = options.npu.dram.seed;
+  r.model_revision = build::kModelRevision;
+  r.commands = p.program.commands.size();
+  r.golden_digests = p.golden_digests;
+
+  while (emu.state() == emu::RunState::Ready && emu.cycle() < options.max_cycles) {
+    const uint64_t chunk = std::min(options.progress_interval, options.max_cycles - emu.cycle());
+    const auto s = emu.step(chunk);
+    if (options.progress) options.progress(emu.cycle());
+    if (s.state != emu::RunState::Ready) break;
+  }
+  r.cycles = emu.cycle();
+  r.state = emu.state();
+  if (r.state == emu::RunState::Ready) {
+    r.state = emu::RunState::Hang;
+    r.message = "did not finish within --max-cycles " + std::to_string(options.max_cycles) +
+                "\n" + emu.engine_report();
+  } else if (r.state == emu::RunState::Hang) {
+    r.message = "hang: no progress for " + std::to_string(options.npu.hang_cycles) +
+                " cycles, detected at cycle " + std::to_string(r.cycles) + "\n" +
+                emu.engine_report();
+  } else {
+    r.message = emu.step(0).message;
+  }
+  for (int i = 0; i < isa::kNumCounters; ++i) r.counters[i] = emu.counter(i);
+  for (int s = 0; s < emu::kNumStages; ++s)
+    r.rtl_digests[s] = emu.stage_digest(static_cast<emu::Stage>(s));
+  r.state_digest = emu.digest();
+  r.output_digest = emu.dram().memory_digest();
+
+  if (r.state != emu::RunState::Finished) {
+    r.failures.push_back(std::string(emu::run_state_name(r.state)) + ": " + r.message);
+  } else {
+    for (int s = 0; s < emu::kNumStages; ++s) {
+      const auto& a = r.rtl_digests[s];
+      const auto& g = r.golden_digests[s];
+      if (a != g) {
+        r.failures.push_back(std::string("stage ") +
+                             emu::stage_name(static_cast<emu::Stage>(s)) +
+                             ": transactions differ from the golden model (" +
+                             std::to_string(a.count) + " vs " + std::to_string(g.count) + ")");
+      }
+    }
+    auto outs = check_outputs(p, [&](uint32_t addr, std::span<uint8_t> out) {
+      return emu.read_memory("dram", addr, out);
+    });
+    r.failures.insert(r.failures.end(), outs.begin(), outs.end());
+    const uint64_t sat = r.counters[static_cast<int>(isa::Counter::Saturations)];
+    if (sat != p.golden_saturations)
+      r.failures.push_back("saturations: PMU counted " + std::to_string(sat) +
+                           ", golden model " + std::to_string(p.golden_saturations));
+  }
+  r.passed = r.failures.empty();
+  return r;
+}
+
+RunReport execute(const PreparedRun& prepared, const RunOptions& options) {
+  emu::NpuEmulator emu(options.npu);
+  if (auto e = emu.load(prepared.job); !e.empty()) {
+    RunReport r;
+    r.workload = prepared.workload.name;
+    r.state = emu::RunState::Error;
+    r.message = e;
+    r.failures.push_back("cannot start: " + e);
+    return r;
+  }
+  return finish(prepared, options, emu);
+}
+
+}  // namespace bud::run

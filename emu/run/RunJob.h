@@ -1,0 +1,80 @@
+// A complete run of a workload on the NPU: load and lower the workload, compute the golden model
+// and the direct reference, run the RTL through the emulator, and check it bit-exactly at every
+// stage boundary and on the final outputs. `bud run` is a thin CLI over this.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emu/core/StageTxn.h"
+#include "emu/isa/Isa.h"
+#include "emu/npu/NpuEmulator.h"
+#include "emu/workload/Lowering.h"
+#include "emu/workload/Reference.h"
+
+namespace bud::run {
+
+/// What to run and how.
+struct RunOptions {
+  std::string workload = "gemm_small";     ///< built-in name or path to a .textpb file
+  std::optional<uint64_t> seed;            ///< overrides the workload's data seed
+  emu::NpuConfig npu;                      ///< memory model (incl. its seed), throttle, watchdog
+  uint64_t max_cycles = 100'000'000;       ///< give up (as a hang) after this many cycles
+  /// Called about every `progress_interval` cycles with the current cycle (for progress bars).
+  std::function<void(uint64_t)> progress;
+  uint64_t progress_interval = 1u << 20;
+};
+
+/// A workload loaded, lowered and evaluated by the golden model and the reference: everything
+/// needed to run and check the RTL. Bad input stops here with a message naming FILE:LINE:COL.
+struct PreparedRun {
+  workload::Workload workload;
+  workload::Program program;
+  workload::ReferenceResult reference;
+  std::array<emu::StageDigest, emu::kNumStages> golden_digests{};
+  uint64_t golden_saturations = 0;
+  emu::HostJob job;
+};
+
+/// Loads a built-in or a file. Returns the error message (FILE:LINE:COL: ...) on failure.
+workload::Result<PreparedRun> prepare(const RunOptions& options);
+
+/// Result of one run.
+struct RunReport {
+  std::string workload;
+  uint64_t seed = 0;
+  uint64_t mem_seed = 0;
+  std::string model_revision;
+  uint64_t cycles = 0;
+  emu::RunState state = emu::RunState::Ready;
+  std::string message;            ///< hang/assertion/error detail
+  bool passed = false;            ///< finished, all stages and outputs match
+  std::vector<std::string> failures;  ///< one line per failed check
+  std::array<uint64_t, isa::kNumCounters> counters{};
+  std::array<emu::StageDigest, emu::kNumStages> rtl_digests{};
+  std::array<emu::StageDigest, emu::kNumStages> golden_digests{};
+  uint64_t commands = 0;
+  uint64_t state_digest = 0;      ///< emulator digest at the end
+  uint64_t output_digest = 0;     ///< DRAM contents digest at the end
+  /// useful MACs / (cycles x 64)
+  double mac_utilization() const;
+};
+
+/// Runs a prepared workload on a fresh emulator configured by `options`.
+RunReport execute(const PreparedRun& prepared, const RunOptions& options);
+
+/// Runs `emu` (already loaded with prepared.job) to the end and checks it.
+RunReport finish(const PreparedRun& prepared, const RunOptions& options, emu::NpuEmulator& emu);
+
+/// Compares DRAM (read through `read`) with the reference outputs of every checked tensor.
+/// Returns one line per tensor with a mismatch: "tensor T index [y,x,c] expected E actual A
+/// (N mismatches)".
+std::vector<std::string> check_outputs(
+    const PreparedRun& prepared, const std::function<bool(uint32_t, std::span<uint8_t>)>& read);
+
+}  // namespace bud::run

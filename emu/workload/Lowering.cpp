@@ -1,0 +1,564 @@
+// Lowering of validated workloads to NPU programs. The scheme (tiles, halves, tokens) is
+// described in docs/workloads.md; the comments here say why the code does what it does.
+#include "emu/workload/Lowering.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace bud::workload {
+namespace {
+
+using isa::Buffer;
+using isa::Command;
+using isa::Opcode;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Every tensor of the program with its index by role.
+struct Layout {
+  std::vector<TensorInfo> tensors;
+  int input = -1;
+  int identity = -1;
+  std::vector<int> weights, bias, operand, out;  // per layer, -1 if none
+};
+
+// Zero border a tensor produced by layer `producer` (-1: the workload input) needs: the pad of
+// the convolution that reads it, so the im2col loads can read the padding from DRAM.
+int64_t border_for(const Workload& w, int producer) {
+  const size_t next = static_cast<size_t>(producer + 1);
+  if (next < w.layers.size() && w.layers[next].kind == LayerKind::Conv2d)
+    return w.layers[next].pad;
+  return 0;
+}
+
+class Allocator {
+ public:
+  Allocator(const Workload& w, Layout& layout) : w_(w), layout_(layout) {}
+
+  // Places a tensor of `bytes` bytes; `where`/`who` name the layer for the error message.
+  std::optional<Error> place(TensorInfo t, uint64_t bytes, const std::string& where,
+                             const std::string& who) {
+    const uint64_t start = align_up(next_, kTensorAlign);
+    if (bytes > w_.dram_bytes || start + bytes > w_.dram_bytes)
+      return Error{where + ": " + who + ": DRAM image too big: tensor '" + t.name + "' (" +
+                   std::to_string(bytes) + " bytes at " + hex(start) +
+                   ") does not fit in the DRAM of " + std::to_string(w_.dram_bytes) + " bytes"};
+    t.addr = static_cast<uint32_t>(start);
+    t.bytes = static_cast<uint32_t>(bytes);
+    next_ = start + bytes;
+    layout_.tensors.push_back(std::move(t));
+    return std::nullopt;
+  }
+  int last() const { return static_cast<int>(layout_.tensors.size()) - 1; }
+  uint64_t end() const { return next_; }
+
+ private:
+  const Workload& w_;
+  Layout& layout_;
+  uint64_t next_ = kDataBase;
+};
+
+// An activation tensor description (sizes computed in 64 bits; the allocator checks them).
+std::pair<TensorInfo, uint64_t> activation(std::string name, int layer, TensorRole role,
+                                           const Shape& s, int64_t border) {
+  TensorInfo t;
+  t.name = std::move(name);
+  t.layer = layer;
+  t.role = role;
+  t.shape = s;
+  const uint64_t cp = static_cast<uint64_t>(align_up(static_cast<uint64_t>(s.c), 8));
+  const uint64_t row = (static_cast<uint64_t>(s.w) + 2 * border) * cp;
+  const uint64_t bytes = (static_cast<uint64_t>(s.h) + 2 * border) * row;
+  t.c_padded = static_cast<uint32_t>(cp);
+  t.border = static_cast<uint32_t>(border);
+  t.pixel_pitch = static_cast<uint32_t>(cp);
+  t.row_pitch = static_cast<uint32_t>(row);
+  t.check = role == TensorRole::Activation;
+  return {t, bytes};
+}
+
+Result<Layout> make_layout(const Workload& w) {
+  Layout lay;
+  Allocator alloc(w, lay);
+  auto [in, in_bytes] = activation("input", -1, TensorRole::Input, w.input, border_for(w, -1));
+  if (auto e = alloc.place(in, in_bytes, w.input_where, "input")) return *e;
+  lay.input = alloc.last();
+  const bool needs_identity = std::any_of(w.layers.begin(), w.layers.end(), [](const Layer& l) {
+    return l.kind == LayerKind::Add || l.kind == LayerKind::Relu;
+  });
+  if (needs_identity) {
+    TensorInfo t;
+    t.name = "identity";
+    t.role = TensorRole::Identity;
+    t.shape = Shape{8, 1, 8, 2};
+    if (auto e = alloc.place(t, 64, w.input_where, "identity")) return *e;
+    lay.identity = alloc.last();
+  }
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    const Layer& l = w.layers[i];
+    const int li = static_cast<int>(i);
+    const std::string who = "layer '" + l.name + "'";
+    lay.weights.push_back(-1);
+    lay.bias.push_back(-1);
+    lay.operand.push_back(-1);
+    if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
+      const Result<TilePlan> plan = plan_tiles(l);
+      if (!plan) return Error{l.where + ": " + who + ": " + plan.error()};
+      TensorInfo wt;
+      wt.name = l.name + ".weights";
+      wt.layer = li;
+      wt.role = TensorRole::Weights;
+      wt.shape = Shape{l.reduction(), 1, l.out_shape.c, 2};
+      if (auto e = alloc.place(wt, static_cast<uint64_t>(plan->nb * plan->kb) * 64, l.where, who))
+        return *e;
+      lay.weights.back() = alloc.last();
+      TensorInfo bt;
+      bt.name = l.name + ".bias";
+      bt.layer = li;
+      bt.role = TensorRole::Bias;
+      bt.shape = Shape{1, 1, l.out_shape.c, 2};
+      bt.c_padded = static_cast<uint32_t>(plan->nb * 8);
+      if (auto e = alloc.place(bt, static_cast<uint64_t>(plan->nb) * 32, l.where, who)) return *e;
+      lay.bias.back() = alloc.last();
+    }
+    if (l.kind == LayerKind::Add && l.other == kFreshTensor) {
+      auto [t, bytes] = activation(l.name + ".other", li, TensorRole::Operand, l.out_shape, 0);
+      if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
+      lay.operand.back() = alloc.last();
+    }
+    auto [t, bytes] = activation(l.name, li, TensorRole::Activation, l.out_shape, border_for(w, li));
+    if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
+    lay.out.push_back(alloc.last());
+  }
+  return lay;
+}
+
+// One LOAD/STORE worth of a pixel range.
+struct Xfer {
+  uint32_t dram;
+  uint32_t sram;
+  uint32_t y, x, stride;
+};
+
+// Splits the transfer of pixels [p0, p1) (row-major over the tensor's H x W), channel blocks
+// [cb0, cb0 + e), to or from consecutive scratchpad entries starting at `sram`, into 2-D
+// strided commands. Whole pixels of a border-free tensor are one contiguous run (one command
+// with long rows = 64-byte requests); a border breaks runs at image-row ends.
+std::vector<Xfer> pixel_xfers(const TensorInfo& t, int64_t p0, int64_t p1, int64_t cb0, int64_t e,
+                              uint32_t sram) {
+  std::vector<Xfer> v;
+  const int64_t w = t.shape.w;
+  const bool whole = cb0 == 0 && e * 8 == t.c_padded;
+  auto addr = [&](int64_t p) { return t.element_addr(p / w, p % w, cb0 * 8); };
+  auto u32 = [](int64_t x) { return static_cast<uint32_t>(x); };
+  if (t.border == 0) {
+    if (whole)
+      v.push_back({addr(p0), sram, 1, u32((p1 - p0) * e), u32((p1 - p0) * e * 8)});
+    else
+      v.push_back({addr(p0), sram, u32(p1 - p0), u32(e), t.pixel_pitch});
+    return v;
+  }
+  int64_t p = p0;
+  uint32_t s = sram;
+  while (p < p1) {
+    const int64_t x = p % w;
+    if (whole && x == 0 && p1 - p >= w) {
+      const int64_t rows = (p1 - p) / w;
+      v.push_back({addr(p), s, u32(rows), u32(w * e), t.row_pitch});
+      p += rows * w;
+      s += u32(rows * w * e);
+      continue;
+    }
+    const int64_t n = std::min(w - x, p1 - p);
+    if (whole)
+      v.push_back({addr(p), s, 1, u32(n * e), u32(n * e * 8)});
+    else
+      v.push_back({addr(p), s, u32(n), u32(e), t.pixel_pitch});
+    p += n;
+    s += u32(n * e);
+  }
+  return v;
+}
+
+// Appends commands for one layer. Holds the token discipline in one place.
+class Emitter {
+ public:
+  Emitter(Program& p, uint16_t layer) : p_(p), layer_(layer) {}
+
+  Command& add(Command c) {
+    c.raw_opcode = static_cast<uint8_t>(c.opcode);
+    c.layer = layer_;
+    c.cmd_id = static_cast<uint32_t>(p_.commands.size());
+    p_.commands.push_back(c);
+    return p_.commands.back();
+  }
+  size_t size() const { return p_.commands.size(); }
+  Command& at(size_t i) { return p_.commands[i]; }
+
+  void xfer(Opcode op, Buffer b, const Xfer& x) {
+    Command c;
+    c.opcode = op;
+    c.buffer = b;
+    c.dram_addr = x.dram;
+    c.sram_base = static_cast<uint16_t>(x.sram);
+    c.y_size = static_cast<uint16_t>(x.y);
+    c.x_size = static_cast<uint16_t>(x.x);
+    c.x_stride = x.stride;
+    add(c);
+  }
+  void gemm(uint32_t inp, uint32_t wgt, uint32_t acc, bool reset, int64_t m, int64_t k, int64_t n) {
+    Command c;
+    c.opcode = Opcode::Gemm;
+    c.inp_base = static_cast<uint16_t>(inp);
+    c.wgt_base = static_cast<uint16_t>(wgt);
+    c.acc_base = static_cast<uint16_t>(acc);
+    c.reset = reset;
+    c.m = static_cast<uint16_t>(m);
+    c.k = static_cast<uint16_t>(k);
+    c.n = static_cast<uint16_t>(n);
+    add(c);
+    const int64_t kb = ceil_div(k, 8), nb = ceil_div(n, 8);
+    iterations_ += static_cast<uint64_t>(m * kb * nb);
+    useful_ += static_cast<uint64_t>(m * k * n);
+  }
+  void post(uint32_t acc, uint32_t out, int64_t count, const Layer& l) {
+    Command c;
+    c.opcode = Opcode::Post;
+    c.acc_base = static_cast<uint16_t>(acc);
+    c.out_base = static_cast<uint16_t>(out);
+    c.count = static_cast<uint16_t>(count);
+    c.mult = l.quant.mult;
+    c.shift = l.quant.shift;
+    c.clamp_lo = l.relu ? 0 : -128;
+    c.clamp_hi = 127;
+    add(c);
+  }
+
+  uint64_t iterations() const { return iterations_; }
+  uint64_t useful() const { return useful_; }
+
+ private:
+  Program& p_;
+  uint16_t layer_;
+  uint64_t iterations_ = 0, useful_ = 0;
+};
+
+// Token flags of tile `t` of `tiles` (docs/workloads.md, "Tokens"). Commands of the tile are
+// [first_load, gemm) loads, [gemm, post) GEMMs, post, (post, end) stores.
+void set_tokens(Emitter& em, size_t first_load, size_t first_gemm, size_t post, size_t end,
+                int64_t t, int64_t tiles) {
+  const bool waits = t >= 2;             // reuses the halves of tile t-2
+  const bool releases = t + 2 < tiles;   // tile t+2 will wait for this tile's halves
+  if (waits) em.at(first_load).pop_next = true;  // C->L: compute done with tile t-2
+  em.at(first_gemm - 1).push_next = true;        // L->C: this tile's operands are loaded
+  em.at(first_gemm).pop_prev = true;
+  Command& p = em.at(post);
+  p.push_next = true;                    // C->S: OUT half ready
+  if (releases) p.push_prev = true;      // C->L: INP/WGT/ACC half free
+  if (waits) p.pop_next = true;          // S->C: store done with tile t-2's OUT half
+  em.at(post + 1).pop_prev = true;
+  if (releases) em.at(end - 1).push_prev = true;  // S->C: OUT half free
+}
+
+void pack_activation(const TensorInfo& t, const std::vector<int8_t>& data, Program& p) {
+  DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
+  const Shape& s = t.shape;
+  for (int64_t y = 0; y < s.h; ++y)
+    for (int64_t x = 0; x < s.w; ++x)
+      for (int64_t c = 0; c < s.c; ++c)
+        r.bytes[t.element_addr(y, x, c) - t.addr] =
+            static_cast<uint8_t>(data[static_cast<size_t>((y * s.w + x) * s.c + c)]);
+  p.dram_init.push_back(std::move(r));
+}
+
+// Weights as 8x8 blocks (nb-major, kb-minor), byte o*8+i = W[kb*8+i][nb*8+o]. For conv2d the
+// padded reduction index is (ky*kw + kx) * c_padded + ci, matching the im2col INP rows.
+void pack_weights(const Layer& l, const TilePlan& plan, const TensorInfo& t,
+                  const std::vector<int8_t>& wts, Program& p) {
+  DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
+  const int64_t n = l.out_shape.c;
+  const int64_t cin = l.in_shape.c;
+  const int64_t cp = ceil_div(cin, 8) * 8;
+  for (int64_t nb = 0; nb < plan.nb; ++nb)
+    for (int64_t kb = 0; kb < plan.kb; ++kb)
+      for (int64_t o = 0; o < 8; ++o)
+        for (int64_t i = 0; i < 8; ++i) {
+          const int64_t col = nb * 8 + o, row = kb * 8 + i;
+          int64_t k = row;
+          if (l.kind == LayerKind::Conv2d) {
+            const int64_t tap = row / cp, ci = row % cp;
+            k = ci < cin ? tap * cin + ci : -1;
+          } else if (row >= l.k) {
+            k = -1;
+          }
+          if (col >= n || k < 0) continue;
+          r.bytes[static_cast<size_t>(((nb * plan.kb + kb) * 64) + o * 8 + i)] =
+              static_cast<uint8_t>(wts[static_cast<size_t>(k * n + col)]);
+        }
+  p.dram_init.push_back(std::move(r));
+}
+
+void pack_bias(const TensorInfo& t, const std::vector<int32_t>& bias, Program& p) {
+  DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
+  for (size_t j = 0; j < bias.size(); ++j) {
+    const uint32_t v = static_cast<uint32_t>(bias[j]);
+    for (int b = 0; b < 4; ++b) r.bytes[j * 4 + b] = static_cast<uint8_t>(v >> (8 * b));
+  }
+  p.dram_init.push_back(std::move(r));
+}
+
+// Dense and conv2d: weight-stationary over N tiles (outer), M tiles (inner).
+void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
+                  const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out) {
+  const int64_t tiles = plan.m_tiles * plan.n_tiles;
+  const bool conv = l.kind == LayerKind::Conv2d;
+  const int64_t cb_in = in.c_padded / 8;
+  int64_t t = 0;
+  for (int64_t j = 0; j < plan.n_tiles; ++j) {
+    const int64_t nb0 = j * plan.nb_tile;
+    const int64_t nbt = std::min(plan.nb_tile, plan.nb - nb0);
+    // Weights alternate WGT halves per N tile: the half N tile j overwrites was last read by N
+    // tile j-2, whose tiles all precede tile t-1, so the tile-level token covers it.
+    const uint32_t wgt_base = static_cast<uint32_t>(j % 2) * kWgtHalf;
+    for (int64_t mi = 0; mi < plan.m_tiles; ++mi, ++t) {
+      const int64_t p0 = mi * plan.rows;
+      const int64_t rows = std::min(plan.rows, plan.pixels - p0);
+      const uint32_t half = static_cast<uint32_t>(t % 2);
+      const uint32_t inp_base = half * kInpHalf, acc_base = half * kAccHalf,
+                     out_base = half * kOutHalf;
+      const size_t first_load = em.size();
+      if (mi == 0)
+        em.xfer(Opcode::Load, Buffer::Wgt,
+                {static_cast<uint32_t>(wt.addr + nb0 * plan.kb * 64), wgt_base, 1,
+                 static_cast<uint32_t>(nbt * plan.kb), static_cast<uint32_t>(nbt * plan.kb * 64)});
+      // Bias: one int32 row broadcast to every row of the tile (x_stride 0).
+      em.xfer(Opcode::Load, Buffer::Acc,
+              {static_cast<uint32_t>(bias.addr + nb0 * 32), acc_base, static_cast<uint32_t>(rows),
+               static_cast<uint32_t>(nbt), 0});
+      if (!conv) {
+        for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, plan.kb, inp_base))
+          em.xfer(Opcode::Load, Buffer::Inp, x);
+      } else {
+        // im2col: one LOAD per output pixel, KH rows of KW*C_in_padded bytes from the
+        // zero-bordered input.
+        const int64_t ow = l.out_shape.w;
+        const int64_t off = static_cast<int64_t>(in.border) - l.pad;
+        for (int64_t q = 0; q < rows; ++q) {
+          const int64_t p = p0 + q, oy = p / ow, ox = p % ow;
+          const int64_t addr = in.addr + (oy * l.stride + off) * in.row_pitch +
+                               (ox * l.stride + off) * in.pixel_pitch;
+          em.xfer(Opcode::Load, Buffer::Inp,
+                  {static_cast<uint32_t>(addr), static_cast<uint32_t>(inp_base + q * plan.kb),
+                   static_cast<uint32_t>(l.kh), static_cast<uint32_t>(l.kw * cb_in),
+                   in.row_pitch});
+        }
+      }
+      const size_t first_gemm = em.size();
+      em.gemm(inp_base, wgt_base, acc_base, false, rows, conv ? plan.kb * 8 : l.k,
+              std::min(l.out_shape.c - nb0 * 8, nbt * 8));
+      const size_t post = em.size();
+      em.post(acc_base, out_base, rows * nbt, l);
+      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base))
+        em.xfer(Opcode::Store, Buffer::Out, x);
+      set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles);
+    }
+  }
+}
+
+// Add and relu: each 8-channel block of a pixel is one GEMM row times an 8x8 identity block,
+// so the MAC array moves (and for add, sums) the operands into ACC and POST requantises.
+void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
+                       const TensorInfo* other, const TensorInfo& identity,
+                       const TensorInfo& out) {
+  const int64_t tiles = plan.m_tiles;
+  const int64_t cb = plan.kb;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t p0 = t * plan.rows;
+    const int64_t rows = std::min(plan.rows, plan.pixels - p0);
+    const int64_t n_rows = rows * cb;
+    const uint32_t half = static_cast<uint32_t>(t % 2);
+    const uint32_t inp_base = half * kInpHalf, acc_base = half * kAccHalf,
+                   out_base = half * kOutHalf;
+    const size_t first_load = em.size();
+    // The identity block stays in WGT entry 0 for the whole layer.
+    if (t == 0) em.xfer(Opcode::Load, Buffer::Wgt, {identity.addr, 0, 1, 1, 64});
+    for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, cb, inp_base))
+      em.xfer(Opcode::Load, Buffer::Inp, x);
+    if (other)
+      for (const Xfer& x :
+           pixel_xfers(*other, p0, p0 + rows, 0, cb, inp_base + static_cast<uint32_t>(n_rows)))
+        em.xfer(Opcode::Load, Buffer::Inp, x);
+    const size_t first_gemm = em.size();
+    em.gemm(inp_base, 0, acc_base, true, n_rows, 8, 8);
+    if (other) em.gemm(inp_base + static_cast<uint32_t>(n_rows), 0, acc_base, false, n_rows, 8, 8);
+    const size_t post = em.size();
+    em.post(acc_base, out_base, n_rows, l);
+    for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, 0, cb, out_base))
+      em.xfer(Opcode::Store, Buffer::Out, x);
+    set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles);
+  }
+}
+
+}  // namespace
+
+const char* tensor_role_name(TensorRole r) {
+  switch (r) {
+    case TensorRole::Input: return "input";
+    case TensorRole::Weights: return "weights";
+    case TensorRole::Bias: return "bias";
+    case TensorRole::Operand: return "operand";
+    case TensorRole::Identity: return "identity";
+    case TensorRole::Activation: return "activation";
+  }
+  return "?";
+}
+
+const TensorInfo* Program::find_tensor(std::string_view name) const {
+  for (const TensorInfo& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::optional<int> Program::layer_of_command(uint32_t cmd) const {
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (cmd >= layers[i].first_cmd && cmd <= layers[i].last_cmd) return static_cast<int>(i);
+  return std::nullopt;
+}
+
+Result<TilePlan> plan_tiles(const Layer& l) {
+  TilePlan p;
+  p.pixels = l.out_shape.pixels();
+  if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
+    p.kb = l.kind == LayerKind::Dense ? ceil_div(l.k, 8) : l.kh * l.kw * ceil_div(l.in_shape.c, 8);
+    p.nb = ceil_div(l.out_shape.c, 8);
+    if (p.kb > kWgtHalf)
+      return Error{"cannot be tiled: even a 1-row tile of 8 output columns needs " +
+                   std::to_string(p.kb) + " WGT entries (K=" + std::to_string(l.reduction()) +
+                   " in blocks of 8) but half the WGT scratchpad holds " +
+                   std::to_string(kWgtHalf)};
+    p.nb_tile = std::min<int64_t>(p.nb, kWgtHalf / p.kb);
+    p.rows = std::min({p.pixels, static_cast<int64_t>(kInpHalf) / p.kb,
+                       static_cast<int64_t>(kAccHalf) / p.nb_tile});
+  } else {
+    const int64_t cb = ceil_div(l.in_shape.c, 8);
+    const int64_t ops = l.kind == LayerKind::Add ? 2 : 1;
+    p.kb = p.nb = p.nb_tile = cb;
+    if (cb * ops > kInpHalf)
+      return Error{"cannot be tiled: even a 1-pixel tile of " + std::to_string(l.in_shape.c) +
+                   " channels needs " + std::to_string(cb * ops) +
+                   " INP entries but half the INP scratchpad holds " + std::to_string(kInpHalf)};
+    p.rows = std::min({p.pixels, static_cast<int64_t>(kInpHalf) / (cb * ops),
+                       static_cast<int64_t>(kAccHalf) / cb});
+  }
+  p.m_tiles = ceil_div(p.pixels, p.rows);
+  p.n_tiles = ceil_div(p.nb, p.nb_tile);
+  return p;
+}
+
+Result<std::vector<TensorInfo>> plan_dram(const Workload& w) {
+  Result<Layout> lay = make_layout(w);
+  if (!lay) return Error{lay.error()};
+  return std::move(lay.value().tensors);
+}
+
+Result<Program> lower(const Workload& w) {
+  Result<Layout> lay_r = make_layout(w);
+  if (!lay_r) return Error{lay_r.error()};
+  const Layout& lay = lay_r.value();
+  Program p;
+  p.workload = w.name;
+  p.dram_bytes = w.dram_bytes;
+  p.tensors = lay.tensors;
+  for (const TensorInfo& t : p.tensors) p.data_end = std::max(p.data_end, t.addr + t.bytes);
+
+  // Initial DRAM image.
+  pack_activation(p.tensors[static_cast<size_t>(lay.input)], generate_input(w), p);
+  if (lay.identity >= 0) {
+    DramRegion r{p.tensors[static_cast<size_t>(lay.identity)].addr, std::vector<uint8_t>(64, 0)};
+    for (int i = 0; i < 8; ++i) r.bytes[static_cast<size_t>(i * 8 + i)] = 1;
+    p.dram_init.push_back(std::move(r));
+  }
+  std::vector<TilePlan> plans;
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    const Layer& l = w.layers[i];
+    Result<TilePlan> plan = plan_tiles(l);
+    if (!plan) return Error{l.where + ": layer '" + l.name + "': " + plan.error()};
+    plans.push_back(plan.value());
+    const LayerData data = generate_layer_data(w, static_cast<int>(i));
+    if (lay.weights[i] >= 0) {
+      pack_weights(l, plans.back(), p.tensors[static_cast<size_t>(lay.weights[i])], data.weights,
+                   p);
+      pack_bias(p.tensors[static_cast<size_t>(lay.bias[i])], data.bias, p);
+    }
+    if (lay.operand[i] >= 0)
+      pack_activation(p.tensors[static_cast<size_t>(lay.operand[i])], data.other, p);
+    // Bordered outputs: make the zero border explicit in the image.
+    const TensorInfo& o = p.tensors[static_cast<size_t>(lay.out[i])];
+    if (o.border > 0) p.dram_init.push_back(DramRegion{o.addr, std::vector<uint8_t>(o.bytes, 0)});
+  }
+
+  // Commands.
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    const Layer& l = w.layers[i];
+    const TilePlan& plan = plans[i];
+    Emitter em(p, static_cast<uint16_t>(i));
+    LayerInfo info;
+    info.name = l.name;
+    info.kind = l.kind;
+    info.first_cmd = static_cast<uint32_t>(p.commands.size());
+    const TensorInfo& in = p.tensors[static_cast<size_t>(i == 0 ? lay.input : lay.out[i - 1])];
+    const TensorInfo& out = p.tensors[static_cast<size_t>(lay.out[i])];
+    if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
+      lower_matmul(em, l, plan, in, p.tensors[static_cast<size_t>(lay.weights[i])],
+                   p.tensors[static_cast<size_t>(lay.bias[i])], out);
+      info.tiles = static_cast<uint32_t>(plan.m_tiles * plan.n_tiles);
+    } else {
+      const TensorInfo* other = nullptr;
+      if (l.kind == LayerKind::Add) {
+        const int idx = l.other == kFreshTensor   ? lay.operand[i]
+                        : l.other == kInputTensor ? lay.input
+                                                  : lay.out[static_cast<size_t>(l.other)];
+        other = &p.tensors[static_cast<size_t>(idx)];
+      }
+      lower_elementwise(em, l, plan, in, other, p.tensors[static_cast<size_t>(lay.identity)], out);
+      info.tiles = static_cast<uint32_t>(plan.m_tiles);
+    }
+    // A layer reads what the previous one stored: wait for everything between layers.
+    Command end;
+    end.opcode = i + 1 < w.layers.size() ? Opcode::Sync : Opcode::End;
+    end.end_code = 0;
+    em.add(end);
+    info.last_cmd = static_cast<uint32_t>(p.commands.size() - 1);
+    info.gemm_iterations = em.iterations();
+    info.useful_macs = em.useful();
+    p.gemm_iterations += info.gemm_iterations;
+    p.useful_macs += info.useful_macs;
+    p.layers.push_back(std::move(info));
+    if (p.commands.size() > kRingCommands)
+      return Error{l.where + ": layer '" + l.name + "': program too long: " +
+                   std::to_string(p.commands.size()) + " commands after this layer but the ring [" +
+                   hex(kRingBase) + ", " + hex(kRingBase + kRingBytes) + ") holds " +
+                   std::to_string(kRingCommands)};
+  }
+  return p;
+}
+
+DramRegion ring_image(const Program& p) {
+  DramRegion r{p.ring_base, std::vector<uint8_t>(p.commands.size() * isa::kCommandBytes)};
+  for (size_t i = 0; i < p.commands.size(); ++i) {
+    const auto words = p.commands[i].encode();
+    for (int wi = 0; wi < 4; ++wi)
+      for (int b = 0; b < 8; ++b)
+        r.bytes[i * 32 + static_cast<size_t>(wi * 8 + b)] = static_cast<uint8_t>(words[wi] >> (8 * b));
+  }
+  return r;
+}
+
+}  // namespace bud::workload

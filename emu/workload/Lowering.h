@@ -1,0 +1,113 @@
+// Lowering: turns a validated workload into an NPU program (commands + initial DRAM image +
+// tensor map), following docs/workloads.md: weight-stationary tiles over (N outer, M inner),
+// double-buffered scratchpads, VTA-style dependency tokens, im2col convolution through 2-D
+// strided LOADs, add/relu through identity GEMMs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "emu/isa/Isa.h"
+#include "emu/workload/Result.h"
+#include "emu/workload/Workload.h"
+
+namespace bud::workload {
+
+/// DRAM address map (bytes).
+inline constexpr uint32_t kRingBase = 0;            ///< command ring
+inline constexpr uint32_t kRingBytes = 0x10000;     ///< [0, 0x10000) reserved for the ring
+inline constexpr uint32_t kRingCommands = kRingBytes / isa::kCommandBytes;  ///< 2048
+inline constexpr uint32_t kDataBase = 0x10000;      ///< first byte of program data
+inline constexpr uint32_t kTensorAlign = 64;        ///< every tensor starts 64-byte aligned
+/// Entries of each scratchpad half used by one tile (double buffering).
+inline constexpr uint32_t kInpHalf = 1024, kWgtHalf = 256, kAccHalf = 1024, kOutHalf = 1024;
+
+/// What a tensor in DRAM holds.
+enum class TensorRole : uint8_t { Input, Weights, Bias, Operand, Identity, Activation };
+const char* tensor_role_name(TensorRole r);
+
+/// A tensor placed in DRAM.
+/// Activations (Input, Operand, Activation) are NHWC int8 with channels zero-padded to
+/// `c_padded` (a multiple of 8) and a zero border of `border` pixels on every side: element
+/// (y, x, c) is at `addr + (y + border) * row_pitch + (x + border) * pixel_pitch + c`.
+/// Weights are 8x8 blocks (nb-major, then kb; 64 bytes each, docs/isa.md WGT layout), biases
+/// int32 little-endian rows of c_padded lanes, Identity one 8x8 identity block.
+struct TensorInfo {
+  std::string name;  ///< layer outputs are named after their layer; "input"; "<layer>.weights"...
+  int layer = -1;    ///< owning layer (-1: the workload input / shared identity)
+  TensorRole role = TensorRole::Activation;
+  uint32_t addr = 0;   ///< first byte (border included)
+  uint32_t bytes = 0;  ///< allocation size
+  Shape shape;         ///< logical shape (activations; weights: h = K, w = 1, c = N)
+  uint32_t c_padded = 0, border = 0, pixel_pitch = 0, row_pitch = 0;
+  bool check = false;  ///< a layer output that checkers compare against the reference
+  /// Byte address of activation element (y, x, c).
+  uint32_t element_addr(int64_t y, int64_t x, int64_t c) const {
+    return static_cast<uint32_t>(addr + (y + border) * row_pitch + (x + border) * pixel_pitch + c);
+  }
+};
+
+/// A block of initialised DRAM. DRAM outside every region starts as zero.
+struct DramRegion {
+  uint32_t addr = 0;
+  std::vector<uint8_t> bytes;
+};
+
+/// Where a layer's commands are, for the debugger's `where`.
+struct LayerInfo {
+  std::string name;
+  LayerKind kind = LayerKind::Dense;
+  uint32_t first_cmd = 0, last_cmd = 0;  ///< inclusive command indices (SYNC after it included)
+  uint32_t tiles = 0;
+  uint64_t gemm_iterations = 0;  ///< (m, nb, kb) iterations = cycles of the MAC array
+  uint64_t useful_macs = 0;
+};
+
+/// A lowered program.
+struct Program {
+  std::string workload;
+  std::vector<isa::Command> commands;  ///< cmd_id == index; ends with END (code 0)
+  std::vector<DramRegion> dram_init;   ///< program data (the ring is not included)
+  std::vector<TensorInfo> tensors;
+  std::vector<LayerInfo> layers;
+  uint64_t dram_bytes = kDefaultDramBytes;  ///< DRAM size the program was placed for
+  uint32_t ring_base = kRingBase;
+  uint32_t data_end = kDataBase;  ///< one past the last byte used by any tensor
+  uint64_t gemm_iterations = 0;
+  uint64_t useful_macs = 0;
+
+  const TensorInfo* find_tensor(std::string_view name) const;
+  /// Index of the layer that command `cmd` belongs to.
+  std::optional<int> layer_of_command(uint32_t cmd) const;
+};
+
+/// How one layer is tiled. Every tile holds `rows` GEMM rows (pixels) of `nb_tile` output
+/// blocks with the full reduction (`kb` blocks); the last M tile may be shorter.
+struct TilePlan {
+  int64_t pixels = 0;   ///< rows of the layer's GEMM view (output pixels)
+  int64_t kb = 0;       ///< reduction blocks per row (add/relu: 8-channel blocks per pixel)
+  int64_t nb = 0;       ///< output blocks per row
+  int64_t rows = 0;     ///< pixels per tile
+  int64_t nb_tile = 0;  ///< output blocks per tile
+  int64_t m_tiles = 0, n_tiles = 0;
+};
+/// Tiles a (validated-shape) layer into half scratchpads; fails when even a one-row tile does not
+/// fit, with a message (no location) naming the scratchpad.
+Result<TilePlan> plan_tiles(const Layer& layer);
+
+/// Byte size of every tensor and where it goes, without generating data. Fails (message with the
+/// location of the layer whose tensor does not fit) if the image exceeds the DRAM.
+Result<std::vector<TensorInfo>> plan_dram(const Workload& w);
+
+/// Lowers a workload (which parse_workload validated). Fails only for programs that do not fit
+/// the DRAM or the command ring; parse_workload already reports those, so a loaded workload
+/// lowers successfully.
+Result<Program> lower(const Workload& w);
+
+/// The encoded commands as they sit in the command ring (at program.ring_base).
+DramRegion ring_image(const Program& p);
+
+}  // namespace bud::workload

@@ -1,0 +1,43 @@
+// Direct reference: computes every layer of a workload straight from its description with plain
+// loops (no commands, tiles or im2col), with the same integer semantics as the NPU (int32
+// wrapping accumulation, POST requantisation). The golden model and the RTL are checked
+// against it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "emu/workload/Workload.h"
+
+namespace bud::workload {
+
+/// A logical int8 tensor (no padding), NHWC.
+struct Tensor {
+  Shape shape;
+  std::vector<int8_t> data;
+  int8_t at(int64_t y, int64_t x, int64_t c) const {
+    return data[static_cast<size_t>((y * shape.w + x) * shape.c + c)];
+  }
+};
+
+/// Every tensor of a reference run.
+struct ReferenceResult {
+  Tensor input;                ///< the workload input
+  std::vector<Tensor> layers;  ///< output of each layer, in layer order
+  uint64_t saturations = 0;    ///< lanes where requantisation clamped to int8 (as POST counts)
+};
+
+/// Runs the whole workload.
+ReferenceResult run_reference(const Workload& w);
+
+/// The int32 accumulators of layer `index` (out_shape.elements(), NHWC; before requantisation)
+/// given the workload input, the outputs of the earlier layers and the layer's data.
+std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tensor& input,
+                                        const std::vector<Tensor>& earlier,
+                                        const LayerData& data);
+
+/// POST semantics for one lane (docs/isa.md): returns the int8 result; `saturated` (if not null)
+/// is set when the rounded value did not fit int8.
+int8_t requantize(int32_t acc, const Quant& q, bool relu, bool* saturated = nullptr);
+
+}  // namespace bud::workload

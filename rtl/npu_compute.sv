@@ -1,0 +1,275 @@
+// Compute engine: executes GEMM (8x8 MAC array, one input row x one 8x8 weight block per cycle)
+// and POST (int32 -> int8 requantisation, one ACC entry per cycle) from the compute queue, one
+// command at a time. Two-stage pipeline: S0 issues scratchpad reads, S1 computes and writes.
+// Tokens: pop_prev (L->C) and pop_next (S->C) before starting; push_prev (C->L) and push_next
+// (C->S) once the pipeline has drained.
+module npu_compute
+  import npu_pkg::*;
+(
+    input logic clk,
+    input logic rst_n,
+    input logic ce,
+    input logic running,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input logic [255:0] q_cmd,  // only the fields of this engine's opcodes are decoded
+    /* verilator lint_on UNUSEDSIGNAL */
+    input logic q_empty,
+    output logic q_pop,
+    input logic tok_prev_avail,   // L->C
+    input logic tok_next_avail,   // S->C
+    output logic tok_prev_pop,
+    output logic tok_next_pop,
+    input logic tok_prev_full,    // C->L
+    input logic tok_next_full,    // C->S
+    output logic tok_prev_push,
+    output logic tok_next_push,
+    // INP / WGT reads (high-priority ports)
+    output logic inp_rd_en,
+    output logic [15:0] inp_rd_addr,
+    input logic [63:0] inp_rd_data,
+    output logic wgt_rd_en,
+    output logic [15:0] wgt_rd_addr,
+    input logic [511:0] wgt_rd_data,
+    // ACC read (gemm: high-priority port a; post: port b) and write (gemm: high-priority port)
+    output logic acc_rda_en,
+    output logic [15:0] acc_rda_addr,
+    input logic [255:0] acc_rda_data,
+    output logic acc_rdb_en,
+    output logic [15:0] acc_rdb_addr,
+    input logic [255:0] acc_rdb_data,
+    input logic acc_rdb_gnt,
+    output logic acc_wr_en,
+    output logic [15:0] acc_wr_addr,
+    output logic [255:0] acc_wr_data,
+    // OUT write (high-priority port)
+    output logic out_wr_en,
+    output logic [15:0] out_wr_addr,
+    output logic [63:0] out_wr_data,
+    // status / PMU
+    output logic busy,
+    output logic [31:0] cur_id,
+    output logic retire_gemm,
+    output logic retire_post,
+    output logic macs_issue,
+    output logic [6:0] macs_useful,
+    output logic [3:0] sat_count,
+    output logic [2:0] gemm_cls,
+    output logic [2:0] post_cls
+);
+  typedef enum logic [2:0] {S_IDLE, S_TOKEN, S_GEMM, S_POST, S_DRAIN, S_PUSH} state_t;
+  state_t state  /*verilator public_flat_rw*/;
+
+  logic is_post;  // current command is POST (else GEMM)
+  logic pop_prev, pop_next, push_prev, push_next;
+  logic [31:0] id_q  /*verilator public_flat_rw*/;
+  // GEMM fields and loop state
+  logic [15:0] wgt_base;
+  logic reset_acc;
+  logic [15:0] kb_total, nb_total, kb, nb, k_elems, n_elems;
+  logic [15:0] m_left  /*verilator public_flat_rw*/;  // GEMM rows left
+  logic [15:0] inp_row, wgt_row, acc_ptr;
+  // POST fields
+  logic [15:0] out_ptr, post_left;
+  logic signed [15:0] mult;
+  logic [4:0] shift;
+  logic signed [7:0] clamp_lo, clamp_hi;
+
+  // ---------------------------------------------------------------- S0: issue
+  logic s0_gemm, s0_post;
+  assign s0_gemm = ce && state == S_GEMM;
+  assign s0_post = ce && state == S_POST && acc_rdb_gnt;
+  logic first_k, last_k;
+  assign first_k = kb == 0;
+  assign last_k = kb + 16'd1 == kb_total;
+
+  assign inp_rd_en = s0_gemm;
+  assign inp_rd_addr = inp_row + kb;
+  assign wgt_rd_en = s0_gemm;
+  assign wgt_rd_addr = wgt_row + kb;
+  assign acc_rda_en = s0_gemm && first_k && !reset_acc;
+  assign acc_rda_addr = acc_ptr;
+  assign acc_rdb_en = ce && state == S_POST;
+  assign acc_rdb_addr = acc_ptr;
+
+  // Useful lanes of this iteration: min(8, K - kb*8) x min(8, N - nb*8).
+  logic [15:0] k_rem, n_rem;
+  assign k_rem = k_elems - {kb[12:0], 3'd0};
+  assign n_rem = n_elems - {nb[12:0], 3'd0};
+  logic [3:0] k_lanes, n_lanes;
+  assign k_lanes = (k_rem >= 16'd8) ? 4'd8 : k_rem[3:0];
+  assign n_lanes = (n_rem >= 16'd8) ? 4'd8 : n_rem[3:0];
+  assign macs_issue = s0_gemm;
+  assign macs_useful = s0_gemm ? 7'(k_lanes * n_lanes) : 7'd0;
+
+  // ---------------------------------------------------------------- S1: compute and write
+  logic s1_gemm, s1_post, s1_first, s1_last, s1_reset;
+  logic [15:0] s1_acc_addr, s1_out_addr;
+  logic signed [31:0] accum[8];
+
+  logic signed [31:0] dot[8];
+  logic signed [31:0] gemm_sum[8];
+  always_comb begin
+    logic signed [7:0] a, b;
+    logic signed [15:0] prod;
+    for (int o = 0; o < 8; o++) begin
+      dot[o] = 32'sd0;
+      for (int i = 0; i < 8; i++) begin
+        a = inp_rd_data[i*8+:8];
+        b = wgt_rd_data[(o*8+i)*8+:8];
+        prod = a * b;
+        dot[o] = dot[o] + 32'(prod);
+      end
+      if (s1_first) gemm_sum[o] = (s1_reset ? 32'sd0 : signed'(acc_rda_data[o*32+:32])) + dot[o];
+      else gemm_sum[o] = accum[o] + dot[o];
+    end
+  end
+
+  logic [63:0] post_val;
+  logic [3:0] sats;
+  always_comb begin
+    logic signed [63:0] p, r;
+    logic signed [7:0] s;
+    sats = 4'd0;
+    for (int l = 0; l < 8; l++) begin
+      p = 64'(signed'(acc_rdb_data[l*32+:32])) * 64'(signed'(mult));
+      r = (shift == 0) ? p : ((p + (64'sd1 <<< (shift - 5'd1))) >>> shift);
+      if (r > 64'sd127) begin
+        s = 8'sd127;
+        sats = sats + 4'd1;
+      end else if (r < -64'sd128) begin
+        s = -8'sd128;
+        sats = sats + 4'd1;
+      end else begin
+        s = r[7:0];
+      end
+      if (s < clamp_lo) s = clamp_lo;
+      if (s > clamp_hi) s = clamp_hi;
+      post_val[l*8+:8] = s;
+    end
+  end
+
+  assign acc_wr_en = ce && s1_gemm && s1_last;
+  assign acc_wr_addr = s1_acc_addr;
+  always_comb for (int o = 0; o < 8; o++) acc_wr_data[o*32+:32] = gemm_sum[o];
+  assign out_wr_en = ce && s1_post;
+  assign out_wr_addr = s1_out_addr;
+  assign out_wr_data = post_val;
+  assign sat_count = out_wr_en ? sats : 4'd0;
+
+  // ---------------------------------------------------------------- control
+  assign q_pop = ce && state == S_IDLE && !q_empty;
+  logic tokens_ok;
+  assign tokens_ok = (!pop_prev || tok_prev_avail) && (!pop_next || tok_next_avail);
+  assign tok_prev_pop = ce && state == S_TOKEN && tokens_ok && pop_prev;
+  assign tok_next_pop = ce && state == S_TOKEN && tokens_ok && pop_next;
+  logic push_ok;
+  assign push_ok = (!push_prev || !tok_prev_full) && (!push_next || !tok_next_full);
+  assign tok_prev_push = ce && state == S_PUSH && push_ok && push_prev;
+  assign tok_next_push = ce && state == S_PUSH && push_ok && push_next;
+  logic finish;
+  assign finish = ce && state == S_PUSH && push_ok;
+  assign retire_gemm = finish && !is_post;
+  assign retire_post = finish && is_post;
+  assign busy = state != S_IDLE;
+  assign cur_id = id_q;
+
+  logic last_iter;
+  assign last_iter = last_k && nb + 16'd1 == nb_total && m_left == 16'd1;
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      state <= S_IDLE;
+      s1_gemm <= 1'b0;
+      s1_post <= 1'b0;
+      id_q <= '0;
+    end else if (ce) begin
+      // S1 registers
+      s1_gemm <= s0_gemm;
+      s1_post <= s0_post;
+      s1_first <= first_k;
+      s1_last <= last_k;
+      s1_reset <= reset_acc;
+      s1_acc_addr <= acc_ptr;
+      s1_out_addr <= out_ptr;
+      if (s1_gemm && !s1_last) begin
+        for (int o = 0; o < 8; o++) accum[o] <= gemm_sum[o];
+      end
+
+      unique case (state)
+        S_IDLE:
+        if (!q_empty) begin
+          is_post <= q_cmd[3:0] == OP_POST;
+          {push_next, push_prev, pop_next, pop_prev} <= q_cmd[7:4];
+          id_q <= q_cmd[63:32];
+          wgt_base <= q_cmd[95:80];
+          reset_acc <= q_cmd[112];
+          inp_row <= q_cmd[79:64];
+          wgt_row <= q_cmd[95:80];
+          acc_ptr <= q_cmd[111:96];
+          m_left <= q_cmd[143:128];
+          k_elems <= q_cmd[159:144];
+          n_elems <= q_cmd[175:160];
+          kb_total <= (q_cmd[159:144] + 16'd7) >> 3;
+          nb_total <= (q_cmd[175:160] + 16'd7) >> 3;
+          kb <= '0;
+          nb <= '0;
+          // POST view of the same words
+          out_ptr <= q_cmd[95:80];
+          post_left <= q_cmd[111:96];
+          mult <= q_cmd[143:128];
+          shift <= q_cmd[148:144];
+          clamp_lo <= q_cmd[167:160];
+          clamp_hi <= q_cmd[175:168];
+          if (q_cmd[3:0] == OP_POST) acc_ptr <= q_cmd[79:64];
+          state <= S_TOKEN;
+        end
+        S_TOKEN:
+        if (tokens_ok) begin
+          if (is_post) state <= (post_left == 0) ? S_DRAIN : S_POST;
+          else state <= (m_left == 0 || kb_total == 0 || nb_total == 0) ? S_DRAIN : S_GEMM;
+        end
+        S_GEMM: begin
+          if (last_k) begin
+            kb <= '0;
+            acc_ptr <= acc_ptr + 16'd1;
+            if (nb + 16'd1 == nb_total) begin
+              nb <= '0;
+              m_left <= m_left - 16'd1;
+              inp_row <= inp_row + kb_total;
+              wgt_row <= wgt_base;
+            end else begin
+              nb <= nb + 16'd1;
+              wgt_row <= wgt_row + kb_total;
+            end
+          end else begin
+            kb <= kb + 16'd1;
+          end
+          if (last_iter) state <= S_DRAIN;
+        end
+        S_POST:
+        if (acc_rdb_gnt) begin
+          acc_ptr <= acc_ptr + 16'd1;
+          out_ptr <= out_ptr + 16'd1;
+          post_left <= post_left - 16'd1;
+          if (post_left == 16'd1) state <= S_DRAIN;
+        end
+        S_DRAIN: if (!s1_gemm && !s1_post) state <= S_PUSH;
+        S_PUSH: if (push_ok) state <= S_IDLE;
+        default: state <= S_IDLE;
+      endcase
+    end
+  end
+
+  // PMU: gemm and post share the engine; each is classified by the command it owns.
+  function automatic logic [2:0] classify(input logic mine);
+    if (!ce) return CLS_THROTTLED;
+    if (!running && state == S_IDLE) return CLS_IDLE;
+    if (!mine || state == S_IDLE) return CLS_STARVE;
+    if (state == S_TOKEN) return tokens_ok ? CLS_ACTIVE : CLS_STALL_DEP;
+    if (state == S_PUSH) return push_ok ? CLS_ACTIVE : CLS_STALL_OUT;
+    if (state == S_POST && !acc_rdb_gnt) return CLS_STALL_MEM;
+    return CLS_ACTIVE;
+  endfunction
+  assign gemm_cls = classify(!is_post);
+  assign post_cls = classify(is_post);
+endmodule

@@ -1,0 +1,393 @@
+// NPU top level: CSRs, command fetch, the three decoupled engines with their queues and token
+// FIFOs, the banked scratchpads, the DRAM arbiter, the PMU, observation ports and assertions.
+// See docs/isa.md for the contract and docs/architecture.md for how it fits in bud.
+module npu_top
+  import npu_pkg::*;
+(
+    input logic clk,
+    input logic rst_n,
+    input logic throttle,
+    // host CSR port
+    input logic csr_valid,
+    input logic csr_write,
+    input logic [7:0] csr_addr,
+    input logic [31:0] csr_wdata,
+    output logic [31:0] csr_rdata,
+    output logic irq,
+    // DRAM port
+    output logic dram_req_valid,
+    input logic dram_req_ready,
+    output logic dram_req_write,
+    output logic [31:0] dram_req_addr,
+    output logic [6:0] dram_req_size,
+    output logic [4:0] dram_req_tag,
+    output logic [511:0] dram_req_wdata,
+    input logic dram_resp_valid,
+    output logic dram_resp_ready,
+    input logic dram_resp_write,
+    input logic [4:0] dram_resp_tag,
+    input logic [511:0] dram_resp_rdata,
+    // stage observation ports
+    output logic obs_dec_valid,
+    output logic [255:0] obs_dec_cmd,
+    output logic obs_ld_valid,
+    output logic [31:0] obs_ld_id,
+    output logic [1:0] obs_ld_buf,
+    output logic [15:0] obs_ld_addr,
+    output logic [511:0] obs_ld_data,
+    output logic obs_acc_valid,
+    output logic [31:0] obs_acc_id,
+    output logic [15:0] obs_acc_addr,
+    output logic [255:0] obs_acc_data,
+    output logic obs_out_valid,
+    output logic [31:0] obs_out_id,
+    output logic [15:0] obs_out_addr,
+    output logic [63:0] obs_out_data,
+    output logic obs_st_valid,
+    output logic [31:0] obs_st_id,
+    output logic [31:0] obs_st_addr,
+    output logic [6:0] obs_st_size,
+    output logic [511:0] obs_st_data,
+    // status for the harness
+    output logic running,
+    output logic [7:0] assert_code
+);
+  logic ce;
+  assign ce = !throttle;
+
+  logic [63:0] cycle  /*verilator public_flat_rw*/;
+  always_ff @(posedge clk) cycle <= !rst_n ? 64'd0 : cycle + 64'd1;
+
+  // ------------------------------------------------------------------ CSRs
+  logic irq_enable, irq_pending, done, error;
+  logic [31:0] ring_base;
+  logic [15:0] ring_size, ring_tail;
+  logic pmu_enable;
+  logic [5:0] pmu_sel;
+  logic [31:0] end_code, err_info;
+  logic [15:0] head;
+  logic [63:0] pmu_sel_value;
+  logic csr_wr;
+  assign csr_wr = csr_valid && csr_write;
+  logic doorbell, head_reset, pmu_clear, pmu_snapshot;
+  assign doorbell = csr_wr && csr_addr == 8'h24;
+  assign head_reset = csr_wr && csr_addr == 8'h30;
+  assign pmu_clear = csr_wr && csr_addr == 8'h40 && csr_wdata[1];
+  assign pmu_snapshot = csr_wr && csr_addr == 8'h40 && csr_wdata[2];
+  logic done_pulse, error_pulse;
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      irq_enable <= 1'b0;
+      irq_pending <= 1'b0;
+      done <= 1'b0;
+      error <= 1'b0;
+      ring_base <= '0;
+      ring_size <= 16'd1;
+      ring_tail <= '0;
+      pmu_enable <= 1'b1;
+      pmu_sel <= '0;
+    end else begin
+      if (csr_wr) begin
+        unique case (csr_addr)
+          8'h08: irq_enable <= csr_wdata[0];
+          8'h10: if (csr_wdata[0]) irq_pending <= 1'b0;
+          8'h14: ring_base <= {csr_wdata[31:5], 5'd0};
+          8'h18: ring_size <= (csr_wdata[15:0] == 0) ? 16'd1 : csr_wdata[15:0];
+          8'h20: ring_tail <= csr_wdata[15:0];
+          8'h40: pmu_enable <= csr_wdata[0];
+          8'h44: pmu_sel <= csr_wdata[5:0];
+          default: ;
+        endcase
+      end
+      if (doorbell && !running) begin
+        done <= 1'b0;
+        error <= 1'b0;
+      end
+      if (done_pulse) begin
+        done <= 1'b1;
+        if (irq_enable) irq_pending <= 1'b1;
+      end
+      if (error_pulse) begin
+        error <= 1'b1;
+        if (irq_enable) irq_pending <= 1'b1;
+      end
+    end
+  end
+  assign irq = irq_pending;
+
+  always_comb begin
+    unique case (csr_addr)
+      8'h00: csr_rdata = 32'h4E50_5531;
+      8'h04: csr_rdata = {8'd0, 8'd4, 8'd8, 8'd8};
+      8'h08: csr_rdata = {31'd0, irq_enable};
+      8'h0C: csr_rdata = {29'd0, error, done, running};
+      8'h10: csr_rdata = {31'd0, irq_pending};
+      8'h14: csr_rdata = ring_base;
+      8'h18: csr_rdata = {16'd0, ring_size};
+      8'h1C: csr_rdata = {16'd0, head};
+      8'h20: csr_rdata = {16'd0, ring_tail};
+      8'h28: csr_rdata = end_code;
+      8'h2C: csr_rdata = err_info;
+      8'h40: csr_rdata = {31'd0, pmu_enable};
+      8'h44: csr_rdata = {26'd0, pmu_sel};
+      8'h48: csr_rdata = pmu_sel_value[31:0];
+      8'h4C: csr_rdata = pmu_sel_value[63:32];
+      8'h50: csr_rdata = NUM_COUNTERS;
+      default: csr_rdata = 32'd0;
+    endcase
+  end
+
+  // ------------------------------------------------------------------ queues and tokens
+  logic [255:0] fetch_cmd;
+  logic ldq_push, cmpq_push, stq_push, ldq_pop, cmpq_pop, stq_pop;
+  logic ldq_empty, cmpq_empty, stq_empty, ldq_full, cmpq_full, stq_full;
+  logic [255:0] ldq_head, cmpq_head, stq_head;
+  logic [3:0] ldq_level  /*verilator public_flat_rw*/;
+  logic [3:0] cmpq_level  /*verilator public_flat_rw*/;
+  logic [3:0] stq_level  /*verilator public_flat_rw*/;
+  logic [2:0] q_overflow;
+
+  npu_fifo #(.WIDTH(256), .DEPTH(8)) u_ldq (
+      .clk, .rst_n, .clear(1'b0), .push(ldq_push), .push_data(fetch_cmd), .pop(ldq_pop),
+      .head(ldq_head), .empty(ldq_empty), .full(ldq_full), .level(ldq_level),
+      .overflow(q_overflow[0]));
+  npu_fifo #(.WIDTH(256), .DEPTH(8)) u_cmpq (
+      .clk, .rst_n, .clear(1'b0), .push(cmpq_push), .push_data(fetch_cmd), .pop(cmpq_pop),
+      .head(cmpq_head), .empty(cmpq_empty), .full(cmpq_full), .level(cmpq_level),
+      .overflow(q_overflow[1]));
+  npu_fifo #(.WIDTH(256), .DEPTH(8)) u_stq (
+      .clk, .rst_n, .clear(1'b0), .push(stq_push), .push_data(fetch_cmd), .pop(stq_pop),
+      .head(stq_head), .empty(stq_empty), .full(stq_full), .level(stq_level),
+      .overflow(q_overflow[2]));
+
+  // Token FIFOs as counters: 0 L->C, 1 C->L, 2 C->S, 3 S->C.
+  logic [7:0] tokens[4]  /*verilator public_flat_rw*/;
+  logic tok_push[4], tok_pop[4];
+  logic tok_underflow, tok_overflow;
+  always_comb begin
+    tok_underflow = 1'b0;
+    tok_overflow = 1'b0;
+    for (int t = 0; t < 4; t++) begin
+      if (tok_pop[t] && tokens[t] == 8'd0) tok_underflow = 1'b1;
+      if (tok_push[t] && !tok_pop[t] && tokens[t] == 8'd255) tok_overflow = 1'b1;
+    end
+  end
+  always_ff @(posedge clk) begin
+    for (int t = 0; t < 4; t++) begin
+      if (!rst_n || (doorbell && !running)) tokens[t] <= '0;
+      else tokens[t] <= tokens[t] + {7'd0, tok_push[t]} - {7'd0, tok_pop[t]};
+    end
+  end
+
+  // ------------------------------------------------------------------ engines
+  logic fetch_req_valid, load_req_valid, store_req_valid;
+  logic [31:0] fetch_req_addr, load_req_addr, store_req_addr;
+  logic [6:0] load_req_size, store_req_size;
+  logic [2:0] fetch_req_tag, load_req_tag, store_req_tag;
+  logic [511:0] store_req_data;
+  logic src_fire[3], resp_fire[3];
+  logic load_busy, compute_busy, store_busy;
+  logic [31:0] load_id, compute_id, store_id;
+  logic [2:0] cls[NUM_ENGINES];
+  logic machine_idle;
+  logic retire_sync, retire_end, retire_load, retire_gemm, retire_post, retire_store;
+  assign machine_idle = ldq_empty && cmpq_empty && stq_empty && !load_busy && !compute_busy &&
+                        !store_busy;
+
+  npu_fetch u_fetch (
+      .clk, .rst_n, .ce, .start(doorbell), .ring_base, .ring_size, .ring_tail, .head_reset,
+      .running, .head, .done_pulse, .end_code, .error_pulse, .err_info,
+      .req_valid(fetch_req_valid), .req_addr(fetch_req_addr), .req_tag(fetch_req_tag),
+      .req_fire(src_fire[0]), .resp_fire(resp_fire[0]), .resp_tag(dram_resp_tag[1:0]),
+      .resp_data(dram_resp_rdata[255:0]), .cmd(fetch_cmd), .ldq_push, .cmpq_push, .stq_push,
+      .ldq_full, .cmpq_full, .stq_full, .machine_idle, .obs_valid(obs_dec_valid),
+      .retire_sync, .retire_end, .cls(cls[0]));
+  assign obs_dec_cmd = fetch_cmd;
+
+  // Scratchpad wires.
+  logic inp_ra_en, wgt_ra_en;
+  logic [15:0] inp_ra_addr, wgt_ra_addr;
+  logic [63:0] inp_ra_data;
+  logic [511:0] wgt_ra_data;
+  logic ld_wr_en, ld_wr_gnt;
+  logic [1:0] ld_wr_buf;
+  logic [15:0] ld_wr_addr;
+  logic [511:0] ld_wr_data;
+  logic acc_ra_en, acc_rb_en, acc_rb_gnt, acc_wa_en;
+  logic [15:0] acc_ra_addr, acc_rb_addr, acc_wa_addr;
+  logic [255:0] acc_ra_data, acc_rb_data, acc_wa_data;
+  logic out_wa_en, st_rd_en, st_rd_gnt;
+  logic [15:0] out_wa_addr, st_rd_addr;
+  logic [63:0] out_wa_data, st_rd_data;
+  logic [1:0] conflicts[4];
+  logic [3:0] range_err;
+  logic inp_wb_gnt, wgt_wb_gnt, acc_wb_gnt;
+
+  npu_load u_load (
+      .clk, .rst_n, .ce, .running, .q_cmd(ldq_head), .q_empty(ldq_empty), .q_pop(ldq_pop),
+      .tok_in_avail(tokens[1] != 0), .tok_in_pop(tok_pop[1]),
+      .tok_out_full(tokens[0] == 8'd255), .tok_out_push(tok_push[0]),
+      .req_valid(load_req_valid), .req_addr(load_req_addr), .req_size(load_req_size),
+      .req_tag(load_req_tag), .req_fire(src_fire[1]), .resp_fire(resp_fire[1]),
+      .resp_tag(dram_resp_tag[2:0]), .resp_data(dram_resp_rdata),
+      .wr_en(ld_wr_en), .wr_buf(ld_wr_buf), .wr_addr(ld_wr_addr), .wr_data(ld_wr_data),
+      .wr_gnt(ld_wr_gnt), .busy(load_busy), .cur_id(load_id), .retire(retire_load),
+      .cls(cls[1]));
+
+  logic macs_issue;
+  logic [6:0] macs_useful;
+  logic [3:0] sat_count;
+  npu_compute u_compute (
+      .clk, .rst_n, .ce, .running, .q_cmd(cmpq_head), .q_empty(cmpq_empty), .q_pop(cmpq_pop),
+      .tok_prev_avail(tokens[0] != 0), .tok_next_avail(tokens[3] != 0),
+      .tok_prev_pop(tok_pop[0]), .tok_next_pop(tok_pop[3]),
+      .tok_prev_full(tokens[1] == 8'd255), .tok_next_full(tokens[2] == 8'd255),
+      .tok_prev_push(tok_push[1]), .tok_next_push(tok_push[2]),
+      .inp_rd_en(inp_ra_en), .inp_rd_addr(inp_ra_addr), .inp_rd_data(inp_ra_data),
+      .wgt_rd_en(wgt_ra_en), .wgt_rd_addr(wgt_ra_addr), .wgt_rd_data(wgt_ra_data),
+      .acc_rda_en(acc_ra_en), .acc_rda_addr(acc_ra_addr), .acc_rda_data(acc_ra_data),
+      .acc_rdb_en(acc_rb_en), .acc_rdb_addr(acc_rb_addr), .acc_rdb_data(acc_rb_data),
+      .acc_rdb_gnt(acc_rb_gnt), .acc_wr_en(acc_wa_en), .acc_wr_addr(acc_wa_addr),
+      .acc_wr_data(acc_wa_data), .out_wr_en(out_wa_en), .out_wr_addr(out_wa_addr),
+      .out_wr_data(out_wa_data), .busy(compute_busy), .cur_id(compute_id),
+      .retire_gemm, .retire_post, .macs_issue, .macs_useful, .sat_count,
+      .gemm_cls(cls[2]), .post_cls(cls[3]));
+
+  npu_store u_store (
+      .clk, .rst_n, .ce, .running, .q_cmd(stq_head), .q_empty(stq_empty), .q_pop(stq_pop),
+      .tok_in_avail(tokens[2] != 0), .tok_in_pop(tok_pop[2]),
+      .tok_out_full(tokens[3] == 8'd255), .tok_out_push(tok_push[3]),
+      .rd_en(st_rd_en), .rd_addr(st_rd_addr), .rd_data(st_rd_data), .rd_gnt(st_rd_gnt),
+      .req_valid(store_req_valid), .req_addr(store_req_addr), .req_size(store_req_size),
+      .req_tag(store_req_tag), .req_data(store_req_data), .req_fire(src_fire[2]),
+      .resp_fire(resp_fire[2]), .resp_tag(dram_resp_tag[2:0]), .busy(store_busy),
+      .cur_id(store_id), .retire(retire_store), .cls(cls[4]));
+
+  // ------------------------------------------------------------------ scratchpads
+  logic inp_wb_en, wgt_wb_en, acc_wb_en;
+  assign inp_wb_en = ld_wr_en && ld_wr_buf == BUF_INP;
+  assign wgt_wb_en = ld_wr_en && ld_wr_buf == BUF_WGT;
+  assign acc_wb_en = ld_wr_en && ld_wr_buf == BUF_ACC;
+  assign ld_wr_gnt = inp_wb_gnt || wgt_wb_gnt || acc_wb_gnt;
+
+  /* verilator lint_off PINCONNECTEMPTY */
+  npu_spad #(.WIDTH(64), .DEPTH(INP_DEPTH), .BANKS(4), .SINGLE_PORT(1)) u_inp (
+      .clk, .ra_en(inp_ra_en), .ra_addr(inp_ra_addr), .ra_data(inp_ra_data),
+      .rb_en(1'b0), .rb_addr(16'd0), .rb_data(), .rb_gnt(),
+      .wa_en(1'b0), .wa_addr(16'd0), .wa_data(64'd0),
+      .wb_en(inp_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data[63:0]), .wb_gnt(inp_wb_gnt),
+      .conflicts(conflicts[0]), .range_error(range_err[0]));
+  npu_spad #(.WIDTH(512), .DEPTH(WGT_DEPTH), .BANKS(4), .SINGLE_PORT(1)) u_wgt (
+      .clk, .ra_en(wgt_ra_en), .ra_addr(wgt_ra_addr), .ra_data(wgt_ra_data),
+      .rb_en(1'b0), .rb_addr(16'd0), .rb_data(), .rb_gnt(),
+      .wa_en(1'b0), .wa_addr(16'd0), .wa_data(512'd0),
+      .wb_en(wgt_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data), .wb_gnt(wgt_wb_gnt),
+      .conflicts(conflicts[1]), .range_error(range_err[1]));
+  npu_spad #(.WIDTH(256), .DEPTH(ACC_DEPTH), .BANKS(2), .SINGLE_PORT(0)) u_acc (
+      .clk, .ra_en(acc_ra_en), .ra_addr(acc_ra_addr), .ra_data(acc_ra_data),
+      .rb_en(acc_rb_en), .rb_addr(acc_rb_addr), .rb_data(acc_rb_data), .rb_gnt(acc_rb_gnt),
+      .wa_en(acc_wa_en), .wa_addr(acc_wa_addr), .wa_data(acc_wa_data),
+      .wb_en(acc_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data[255:0]), .wb_gnt(acc_wb_gnt),
+      .conflicts(conflicts[2]), .range_error(range_err[2]));
+  npu_spad #(.WIDTH(64), .DEPTH(OUT_DEPTH), .BANKS(4), .SINGLE_PORT(1)) u_out (
+      .clk, .ra_en(1'b0), .ra_addr(16'd0), .ra_data(),
+      .rb_en(st_rd_en), .rb_addr(st_rd_addr), .rb_data(st_rd_data), .rb_gnt(st_rd_gnt),
+      .wa_en(out_wa_en), .wa_addr(out_wa_addr), .wa_data(out_wa_data),
+      .wb_en(1'b0), .wb_addr(16'd0), .wb_data(64'd0), .wb_gnt(),
+      .conflicts(conflicts[3]), .range_error(range_err[3]));
+  /* verilator lint_on PINCONNECTEMPTY */
+
+  // ------------------------------------------------------------------ DRAM arbiter
+  logic src_valid[3];
+  logic [31:0] src_addr[3];
+  logic [6:0] src_size[3];
+  logic [2:0] src_tag[3];
+  assign src_valid = '{fetch_req_valid, load_req_valid, store_req_valid};
+  assign src_addr = '{fetch_req_addr, load_req_addr, store_req_addr};
+  assign src_size = '{7'd32, load_req_size, store_req_size};
+  assign src_tag = '{fetch_req_tag, load_req_tag, store_req_tag};
+  logic [15:0] rd_latency;
+  logic unknown_tag;
+  npu_dram_arb u_arb (
+      .clk, .rst_n, .ce, .now(cycle[31:0]), .src_valid, .src_addr, .src_size, .src_tag,
+      .store_data(store_req_data), .src_fire, .dram_req_valid, .dram_req_ready, .dram_req_write,
+      .dram_req_addr, .dram_req_size, .dram_req_tag, .dram_req_wdata, .dram_resp_valid,
+      .dram_resp_ready, .dram_resp_write, .dram_resp_tag, .resp_fire, .rd_latency, .unknown_tag);
+
+  // ------------------------------------------------------------------ PMU
+  logic req_fire_any;
+  assign req_fire_any = dram_req_valid && dram_req_ready;
+  npu_pmu u_pmu (
+      .clk, .rst_n, .enable(pmu_enable), .clear(pmu_clear), .snapshot(pmu_snapshot),
+      .sel(pmu_sel), .sel_value(pmu_sel_value), .cls, .macs_issue, .macs_useful,
+      .rd_bytes((req_fire_any && !dram_req_write) ? dram_req_size : 7'd0),
+      .wr_bytes((req_fire_any && dram_req_write) ? dram_req_size : 7'd0),
+      .rd_req(req_fire_any && !dram_req_write), .wr_req(req_fire_any && dram_req_write),
+      .rd_latency,
+      .spad_access({st_rd_gnt && st_rd_en, out_wa_en, acc_wa_en || (acc_wb_en && acc_wb_gnt),
+                    acc_ra_en || (acc_rb_en && acc_rb_gnt), wgt_wb_gnt, wgt_ra_en, inp_wb_gnt,
+                    inp_ra_en}),
+      .conflicts,
+      .retired({retire_end, retire_sync, retire_store, retire_post, retire_gemm, retire_load}),
+      .saturations(sat_count));
+
+  // ------------------------------------------------------------------ observation ports
+  assign obs_ld_valid = ld_wr_gnt;
+  assign obs_ld_id = load_id;
+  assign obs_ld_buf = ld_wr_buf;
+  assign obs_ld_addr = ld_wr_addr;
+  assign obs_ld_data = ld_wr_data;
+  assign obs_acc_valid = acc_wa_en;
+  assign obs_acc_id = compute_id;
+  assign obs_acc_addr = acc_wa_addr;
+  assign obs_acc_data = acc_wa_data;
+  assign obs_out_valid = out_wa_en;
+  assign obs_out_id = compute_id;
+  assign obs_out_addr = out_wa_addr;
+  assign obs_out_data = out_wa_data;
+  assign obs_st_valid = src_fire[2];
+  assign obs_st_id = store_id;
+  assign obs_st_addr = store_req_addr;
+  assign obs_st_size = store_req_size;
+  assign obs_st_data = store_req_data;
+
+  // ------------------------------------------------------------------ assertions
+  // Invariants that only a design bug (or an injected fault) can break. Each prints one line
+  // with the cycle and latches the first failure in assert_code for the harness.
+  logic [7:0] assert_q  /*verilator public_flat_rw*/;
+  assign assert_code = assert_q;
+  logic [7:0] assert_now;
+  always_comb begin
+    assert_now = 8'd0;
+    if (q_overflow != 0) assert_now = A_QUEUE_OVERFLOW;
+    else if (tok_underflow) assert_now = A_TOKEN_UNDERFLOW;
+    else if (tok_overflow) assert_now = A_TOKEN_OVERFLOW;
+    else if (error_pulse) assert_now = A_ILLEGAL_CMD;
+    else if (unknown_tag) assert_now = A_UNKNOWN_TAG;
+    else if (range_err != 0) assert_now = A_SPAD_RANGE;
+  end
+  always_ff @(posedge clk) begin
+    if (!rst_n) assert_q <= 8'd0;
+    else if (assert_q == 8'd0 && assert_now != 8'd0) assert_q <= assert_now;
+  end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (rst_n) begin
+      assert (q_overflow == 0)
+      else $error("NPU ASSERT queue_overflow at cycle %0d: queues %b", cycle, q_overflow);
+      assert (!tok_underflow)
+      else $error("NPU ASSERT token_underflow at cycle %0d", cycle);
+      assert (!tok_overflow)
+      else $error("NPU ASSERT token_overflow at cycle %0d", cycle);
+      assert (!error_pulse)
+      else $error("NPU ASSERT illegal_command at cycle %0d: opcode %0d at ring index %0d",
+                  cycle, fetch_cmd[3:0], head);
+      assert (!unknown_tag)
+      else $error("NPU ASSERT unknown_tag at cycle %0d: tag %0d", cycle, dram_resp_tag);
+      assert (range_err == 0)
+      else $error("NPU ASSERT spad_range at cycle %0d: buffers %b", cycle, range_err);
+    end
+  end
+`endif
+endmodule

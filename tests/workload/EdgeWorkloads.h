@@ -1,0 +1,47 @@
+// Workloads that stress the lowering's edge cases (shared by the workload and golden tests).
+#pragma once
+
+#include <utility>
+#include <vector>
+
+namespace bud::test {
+
+/// (name, text) of each edge-case workload.
+inline const std::vector<std::pair<const char*, const char*>>& edge_workloads() {
+  static const std::vector<std::pair<const char*, const char*>> all = {
+      // K and N not multiples of 8; a negative multiplier.
+      {"odd_kn", R"(input_shape: [37, 13]
+layer { name: "d" dense { m: 37 k: 13 n: 11 } quant { mult: -1 shift: 6 } })"},
+      // M not a multiple of the tile (40, 40, 20 rows): the third tile waits for tokens.
+      {"m_tail", R"(input_shape: [100, 200]
+layer { name: "d" dense { m: 100 k: 200 n: 20 relu: true } })"},
+      // Several N tiles (2, 2, 2, 2, 1 blocks) x M tiles (8 x 6 + 2): WGT halves alternate.
+      {"n_tiles", R"(input_shape: [50, 1000]
+layer { name: "d" dense { m: 50 k: 1000 n: 70 } })"},
+      // Dense storing some channel blocks per N tile into a zero-bordered tensor for a conv.
+      {"dense_to_conv", R"(input_shape: [4, 4, 600]
+layer { name: "d" dense { m: 16 k: 600 n: 40 relu: true } }
+layer { name: "c" conv2d { c_out: 8 kh: 3 kw: 3 pad: 1 } })"},
+      // Strided conv with C_in = 3, non-square kernel; add reading a bordered tensor; relu
+      // storing into a bordered tensor; 5x5 conv with pad 2; add of a fresh tensor; dense.
+      {"conv_mix", R"(input_shape: [9, 7, 3]
+layer { name: "c1" conv2d { c_out: 12 kh: 3 kw: 2 stride: 2 pad: 1 relu: true } }
+layer { name: "c2" conv2d { c_out: 12 kh: 3 kw: 3 pad: 1 } }
+layer { name: "a" add { other: "c1" relu: true } }
+layer { name: "r" relu { } }
+layer { name: "c3" conv2d { c_out: 9 kh: 5 kw: 5 pad: 2 } }
+layer { name: "f" add { } quant { mult: 1 shift: 1 } }
+layer { name: "d" dense { m: 20 k: 9 n: 7 } })"},
+      // A conv with four M tiles, then a residual add of the (bordered) input.
+      {"conv_tiles", R"(input_shape: [20, 20, 8]
+layer { name: "c" conv2d { c_out: 8 kh: 3 kw: 3 pad: 1 } }
+layer { name: "s" add { other: "input" } })"},
+      // Wide elementwise layers: 2 pixels per tile for add (INP holds both operands).
+      {"wide_add", R"(input_shape: [3, 3, 2048]
+layer { name: "r" relu { } }
+layer { name: "a" add { other: "input" } })"},
+  };
+  return all;
+}
+
+}  // namespace bud::test

@@ -1,0 +1,281 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+
+#include "emu/workload/Builtins.h"
+#include "emu/workload/Lowering.h"
+#include "tests/workload/EdgeWorkloads.h"
+
+using namespace bud::workload;
+using bud::isa::Buffer;
+using bud::isa::Command;
+using bud::isa::Opcode;
+
+namespace {
+
+std::vector<std::pair<std::string, Workload>> all_workloads() {
+  std::vector<std::pair<std::string, Workload>> v;
+  for (const auto& b : list_builtins()) v.emplace_back(b.name, load_builtin(b.name).value());
+  for (const auto& [name, text] : bud::test::edge_workloads()) {
+    Result<Workload> w = parse_workload(text, name);
+    INFO(name << ": " << w.error());
+    REQUIRE(w.ok());
+    v.emplace_back(name, std::move(w).value());
+  }
+  return v;
+}
+
+Program lowered(const Workload& w) {
+  Result<Program> p = lower(w);
+  INFO(p.error());
+  REQUIRE(p.ok());
+  return std::move(p).value();
+}
+
+// Replays the token FIFOs in program order (what the golden model checks) and returns the most
+// tokens any FIFO ever held. FIFOs: 0 L->C, 1 C->L, 2 C->S, 3 S->C.
+int check_tokens(const Program& p) {
+  std::array<int, 4> fifo{};
+  int most = 0;
+  for (const Command& c : p.commands) {
+    INFO(c.to_string());
+    const bool compute = c.opcode == Opcode::Gemm || c.opcode == Opcode::Post;
+    if (c.opcode == Opcode::Load) REQUIRE_FALSE((c.pop_prev || c.push_prev));
+    if (c.opcode == Opcode::Store) REQUIRE_FALSE((c.pop_next || c.push_next));
+    if (c.opcode == Opcode::Sync || c.opcode == Opcode::End) {
+      REQUIRE_FALSE((c.pop_prev || c.pop_next || c.push_prev || c.push_next));
+      REQUIRE(fifo == std::array<int, 4>{});  // every token pushed in a layer is popped in it
+    }
+    if (c.pop_prev) REQUIRE(fifo[compute ? 0 : 2]-- > 0);
+    if (c.pop_next) REQUIRE(fifo[compute ? 3 : 1]-- > 0);
+    if (c.push_prev) ++fifo[compute ? 1 : 3];
+    if (c.push_next) ++fifo[compute ? 2 : 0];
+    for (int f : fifo) most = std::max(most, f);
+  }
+  return most;
+}
+
+}  // namespace
+
+TEST_CASE("programs are well formed: ids, layers, SYNC between layers, END last",
+          "[workload][lowering]") {
+  for (const auto& [name, w] : all_workloads()) {
+    INFO(name);
+    const Program p = lowered(w);
+    REQUIRE_FALSE(p.commands.empty());
+    REQUIRE(p.layers.size() == w.layers.size());
+    uint32_t next = 0;
+    for (size_t li = 0; li < p.layers.size(); ++li) {
+      const LayerInfo& info = p.layers[li];
+      CHECK(info.first_cmd == next);
+      CHECK(info.name == w.layers[li].name);
+      for (uint32_t i = info.first_cmd; i <= info.last_cmd; ++i) {
+        CHECK(p.commands[i].cmd_id == i);
+        CHECK(p.commands[i].layer == li);
+        CHECK(p.layer_of_command(i) == static_cast<int>(li));
+      }
+      const Opcode last = p.commands[info.last_cmd].opcode;
+      CHECK(last == (li + 1 == p.layers.size() ? Opcode::End : Opcode::Sync));
+      next = info.last_cmd + 1;
+    }
+    CHECK(next == p.commands.size());
+    CHECK(p.commands.back().end_code == 0);
+    CHECK(std::count_if(p.commands.begin(), p.commands.end(), [](const Command& c) {
+            return c.opcode == Opcode::End;
+          }) == 1);
+    const DramRegion ring = ring_image(p);
+    CHECK(ring.addr == kRingBase);
+    CHECK(ring.bytes.size() == p.commands.size() * 32);
+  }
+}
+
+TEST_CASE("tokens balance per layer and never underflow", "[workload][lowering][tokens]") {
+  for (const auto& [name, w] : all_workloads()) {
+    INFO(name);
+    const int most = check_tokens(lowered(w));
+    CHECK(most <= 2);  // load runs at most two tiles ahead: far below the FIFO depth of 255
+  }
+}
+
+TEST_CASE("tiles stay inside one scratchpad half and alternate", "[workload][lowering]") {
+  for (const auto& [name, w] : all_workloads()) {
+    INFO(name);
+    const Program p = lowered(w);
+    for (const Command& c : p.commands) {
+      INFO(c.to_string());
+      auto in_half = [](uint32_t base, uint32_t count, uint32_t half) {
+        return count == 0 || (base / half == (base + count - 1) / half && base + count <= 2 * half);
+      };
+      switch (c.opcode) {
+        case Opcode::Load: {
+          const uint32_t n = uint32_t{c.y_size} * c.x_size;
+          const uint32_t half =
+              c.buffer == Buffer::Inp ? kInpHalf : c.buffer == Buffer::Wgt ? kWgtHalf : kAccHalf;
+          CHECK(in_half(c.sram_base, n, half));
+          CHECK(c.dram_addr % 8 == 0);
+          CHECK(c.x_stride % 8 == 0);
+          CHECK(c.dram_addr >= kDataBase);
+          CHECK(c.buffer != Buffer::Out);
+          break;
+        }
+        case Opcode::Store:
+          CHECK(in_half(c.sram_base, uint32_t{c.y_size} * c.x_size, kOutHalf));
+          CHECK(c.buffer == Buffer::Out);
+          CHECK(c.dram_addr >= kDataBase);
+          break;
+        case Opcode::Gemm: {
+          const uint32_t kb = (c.k + 7u) / 8u, nb = (c.n + 7u) / 8u;
+          CHECK(in_half(c.inp_base, c.m * kb, kInpHalf));
+          CHECK(in_half(c.wgt_base, nb * kb, kWgtHalf));
+          CHECK(in_half(c.acc_base, c.m * nb, kAccHalf));
+          break;
+        }
+        case Opcode::Post:
+          CHECK(in_half(c.acc_base, c.count, kAccHalf));
+          CHECK(in_half(c.out_base, c.count, kOutHalf));
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
+TEST_CASE("DRAM map: ring first, tensors aligned, disjoint and inside DRAM", "[workload][lowering]") {
+  for (const auto& [name, w] : all_workloads()) {
+    INFO(name);
+    const Program p = lowered(w);
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    for (const TensorInfo& t : p.tensors) {
+      INFO(t.name);
+      CHECK(t.addr >= kDataBase);
+      CHECK(t.addr % kTensorAlign == 0);
+      CHECK(uint64_t{t.addr} + t.bytes <= p.dram_bytes);
+      spans.emplace_back(t.addr, uint64_t{t.addr} + t.bytes);
+    }
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i) CHECK(spans[i].first >= spans[i - 1].second);
+    for (const DramRegion& r : p.dram_init) {
+      CHECK(r.addr >= kDataBase);
+      CHECK(r.addr + r.bytes.size() <= p.data_end);
+    }
+    // Every layer output is checked; nothing else is.
+    size_t checked = 0;
+    for (const TensorInfo& t : p.tensors) checked += t.check;
+    CHECK(checked == w.layers.size());
+    for (const Layer& l : w.layers) {
+      const TensorInfo* t = p.find_tensor(l.name);
+      REQUIRE(t != nullptr);
+      CHECK(t->check);
+      CHECK(t->shape == l.out_shape);
+    }
+  }
+}
+
+TEST_CASE("tile sizes at the edges", "[workload][lowering][tiles]") {
+  auto gemms = [](const std::string& text) {
+    const Program p = lowered(parse_workload(text, "t").value());
+    std::vector<std::array<int, 3>> v;
+    for (const Command& c : p.commands)
+      if (c.opcode == Opcode::Gemm) v.push_back({c.m, c.k, c.n});
+    return v;
+  };
+  // M = 100 with 40-row tiles (INP half 1024 / Kb 25): 40, 40, 20.
+  CHECK(gemms("input_shape: [100, 200]\nlayer { dense { m: 100 k: 200 n: 20 } }") ==
+        std::vector<std::array<int, 3>>{{40, 200, 20}, {40, 200, 20}, {20, 200, 20}});
+  // K = 1000 (Kb 125): two output blocks per WGT half; N = 20 -> tiles of 16 and 4 columns.
+  CHECK(gemms("input_shape: [3, 1000]\nlayer { dense { m: 3 k: 1000 n: 20 } }") ==
+        std::vector<std::array<int, 3>>{{3, 1000, 16}, {3, 1000, 4}});
+  // One row fits exactly: Kb = 256 fills half the WGT scratchpad.
+  CHECK(gemms("input_shape: [2, 2048]\nlayer { dense { m: 2 k: 2048 n: 9 } }") ==
+        std::vector<std::array<int, 3>>{{2, 2048, 8}, {2, 2048, 1}});
+  CHECK_FALSE(parse_workload("input_shape: [2, 2049]\nlayer { dense { m: 2 k: 2049 n: 9 } }", "t")
+                  .ok());
+  // Conv 3x3 on 3 channels: K = 9 taps x 8 (padded channels).
+  CHECK(gemms("input_shape: [4, 4, 3]\nlayer { conv2d { c_out: 4 kh: 3 kw: 3 pad: 1 } }") ==
+        std::vector<std::array<int, 3>>{{16, 72, 4}});
+}
+
+TEST_CASE("weights are reused across M tiles", "[workload][lowering]") {
+  const Program p = lowered(load_builtin("compute_bound").value());
+  int wgt_loads = 0, gemms = 0;
+  for (const Command& c : p.commands) {
+    wgt_loads += c.opcode == Opcode::Load && c.buffer == Buffer::Wgt;
+    gemms += c.opcode == Opcode::Gemm;
+  }
+  CHECK(gemms == 32);
+  CHECK(wgt_loads == 4);  // one per N tile of 64 columns
+  // Long GEMMs amortise the pipeline drain: the MAC array can stay >= 70% busy.
+  for (const Command& c : p.commands)
+    if (c.opcode == Opcode::Gemm) CHECK(uint32_t{c.m} * ((c.k + 7) / 8) * ((c.n + 7) / 8) == 8192);
+  CHECK(p.useful_macs == p.gemm_iterations * 64);
+}
+
+TEST_CASE("im2col loads read KH rows of KW*C_in bytes from the bordered input",
+          "[workload][lowering][conv]") {
+  const Workload w =
+      parse_workload("input_shape: [5, 6, 3]\nlayer { conv2d { c_out: 8 kh: 3 kw: 2 stride: 2 "
+                     "pad: 1 } }",
+                     "t")
+          .value();
+  const Program p = lowered(w);
+  const TensorInfo* in = p.find_tensor("input");
+  REQUIRE(in != nullptr);
+  CHECK(in->border == 1);
+  CHECK(in->c_padded == 8);
+  CHECK(in->row_pitch == (6 + 2) * 8);
+  std::vector<Command> inp;
+  for (const Command& c : p.commands)
+    if (c.opcode == Opcode::Load && c.buffer == Buffer::Inp) inp.push_back(c);
+  // Output 3x3 pixels, one LOAD each.
+  REQUIRE(inp.size() == 9);
+  for (size_t i = 0; i < inp.size(); ++i) {
+    const uint32_t oy = static_cast<uint32_t>(i / 3), ox = static_cast<uint32_t>(i % 3);
+    CHECK(inp[i].y_size == 3);
+    CHECK(inp[i].x_size == 2);
+    CHECK(inp[i].x_stride == in->row_pitch);
+    CHECK(inp[i].dram_addr == in->addr + oy * 2 * in->row_pitch + ox * 2 * 8);
+    CHECK(inp[i].sram_base == i * 6);
+  }
+}
+
+TEST_CASE("bias rows are broadcast into ACC, then GEMM accumulates", "[workload][lowering]") {
+  const Program p = lowered(load_builtin("gemm_small").value());
+  REQUIRE(p.commands.size() == 7);
+  const Command& wgt = p.commands[0];
+  const Command& bias = p.commands[1];
+  const Command& inp = p.commands[2];
+  const Command& gemm = p.commands[3];
+  CHECK(wgt.buffer == Buffer::Wgt);
+  CHECK(bias.buffer == Buffer::Acc);
+  CHECK(bias.x_stride == 0);
+  CHECK(bias.y_size == 16);
+  CHECK(bias.x_size == 3);
+  CHECK(inp.buffer == Buffer::Inp);
+  CHECK(inp.push_next);
+  CHECK(gemm.opcode == Opcode::Gemm);
+  CHECK_FALSE(gemm.reset);
+  CHECK(gemm.pop_prev);
+  CHECK(p.commands[4].opcode == Opcode::Post);
+  CHECK(p.commands[4].clamp_lo == 0);  // relu
+  CHECK(p.commands[4].mult == 128);
+  CHECK(p.commands[4].shift == 10);
+  CHECK(p.commands[5].opcode == Opcode::Store);
+  // Weight block (nb, kb) byte o*8+i = W[kb*8+i][nb*8+o].
+  const Workload w = load_builtin("gemm_small").value();
+  const LayerData d = generate_layer_data(w, 0);
+  const TensorInfo* wt = p.find_tensor("fc.weights");
+  REQUIRE(wt != nullptr);
+  const DramRegion* region = nullptr;
+  for (const DramRegion& r : p.dram_init)
+    if (r.addr == wt->addr) region = &r;
+  REQUIRE(region != nullptr);
+  const int kb_n = 5;
+  for (int k = 0; k < 40; ++k)
+    for (int n = 0; n < 24; ++n) {
+      const int8_t want = n < 20 ? d.weights[static_cast<size_t>(k * 20 + n)] : 0;
+      const size_t off = static_cast<size_t>(((n / 8) * kb_n + k / 8) * 64 + (n % 8) * 8 + k % 8);
+      REQUIRE(static_cast<int8_t>(region->bytes[off]) == want);
+    }
+}

@@ -1,0 +1,150 @@
+#include "tools/bud/Output.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace bud::cli {
+
+std::string group_digits(uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+ProgressLine::ProgressLine(std::string label)
+    : label_(std::move(label)),
+      enabled_(isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()) {}
+
+void ProgressLine::update(uint64_t cycle) {
+  if (!enabled_) return;
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::fprintf(stderr, "\r%s: cycle %s (%.2f Mcycles/s)   ", label_.c_str(),
+               group_digits(cycle).c_str(), secs > 0 ? cycle / secs / 1e6 : 0.0);
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void ProgressLine::finish() {
+  if (shown_) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+    shown_ = false;
+  }
+}
+
+namespace {
+
+uint64_t counter(const run::RunReport& r, isa::Counter c) {
+  return r.counters[static_cast<int>(c)];
+}
+
+}  // namespace
+
+std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
+  std::ostringstream o;
+  char buf[256];
+  o << "workload   " << r.workload << "  (" << p.program.layers.size() << " layers, "
+    << r.commands << " commands, seed " << r.seed << ", mem-seed " << r.mem_seed << ", model "
+    << r.model_revision << ")\n";
+  o << "cycles     " << group_digits(r.cycles) << "\n";
+  if (r.passed) {
+    o << "result     PASS: every stage (fetch, load, gemm, post, store) and every output tensor "
+         "matches the golden model bit-exactly\n";
+  } else {
+    o << "result     FAIL\n";
+    for (const auto& f : r.failures) o << "  - " << f << "\n";
+  }
+  const uint64_t cycles = std::max<uint64_t>(1, counter(r, isa::Counter::Cycles));
+  std::snprintf(buf, sizeof buf, "MAC util   %.1f%% (%s useful of %s issued MACs)\n",
+                100.0 * r.mac_utilization(),
+                group_digits(counter(r, isa::Counter::MacsUseful)).c_str(),
+                group_digits(counter(r, isa::Counter::MacsIssued)).c_str());
+  o << buf;
+  const uint64_t rd_reqs = counter(r, isa::Counter::DramRdReqs);
+  std::snprintf(buf, sizeof buf,
+                "DRAM       read %s B in %s requests (mean latency %.1f cycles), "
+                "written %s B in %s requests\n",
+                group_digits(counter(r, isa::Counter::DramRdBytes)).c_str(),
+                group_digits(rd_reqs).c_str(),
+                rd_reqs ? static_cast<double>(counter(r, isa::Counter::DramRdLatencySum)) /
+                              static_cast<double>(rd_reqs)
+                        : 0.0,
+                group_digits(counter(r, isa::Counter::DramWrBytes)).c_str(),
+                group_digits(counter(r, isa::Counter::DramWrReqs)).c_str());
+  o << buf;
+  std::snprintf(buf, sizeof buf, "spad       bank conflicts inp %s wgt %s acc %s out %s; "
+                "saturations %s\n",
+                group_digits(counter(r, isa::Counter::BankConflictsInp)).c_str(),
+                group_digits(counter(r, isa::Counter::BankConflictsWgt)).c_str(),
+                group_digits(counter(r, isa::Counter::BankConflictsAcc)).c_str(),
+                group_digits(counter(r, isa::Counter::BankConflictsOut)).c_str(),
+                group_digits(counter(r, isa::Counter::Saturations)).c_str());
+  o << buf;
+  o << "\ncycle classes (% of cycles)\n";
+  std::snprintf(buf, sizeof buf, "  %-7s", "engine");
+  o << buf;
+  for (int c = 0; c < isa::kNumClasses; ++c) {
+    std::snprintf(buf, sizeof buf, " %9s", isa::class_name(static_cast<isa::CycleClass>(c)));
+    o << buf;
+  }
+  o << "\n";
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    std::snprintf(buf, sizeof buf, "  %-7s", isa::engine_name(static_cast<isa::Engine>(e)));
+    o << buf;
+    for (int c = 0; c < isa::kNumClasses; ++c) {
+      const uint64_t v = r.counters[isa::class_counter(static_cast<isa::Engine>(e),
+                                                       static_cast<isa::CycleClass>(c))];
+      std::snprintf(buf, sizeof buf, " %8.1f%%", 100.0 * static_cast<double>(v) / cycles);
+      o << buf;
+    }
+    o << "\n";
+  }
+  o << "\nretired    LOAD " << counter(r, isa::Counter::RetiredLoad) << "  GEMM "
+    << counter(r, isa::Counter::RetiredGemm) << "  POST " << counter(r, isa::Counter::RetiredPost)
+    << "  STORE " << counter(r, isa::Counter::RetiredStore) << "  SYNC "
+    << counter(r, isa::Counter::RetiredSync) << "  END " << counter(r, isa::Counter::RetiredEnd)
+    << "\n";
+  return o.str();
+}
+
+Json report_json(const run::RunReport& r) {
+  Json j = Json::object();
+  j.set("workload", r.workload);
+  j.set("seed", r.seed);
+  j.set("mem_seed", r.mem_seed);
+  j.set("model_revision", r.model_revision);
+  j.set("cycles", r.cycles);
+  j.set("state", emu::run_state_name(r.state));
+  j.set("passed", r.passed);
+  Json failures = Json::array();
+  for (const auto& f : r.failures) failures.push(f);
+  j.set("failures", failures);
+  if (!r.message.empty()) j.set("message", r.message);
+  j.set("commands", r.commands);
+  j.set("mac_utilization", r.mac_utilization());
+  Json counters = Json::object();
+  for (int i = 0; i < isa::kNumCounters; ++i) counters.set(isa::counter_name(i), r.counters[i]);
+  j.set("counters", counters);
+  Json stages = Json::object();
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    Json st = Json::object();
+    st.set("transactions", r.rtl_digests[s].count);
+    st.set("golden_transactions", r.golden_digests[s].count);
+    st.set("match", r.rtl_digests[s] == r.golden_digests[s]);
+    stages.set(emu::stage_name(static_cast<emu::Stage>(s)), st);
+  }
+  j.set("stages", stages);
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r.state_digest));
+  j.set("state_digest", std::string(hex));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r.output_digest));
+  j.set("output_digest", std::string(hex));
+  return j;
+}
+
+}  // namespace bud::cli

@@ -1,0 +1,38 @@
+// Rendering of run results for people (tables) and tools (JSON), and terminal progress.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "emu/run/RunJob.h"
+#include "tools/bud/Json.h"
+
+namespace bud::cli {
+
+/// "12,345,678"
+std::string group_digits(uint64_t v);
+
+/// A progress line on stderr, only when stderr is a terminal. Wall-clock time is used for the
+/// displayed rate only; it never affects the simulation.
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string label);
+  ~ProgressLine() { finish(); }
+  void update(uint64_t cycle);
+  void finish();
+
+ private:
+  std::string label_;
+  bool enabled_ = false;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// The run report as a table.
+std::string report_text(const run::RunReport& r, const run::PreparedRun& p);
+/// The run report as JSON: workload, seed, mem_seed, model_revision, cycles, state, passed,
+/// failures, mac_utilization, counters (name -> value), stages, digests.
+Json report_json(const run::RunReport& r);
+
+}  // namespace bud::cli

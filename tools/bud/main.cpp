@@ -1,0 +1,40 @@
+// bud: a bring-up debugger for AI-accelerator RTL. main only wires the subcommands.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "bud/ModelRevision.h"
+#include "tools/bud/RunCommand.h"
+#include "tools/bud/WorkloadsCommand.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"bud: bring-up debugger for the NPU accelerator RTL"};
+  app.footer(
+      "Examples:\n"
+      "  bud workloads                 # what can run\n"
+      "  bud run gemm_small            # run and check bit-exactly against the golden model\n"
+      "  bud run conv --json           # machine-readable result\n"
+      "Run `bud COMMAND --help` for each command's options.");
+  app.set_version_flag("--version", std::string("bud 0.1.0, model ") +
+                                        bud::build::kModelRevision + ", " +
+                                        bud::build::kVerilatorVersion);
+  app.require_subcommand(1);
+  bud::cli::RunCommandOptions run_options;
+  bud::cli::WorkloadsOptions workloads_options;
+  bud::cli::setup_run(app, run_options);
+  bud::cli::setup_workloads(app, workloads_options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  if (app.got_subcommand("run")) return bud::cli::run_run(run_options);
+  if (app.got_subcommand("workloads")) return bud::cli::run_workloads(workloads_options);
+  return 2;
+}
