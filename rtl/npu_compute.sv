@@ -57,16 +57,16 @@ module npu_compute
     output logic [2:0] post_cls
 );
   typedef enum logic [2:0] {S_IDLE, S_TOKEN, S_GEMM, S_POST, S_DRAIN, S_PUSH} state_t;
-  state_t state  /*verilator public_flat_rw*/;
+  state_t state;
 
   logic is_post;  // current command is POST (else GEMM)
   logic pop_prev, pop_next, push_prev, push_next;
-  logic [31:0] id_q  /*verilator public_flat_rw*/;
+  logic [31:0] id_q;
   // GEMM fields and loop state
   logic [15:0] wgt_base;
   logic reset_acc;
   logic [15:0] kb_total, nb_total, kb, nb, k_elems, n_elems;
-  logic [15:0] m_left  /*verilator public_flat_rw*/;  // GEMM rows left
+  logic [15:0] m_left;  // GEMM rows left
   logic [15:0] inp_row, wgt_row, acc_ptr;
   // POST fields
   logic [15:0] out_ptr, post_left;

@@ -31,7 +31,7 @@ module npu_dram_arb
     output logic [15:0] rd_latency,
     output logic unknown_tag
 );
-  logic [1:0] rr  /*verilator public_flat_rw*/;  // source with the highest priority this cycle
+  logic [1:0] rr;  // source with the highest priority this cycle
   logic [1:0] grant;
   logic any;
   always_comb begin

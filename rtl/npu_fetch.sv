@@ -17,7 +17,7 @@ module npu_fetch
     output logic running,
     output logic [15:0] head,
     output logic done_pulse,
-    output logic [31:0] end_code  /*verilator public_flat_rw*/,
+    output logic [31:0] end_code,
     output logic error_pulse,
     output logic [31:0] err_info,
     // DRAM
@@ -43,14 +43,14 @@ module npu_fetch
     output logic retire_end,
     output logic [2:0] cls
 );
-  logic [15:0] fptr  /*verilator public_flat_rw*/;  // next ring index to request
-  logic [2:0] inflight  /*verilator public_flat_rw*/;  // requests without a response
+  logic [15:0] fptr;  // next ring index to request
+  logic [2:0] inflight;  // requests without a response
   logic [1:0] req_slot, head_slot;
   logic [2:0] used;  // slots holding a request or a command
   logic [3:0] slot_valid;
   logic [255:0] slot_cmd[4];
-  logic running_q  /*verilator public_flat_rw*/;
-  logic [15:0] head_q  /*verilator public_flat_rw*/;
+  logic running_q;
+  logic [15:0] head_q;
 
   assign running = running_q;
   assign head = head_q;

@@ -42,15 +42,15 @@ module npu_load
     output logic [2:0] cls
 );
   typedef enum logic [1:0] {S_IDLE, S_TOKEN, S_RUN, S_PUSH} state_t;
-  state_t state  /*verilator public_flat_rw*/;
+  state_t state;
 
   // Current command.
   logic [31:0] row_addr, x_stride;
   logic [15:0] sram_ptr, x_size, x_left;
-  logic [15:0] y_left  /*verilator public_flat_rw*/;  // rows still to request
+  logic [15:0] y_left;  // rows still to request
   logic [1:0] buf_id;
   logic push_next;
-  logic [31:0] id_q  /*verilator public_flat_rw*/;
+  logic [31:0] id_q;
 
   // Entries per 64-byte request and entry size in bytes, per buffer.
   logic [3:0] max_chunk;
@@ -64,7 +64,7 @@ module npu_load
   end
 
   // Tags: one data slot each.
-  logic [7:0] tag_busy  /*verilator public_flat_rw*/;
+  logic [7:0] tag_busy;
   logic [15:0] tag_sram[8];
   logic [3:0] tag_n[8];
   logic [511:0] tag_data[8];

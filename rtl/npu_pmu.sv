@@ -24,7 +24,7 @@ module npu_pmu
     input logic [5:0] retired,         // load, gemm, post, store, sync, end
     input logic [3:0] saturations
 );
-  logic [63:0] cnt[NUM_COUNTERS]  /*verilator public_flat_rw*/;
+  logic [63:0] cnt[NUM_COUNTERS];
   logic [63:0] shadow[NUM_COUNTERS];
 
   assign sel_value = ({26'd0, sel} < NUM_COUNTERS) ? shadow[sel] : 64'd0;

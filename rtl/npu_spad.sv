@@ -29,7 +29,7 @@ module npu_spad #(
 );
   localparam int AW = $clog2(DEPTH);
   localparam int BW = $clog2(BANKS);
-  logic [WIDTH-1:0] mem[DEPTH]  /*verilator public_flat_rw*/;
+  logic [WIDTH-1:0] mem[DEPTH];
 
   /* verilator lint_off UNUSEDSIGNAL */
   function automatic logic [BW-1:0] bank(input logic [15:0] a);

@@ -38,10 +38,10 @@ module npu_store
     output logic [2:0] cls
 );
   typedef enum logic [1:0] {S_IDLE, S_TOKEN, S_RUN, S_PUSH} state_t;
-  state_t state  /*verilator public_flat_rw*/;
+  state_t state;
 
   logic [31:0] row_addr, x_stride;
-  logic [31:0] id_q  /*verilator public_flat_rw*/;
+  logic [31:0] id_q;
   logic [15:0] sram_ptr, y_left, x_size, x_left;
   logic push_prev;
 
@@ -54,7 +54,7 @@ module npu_store
   logic s1_valid;
   logic [2:0] s1_idx;
 
-  logic [7:0] tag_busy  /*verilator public_flat_rw*/;
+  logic [7:0] tag_busy;
   logic [2:0] free_tag;
   logic have_free;
   always_comb begin

@@ -55,7 +55,7 @@ module npu_top
   logic ce;
   assign ce = !throttle;
 
-  logic [63:0] cycle  /*verilator public_flat_rw*/;
+  logic [63:0] cycle;
   always_ff @(posedge clk) cycle <= !rst_n ? 64'd0 : cycle + 64'd1;
 
   // ------------------------------------------------------------------ CSRs
@@ -143,9 +143,12 @@ module npu_top
   logic ldq_push, cmpq_push, stq_push, ldq_pop, cmpq_pop, stq_pop;
   logic ldq_empty, cmpq_empty, stq_empty, ldq_full, cmpq_full, stq_full;
   logic [255:0] ldq_head, cmpq_head, stq_head;
-  logic [3:0] ldq_level  /*verilator public_flat_rw*/;
-  logic [3:0] cmpq_level  /*verilator public_flat_rw*/;
-  logic [3:0] stq_level  /*verilator public_flat_rw*/;
+  // Queue occupancy: read by the debugger only (rtl/npu_debug.vlt).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [3:0] ldq_level;
+  logic [3:0] cmpq_level;
+  logic [3:0] stq_level;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [2:0] q_overflow;
 
   npu_fifo #(.WIDTH(256), .DEPTH(8)) u_ldq (
@@ -162,7 +165,7 @@ module npu_top
       .overflow(q_overflow[2]));
 
   // Token FIFOs as counters: 0 L->C, 1 C->L, 2 C->S, 3 S->C.
-  logic [7:0] tokens[4]  /*verilator public_flat_rw*/;
+  logic [7:0] tokens[4];
   logic tok_push[4], tok_pop[4];
   logic tok_underflow, tok_overflow;
   always_comb begin
@@ -355,7 +358,7 @@ module npu_top
   // ------------------------------------------------------------------ assertions
   // Invariants that only a design bug (or an injected fault) can break. Each prints one line
   // with the cycle and latches the first failure in assert_code for the harness.
-  logic [7:0] assert_q  /*verilator public_flat_rw*/;
+  logic [7:0] assert_q;
   assign assert_code = assert_q;
   logic [7:0] assert_now;
   always_comb begin

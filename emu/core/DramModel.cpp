@@ -284,6 +284,7 @@ bool DramModel::accept(const DramRequest& req) {
   // Always draw, even with jitter 0, so the generator's position depends only on the number of
   // accepted requests.
   s.ready_at = t_.cycle + config_.base_latency + t_.rng.below(uint64_t{config_.jitter} + 1);
+  scan_after_ = std::min(scan_after_, s.ready_at);
   s.valid = true;
   s.bad = !ok;
   ++t_.count;
@@ -352,6 +353,7 @@ void DramModel::present_next() {
     ++stats_.responses;
     return;
   }
+  if (t_.count == 0 || t_.cycle < scan_after_) return;
   // Each pass either presents, or consumes a hook / frees a slot, so this ends within
   // 2 * kDramMaxOutstanding passes.
   while (t_.count > 0) {
@@ -378,7 +380,14 @@ void DramModel::present_next() {
       }
       if (best >= 0 && t_.slots[static_cast<size_t>(best)].ready_at > t_.cycle) best = -1;
     }
-    if (best < 0) return;
+    if (best < 0) {
+      // Nothing is ready: skip the scan until the earliest slot can be.
+      uint64_t earliest = UINT64_MAX;
+      for (const Slot& sl : t_.slots)
+        if (sl.valid) earliest = std::min(earliest, sl.ready_at);
+      scan_after_ = earliest;
+      return;
+    }
 
     Slot& s = t_.slots[static_cast<size_t>(best)];
     Hook& hook = t_.hooks[s.req.tag];
@@ -584,6 +593,7 @@ void DramModel::save(std::vector<uint8_t>& out) const {
 }
 
 bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string& error) {
+  scan_after_ = 0;
   Reader r{in, offset, {}};
   auto done = [&](bool ok) {
     if (!ok) error = r.err;

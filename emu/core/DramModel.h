@@ -9,6 +9,8 @@
 #pragma once
 
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -250,7 +252,45 @@ class DramModel {
   uint64_t stall_mean_ = 1;
   uint64_t open_mean_ = 1;
 
-  std::vector<uint8_t> mem_;      // size_bytes, viewed as pages of kDramPageBytes
+  /// Zero-initialised bytes from calloc: a large block comes from the kernel as zero pages, so a
+  /// 16 MiB memory costs nothing until it is touched (std::vector would memset it).
+  class ZeroedBytes {
+   public:
+    ZeroedBytes() = default;
+    ZeroedBytes(const ZeroedBytes& o) { copy_from(o); }
+    ZeroedBytes(ZeroedBytes&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+    ZeroedBytes& operator=(const ZeroedBytes& o) {
+      if (this != &o) copy_from(o);
+      return *this;
+    }
+    ZeroedBytes& operator=(ZeroedBytes&& o) noexcept {
+      std::swap(p_, o.p_);
+      std::swap(n_, o.n_);
+      return *this;
+    }
+    ~ZeroedBytes() { std::free(p_); }
+    /// Replaces the contents with `n` zero bytes.
+    void assign(size_t n, uint8_t /*zero*/) {
+      std::free(p_);
+      p_ = static_cast<uint8_t*>(std::calloc(n ? n : 1, 1));
+      if (!p_) std::abort();
+      n_ = n;
+    }
+    uint8_t* data() { return p_; }
+    const uint8_t* data() const { return p_; }
+    size_t size() const { return n_; }
+
+   private:
+    void copy_from(const ZeroedBytes& o) {
+      assign(o.n_, 0);
+      if (o.n_) std::memcpy(p_, o.p_, o.n_);
+    }
+    uint8_t* p_ = nullptr;
+    size_t n_ = 0;
+  };
+  ZeroedBytes mem_;  // size_bytes, viewed as pages of kDramPageBytes
+  /// Derived, not saved: no in-flight slot is ready before this cycle (0 = scan now).
+  uint64_t scan_after_ = 0;
   std::vector<uint8_t> touched_;  // per page: ever written (saved by save())
   // Digest cache: per-page hash, valid unless the page's dirty flag is set. The per-cycle path
   // only sets dirty flags; digest() re-hashes dirty pages.

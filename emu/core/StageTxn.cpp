@@ -53,11 +53,16 @@ std::string int32_list(const std::array<uint8_t, 64>& d, size_t bytes) {
 
 const char* stage_name(Stage s) {
   switch (s) {
-    case Stage::Fetch: return "fetch";
-    case Stage::Load: return "load";
-    case Stage::Gemm: return "gemm";
-    case Stage::Post: return "post";
-    case Stage::Store: return "store";
+    case Stage::Fetch:
+      return "fetch";
+    case Stage::Load:
+      return "load";
+    case Stage::Gemm:
+      return "gemm";
+    case Stage::Post:
+      return "post";
+    case Stage::Store:
+      return "store";
   }
   return "?";
 }
@@ -68,7 +73,8 @@ uint64_t StageTxn::hash() const {
                  (static_cast<uint64_t>(size) << 16) | (static_cast<uint64_t>(cmd_id) << 32));
   h = mix(h, addr);
   const size_t n = size < data.size() ? size : data.size();
-  for (size_t off = 0; off < n; off += 8) h = mix(h, load_le(data.data() + off, std::min<size_t>(8, n - off)));
+  for (size_t off = 0; off < n; off += 8)
+    h = mix(h, load_le(data.data() + off, std::min<size_t>(8, n - off)));
   return h;
 }
 

@@ -59,10 +59,10 @@ void GoldenNpu::emit(const emu::StageTxn& t) {
 
 std::string GoldenNpu::check_tokens(const Command& c) {
   // Which FIFO each bit names depends on the engine (docs/isa.md, "Commands").
-  const bool prev_ok = c.opcode == Opcode::Gemm || c.opcode == Opcode::Post ||
-                       c.opcode == Opcode::Store;
-  const bool next_ok = c.opcode == Opcode::Load || c.opcode == Opcode::Gemm ||
-                       c.opcode == Opcode::Post;
+  const bool prev_ok =
+      c.opcode == Opcode::Gemm || c.opcode == Opcode::Post || c.opcode == Opcode::Store;
+  const bool next_ok =
+      c.opcode == Opcode::Load || c.opcode == Opcode::Gemm || c.opcode == Opcode::Post;
   if ((c.pop_prev || c.push_prev) && !prev_ok)
     return "illegal token bit: " + isa::opcode_name(c.raw_opcode) + " has no previous engine";
   if ((c.pop_next || c.push_next) && !next_ok)
@@ -71,14 +71,14 @@ std::string GoldenNpu::check_tokens(const Command& c) {
   if (c.pop_prev) {
     const int f = compute ? kLoadToCompute : kComputeToStore;
     if (tokens_[f] == 0)
-      return std::string("deadlock: pop_prev with no token in the ") +
-             (compute ? "L->C" : "C->S") + " FIFO (nothing pushed earlier in program order)";
+      return std::string("deadlock: pop_prev with no token in the ") + (compute ? "L->C" : "C->S") +
+             " FIFO (nothing pushed earlier in program order)";
   }
   if (c.pop_next) {
     const int f = compute ? kStoreToCompute : kComputeToLoad;
     if (tokens_[f] == 0)
-      return std::string("deadlock: pop_next with no token in the ") +
-             (compute ? "S->C" : "C->L") + " FIFO (nothing pushed earlier in program order)";
+      return std::string("deadlock: pop_next with no token in the ") + (compute ? "S->C" : "C->L") +
+             " FIFO (nothing pushed earlier in program order)";
   }
   // An engine never pops and pushes the same FIFO, so pops do not make room for its pushes.
   if (c.push_prev) {
@@ -245,8 +245,7 @@ RunResult GoldenNpu::run(std::span<const std::array<uint64_t, 4>> commands) {
     const Command c = Command::decode(commands[i]);
     auto fail = [&](const std::string& detail) {
       r.error = "command #" + std::to_string(i) + " " + isa::opcode_name(c.raw_opcode) +
-                (c.cmd_id != i ? " (cmd_id " + std::to_string(c.cmd_id) + ")" : "") + ": " +
-                detail;
+                (c.cmd_id != i ? " (cmd_id " + std::to_string(c.cmd_id) + ")" : "") + ": " + detail;
       r.tokens_left = tokens_;
       return r;
     };
@@ -270,11 +269,20 @@ RunResult GoldenNpu::run(std::span<const std::array<uint64_t, 4>> commands) {
     if (c.pop_next) --tokens_[c.opcode == Opcode::Load ? kComputeToLoad : kStoreToCompute];
     std::string err;
     switch (c.opcode) {
-      case Opcode::Load: err = exec_load(c); break;
-      case Opcode::Gemm: err = exec_gemm(c, r); break;
-      case Opcode::Post: err = exec_post(c, r); break;
-      case Opcode::Store: err = exec_store(c); break;
-      case Opcode::Sync: break;
+      case Opcode::Load:
+        err = exec_load(c);
+        break;
+      case Opcode::Gemm:
+        err = exec_gemm(c, r);
+        break;
+      case Opcode::Post:
+        err = exec_post(c, r);
+        break;
+      case Opcode::Store:
+        err = exec_store(c);
+        break;
+      case Opcode::Sync:
+        break;
       case Opcode::End:
         r.ok = true;
         r.executed = static_cast<uint32_t>(i + 1);
@@ -311,7 +319,8 @@ RunResult GoldenNpu::run_ring(uint32_t ring_base, uint32_t count) {
     for (int w = 0; w < 4; ++w) {
       uint64_t v = 0;
       for (int b = 0; b < 8; ++b)
-        v |= uint64_t{dram_[ring_base + size_t{i} * 32 + static_cast<size_t>(w * 8 + b)]} << (8 * b);
+        v |= uint64_t{dram_[ring_base + size_t{i} * 32 + static_cast<size_t>(w * 8 + b)]}
+             << (8 * b);
       words[i][static_cast<size_t>(w)] = v;
     }
   return run(words);

@@ -18,13 +18,13 @@ namespace bud::golden {
 
 /// Outcome of GoldenNpu::run.
 struct RunResult {
-  bool ok = false;           ///< reached END without an error
-  std::string error;         ///< "command #N (OPCODE): ..." when !ok
-  uint32_t executed = 0;     ///< commands executed (END included)
-  uint32_t end_code = 0;     ///< code of the END that finished the program
+  bool ok = false;               ///< reached END without an error
+  std::string error;             ///< "command #N (OPCODE): ..." when !ok
+  uint32_t executed = 0;         ///< commands executed (END included)
+  uint32_t end_code = 0;         ///< code of the END that finished the program
   uint64_t gemm_iterations = 0;  ///< (m, nb, kb) iterations = MAC-array cycles
   uint64_t macs_useful = 0;
-  uint64_t saturations = 0;      ///< POST lanes clamped to int8 (the PMU's `saturations`)
+  uint64_t saturations = 0;  ///< POST lanes clamped to int8 (the PMU's `saturations`)
   /// Tokens left in the L->C, C->L, C->S, S->C FIFOs at END (a balanced program leaves 0).
   std::array<uint32_t, 4> tokens_left{};
   std::array<uint64_t, 4> retired{};  ///< LOAD, GEMM, POST, STORE commands (SYNC/END not counted)
@@ -65,9 +65,7 @@ class GoldenNpu {
   void reset_digests() { digests_ = {}; }
 
   /// Raw scratchpad bytes (entry i of buffer b is at i * entry_bytes).
-  std::span<const uint8_t> scratchpad(isa::Buffer b) const {
-    return spad_[static_cast<int>(b)];
-  }
+  std::span<const uint8_t> scratchpad(isa::Buffer b) const { return spad_[static_cast<int>(b)]; }
 
  private:
   // Each returns "" or an error detail.

@@ -21,14 +21,33 @@ const char* const kOpcodeNames[] = {"LOAD", "GEMM", "POST", "STORE", "SYNC", "EN
 const char* const kEngineNames[] = {"fetch", "load", "gemm", "post", "store"};
 const char* const kClassNames[] = {"active",    "stall_mem", "stall_dep", "starve",
                                    "stall_out", "throttled", "idle"};
-const char* const kGlobalCounterNames[] = {
-    "cycles",           "macs_issued",        "macs_useful",        "dram_rd_bytes",
-    "dram_wr_bytes",    "dram_rd_reqs",       "dram_wr_reqs",       "dram_rd_latency_sum",
-    "spad_inp_rd",      "spad_inp_wr",        "spad_wgt_rd",        "spad_wgt_wr",
-    "spad_acc_rd",      "spad_acc_wr",        "spad_out_rd",        "spad_out_wr",
-    "bank_conflicts_inp", "bank_conflicts_wgt", "bank_conflicts_acc", "bank_conflicts_out",
-    "retired_load",     "retired_gemm",       "retired_post",       "retired_store",
-    "retired_sync",     "retired_end",        "saturations"};
+const char* const kGlobalCounterNames[] = {"cycles",
+                                           "macs_issued",
+                                           "macs_useful",
+                                           "dram_rd_bytes",
+                                           "dram_wr_bytes",
+                                           "dram_rd_reqs",
+                                           "dram_wr_reqs",
+                                           "dram_rd_latency_sum",
+                                           "spad_inp_rd",
+                                           "spad_inp_wr",
+                                           "spad_wgt_rd",
+                                           "spad_wgt_wr",
+                                           "spad_acc_rd",
+                                           "spad_acc_wr",
+                                           "spad_out_rd",
+                                           "spad_out_wr",
+                                           "bank_conflicts_inp",
+                                           "bank_conflicts_wgt",
+                                           "bank_conflicts_acc",
+                                           "bank_conflicts_out",
+                                           "retired_load",
+                                           "retired_gemm",
+                                           "retired_post",
+                                           "retired_store",
+                                           "retired_sync",
+                                           "retired_end",
+                                           "saturations"};
 static_assert(kNumEngines * kNumClasses + std::size(kGlobalCounterNames) == kNumCounters);
 static_assert(static_cast<int>(Counter::Saturations) == kNumCounters - 1);
 
@@ -71,10 +90,14 @@ std::optional<Opcode> parse_opcode(std::string_view name) {
 
 const char* buffer_name(Buffer b) {
   switch (b) {
-    case Buffer::Inp: return "inp";
-    case Buffer::Wgt: return "wgt";
-    case Buffer::Acc: return "acc";
-    case Buffer::Out: return "out";
+    case Buffer::Inp:
+      return "inp";
+    case Buffer::Wgt:
+      return "wgt";
+    case Buffer::Acc:
+      return "acc";
+    case Buffer::Out:
+      return "out";
   }
   return "?";
 }
@@ -106,9 +129,9 @@ std::optional<int> find_counter(std::string_view name) {
 std::array<uint64_t, 4> Command::encode() const {
   std::array<uint64_t, 4> w{};
   // The opcode enum may hold an illegal value (decode keeps it), so encode it verbatim.
-  w[0] = field(static_cast<uint8_t>(opcode), 0, 4) | field(pop_prev, 4, 1) |
-         field(pop_next, 5, 1) | field(push_prev, 6, 1) | field(push_next, 7, 1) |
-         field(layer, 16, 16) | field(cmd_id, 32, 32);
+  w[0] = field(static_cast<uint8_t>(opcode), 0, 4) | field(pop_prev, 4, 1) | field(pop_next, 5, 1) |
+         field(push_prev, 6, 1) | field(push_next, 7, 1) | field(layer, 16, 16) |
+         field(cmd_id, 32, 32);
   switch (opcode) {
     case Opcode::Load:
     case Opcode::Store:
@@ -185,19 +208,17 @@ Command Command::decode(const std::array<uint64_t, 4>& w) {
 
 std::string Command::to_string() const {
   const uint8_t op = static_cast<uint8_t>(opcode);
-  std::string s = "#" + std::to_string(cmd_id) + " L" + std::to_string(layer) + " " +
-                  opcode_name(op);
+  std::string s =
+      "#" + std::to_string(cmd_id) + " L" + std::to_string(layer) + " " + opcode_name(op);
   auto num = [](auto v) { return std::to_string(v); };
   switch (opcode) {
     case Opcode::Load:
       s += std::string(" ") + buffer_name(buffer) + "[" + num(sram_base) + "] <- dram " +
-           hex(dram_addr) + " y=" + num(y_size) + " x=" + num(x_size) +
-           " stride=" + num(x_stride);
+           hex(dram_addr) + " y=" + num(y_size) + " x=" + num(x_size) + " stride=" + num(x_stride);
       break;
     case Opcode::Store:
       s += std::string(" ") + buffer_name(buffer) + "[" + num(sram_base) + "] -> dram " +
-           hex(dram_addr) + " y=" + num(y_size) + " x=" + num(x_size) +
-           " stride=" + num(x_stride);
+           hex(dram_addr) + " y=" + num(y_size) + " x=" + num(x_size) + " stride=" + num(x_stride);
       break;
     case Opcode::Gemm:
       s += " inp=" + num(inp_base) + " wgt=" + num(wgt_base) + " acc=" + num(acc_base) +

@@ -133,6 +133,8 @@ struct NpuEmulator::Impl {
   std::array<StageDigest, kNumStages> digests{};
   StageTxn txn;
   CycleHook* hook = nullptr;
+  InputRecorder* recorder = nullptr;
+  bool loaded = false;  ///< a job was loaded (the DRAM model must be fresh for the next)
   TxnObserver* observer = nullptr;
   std::vector<SignalInfo> signals;
   std::vector<SignalAccess> access;
@@ -341,6 +343,21 @@ struct NpuEmulator::Impl {
     std::memcpy(p, w.data(), a.ent_bytes);
   }
 
+  void record_inputs() {
+    NpuInputs in;
+    in.req_ready = top->dram_req_ready;
+    in.resp_valid = top->dram_resp_valid;
+    in.resp_write = top->dram_resp_write;
+    in.resp_tag = top->dram_resp_tag;
+    in.csr_valid = top->csr_valid;
+    in.csr_write = top->csr_write;
+    in.csr_addr = top->csr_addr;
+    in.csr_wdata = top->csr_wdata;
+    in.throttle = top->throttle;
+    std::memcpy(in.resp_rdata.data(), top->dram_resp_rdata.data(), 64);
+    recorder->on_inputs(in);
+  }
+
   bool thr_on() const {
     const auto& t = config.throttle;
     return t.period != 0 && (cycle % t.period) < t.on_cycles;
@@ -363,6 +380,7 @@ struct NpuEmulator::Impl {
     top->csr_addr = csr.addr;
     top->csr_wdata = csr.wdata;
     top->throttle = thr_on();
+    if (recorder) record_inputs();
     top->clk = 0;
     top->eval();
 
@@ -433,7 +451,8 @@ std::string NpuEmulator::load(const HostJob& job) {
   auto& m = *impl_;
   if (auto e = m.config.dram.validate(); !e.empty()) return e;
   if (auto e = m.config.throttle.validate(); !e.empty()) return e;
-  m.dram = DramModel(m.config.dram);
+  if (m.dram.cycle() != 0 || m.loaded) m.dram = DramModel(m.config.dram);
+  m.loaded = true;
   m.job = job;
   m.cycle = 0;
   m.last_progress = 0;
@@ -702,6 +721,7 @@ StageDigest NpuEmulator::stage_digest(Stage s) const {
   return impl_->digests[static_cast<int>(s)];
 }
 void NpuEmulator::set_cycle_hook(CycleHook* hook) { impl_->hook = hook; }
+void NpuEmulator::set_input_recorder(InputRecorder* recorder) { impl_->recorder = recorder; }
 void NpuEmulator::set_txn_observer(TxnObserver* observer) { impl_->observer = observer; }
 const DramModel& NpuEmulator::dram() const { return impl_->dram; }
 const HostDriver& NpuEmulator::host() const { return impl_->host; }

@@ -3,6 +3,7 @@
 // .cpp (pimpl), so nothing that includes this header sees a Verilated header.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 
@@ -29,6 +30,22 @@ struct NpuConfig {
   /// transaction while the program runs.
   uint64_t hang_cycles = 100000;
   ThrottleConfig throttle;
+};
+
+/// The values driven on the NPU's input ports in one cycle. Benchmarks record them to replay a
+/// run against the bare Verilated model (the physical speed limit of the model).
+struct NpuInputs {
+  uint8_t req_ready = 0, resp_valid = 0, resp_write = 0, resp_tag = 0;
+  uint8_t csr_valid = 0, csr_write = 0, csr_addr = 0, throttle = 0;
+  uint32_t csr_wdata = 0;
+  std::array<uint8_t, 64> resp_rdata{};
+};
+
+/// Receives the inputs of every cycle (see NpuEmulator::set_input_recorder).
+class InputRecorder {
+ public:
+  virtual ~InputRecorder() = default;
+  virtual void on_inputs(const NpuInputs& in) = 0;
 };
 
 class NpuEmulator final : public Emulator {
@@ -76,6 +93,9 @@ class NpuEmulator final : public Emulator {
   uint32_t end_code() const;
   /// One line per engine: state, current command, queue and token levels (for hang reports).
   std::string engine_report() const;
+
+  /// Installs (or removes, with nullptr) a recorder of the input ports.
+  void set_input_recorder(InputRecorder* recorder);
 
   /// Starts writing an FST waveform of every cycle from now on; empty string on success.
   std::string trace_open(const std::string& path);

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "bud/ModelRevision.h"
+#include "emu/golden/Checker.h"
 #include "emu/golden/GoldenNpu.h"
 #include "emu/workload/Builtins.h"
 
@@ -49,6 +50,10 @@ workload::Result<PreparedRun> prepare(const RunOptions& options) {
   if (!gr.ok) return workload::Error{"golden model rejected the lowered program: " + gr.error};
   p.golden_digests = golden.digests();
   p.golden_saturations = gr.saturations;
+  // Stage "lowering": the command stream, run by the golden model, must compute what the direct
+  // reference computes from the workload description.
+  if (auto c = golden::check_outputs(p.program, p.reference, golden.dram()); !c.ok())
+    p.lowering_failures.push_back("lowering: " + c.summary());
 
   p.job.ring_base = p.program.ring_base;
   p.job.ring_entries = workload::kRingCommands;
@@ -56,42 +61,6 @@ workload::Result<PreparedRun> prepare(const RunOptions& options) {
   for (const auto& c : p.program.commands) p.job.commands.push_back(c.encode());
   for (const auto& r : p.program.dram_init) p.job.image.push_back({r.addr, r.bytes});
   return p;
-}
-
-std::vector<std::string> check_outputs(
-    const PreparedRun& prepared, const std::function<bool(uint32_t, std::span<uint8_t>)>& read) {
-  std::vector<std::string> out;
-  for (const auto& t : prepared.program.tensors) {
-    if (!t.check || t.layer < 0 ||
-        static_cast<size_t>(t.layer) >= prepared.reference.layers.size())
-      continue;
-    const auto& ref = prepared.reference.layers[t.layer];
-    uint64_t bad = 0;
-    std::string first;
-    for (int64_t y = 0; y < ref.shape.h; ++y) {
-      for (int64_t x = 0; x < ref.shape.w; ++x) {
-        // One contiguous run of channels per pixel.
-        std::vector<uint8_t> px(static_cast<size_t>(ref.shape.c));
-        if (!read(t.element_addr(y, x, 0), px)) {
-          out.push_back("tensor " + t.name + ": cannot read DRAM at " +
-                        std::to_string(t.element_addr(y, x, 0)));
-          return out;
-        }
-        for (int64_t c = 0; c < ref.shape.c; ++c) {
-          const int8_t actual = static_cast<int8_t>(px[static_cast<size_t>(c)]);
-          const int8_t expected = ref.at(y, x, c);
-          if (actual == expected) continue;
-          if (bad++ == 0) {
-            first = "tensor " + t.name + " index [" + std::to_string(y) + "," +
-                    std::to_string(x) + "," + std::to_string(c) + "] expected " +
-                    std::to_string(expected) + " actual " + std::to_string(actual);
-          }
-        }
-      }
-    }
-    if (bad) out.push_back(first + " (" + std::to_string(bad) + " mismatches)");
-  }
-  return out;
 }
 
 RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulator& emu) {
@@ -128,6 +97,7 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulat
   r.state_digest = emu.digest();
   r.output_digest = emu.dram().memory_digest();
 
+  r.failures = p.lowering_failures;
   if (r.state != emu::RunState::Finished) {
     r.failures.push_back(std::string(emu::run_state_name(r.state)) + ": " + r.message);
   } else {
@@ -141,10 +111,11 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulat
                              std::to_string(a.count) + " vs " + std::to_string(g.count) + ")");
       }
     }
-    auto outs = check_outputs(p, [&](uint32_t addr, std::span<uint8_t> out) {
-      return emu.read_memory("dram", addr, out);
-    });
-    r.failures.insert(r.failures.end(), outs.begin(), outs.end());
+    const auto outs =
+        golden::check_outputs(p.program, p.reference, [&](uint32_t addr, std::span<uint8_t> out) {
+          return emu.read_memory("dram", addr, out);
+        });
+    if (!outs.ok()) r.failures.push_back("outputs: " + outs.summary());
     const uint64_t sat = r.counters[static_cast<int>(isa::Counter::Saturations)];
     if (sat != p.golden_saturations)
       r.failures.push_back("saturations: PMU counted " + std::to_string(sat) +

@@ -38,6 +38,8 @@ struct PreparedRun {
   workload::ReferenceResult reference;
   std::array<emu::StageDigest, emu::kNumStages> golden_digests{};
   uint64_t golden_saturations = 0;
+  /// Golden-model outputs that differ from the direct reference: the lowering is wrong.
+  std::vector<std::string> lowering_failures;
   emu::HostJob job;
 };
 
@@ -70,11 +72,5 @@ RunReport execute(const PreparedRun& prepared, const RunOptions& options);
 
 /// Runs `emu` (already loaded with prepared.job) to the end and checks it.
 RunReport finish(const PreparedRun& prepared, const RunOptions& options, emu::NpuEmulator& emu);
-
-/// Compares DRAM (read through `read`) with the reference outputs of every checked tensor.
-/// Returns one line per tensor with a mismatch: "tensor T index [y,x,c] expected E actual A
-/// (N mismatches)".
-std::vector<std::string> check_outputs(
-    const PreparedRun& prepared, const std::function<bool(uint32_t, std::span<uint8_t>)>& read);
 
 }  // namespace bud::run

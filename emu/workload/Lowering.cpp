@@ -33,8 +33,7 @@ struct Layout {
 // the convolution that reads it, so the im2col loads can read the padding from DRAM.
 int64_t border_for(const Workload& w, int producer) {
   const size_t next = static_cast<size_t>(producer + 1);
-  if (next < w.layers.size() && w.layers[next].kind == LayerKind::Conv2d)
-    return w.layers[next].pad;
+  if (next < w.layers.size() && w.layers[next].kind == LayerKind::Conv2d) return w.layers[next].pad;
   return 0;
 }
 
@@ -133,7 +132,8 @@ Result<Layout> make_layout(const Workload& w) {
       if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
       lay.operand.back() = alloc.last();
     }
-    auto [t, bytes] = activation(l.name, li, TensorRole::Activation, l.out_shape, border_for(w, li));
+    auto [t, bytes] =
+        activation(l.name, li, TensorRole::Activation, l.out_shape, border_for(w, li));
     if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
     lay.out.push_back(alloc.last());
   }
@@ -254,15 +254,15 @@ class Emitter {
 // [first_load, gemm) loads, [gemm, post) GEMMs, post, (post, end) stores.
 void set_tokens(Emitter& em, size_t first_load, size_t first_gemm, size_t post, size_t end,
                 int64_t t, int64_t tiles) {
-  const bool waits = t >= 2;             // reuses the halves of tile t-2
-  const bool releases = t + 2 < tiles;   // tile t+2 will wait for this tile's halves
+  const bool waits = t >= 2;                     // reuses the halves of tile t-2
+  const bool releases = t + 2 < tiles;           // tile t+2 will wait for this tile's halves
   if (waits) em.at(first_load).pop_next = true;  // C->L: compute done with tile t-2
   em.at(first_gemm - 1).push_next = true;        // L->C: this tile's operands are loaded
   em.at(first_gemm).pop_prev = true;
   Command& p = em.at(post);
-  p.push_next = true;                    // C->S: OUT half ready
-  if (releases) p.push_prev = true;      // C->L: INP/WGT/ACC half free
-  if (waits) p.pop_next = true;          // S->C: store done with tile t-2's OUT half
+  p.push_next = true;                // C->S: OUT half ready
+  if (releases) p.push_prev = true;  // C->L: INP/WGT/ACC half free
+  if (waits) p.pop_next = true;      // S->C: store done with tile t-2's OUT half
   em.at(post + 1).pop_prev = true;
   if (releases) em.at(end - 1).push_prev = true;  // S->C: OUT half free
 }
@@ -356,8 +356,7 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
                                (ox * l.stride + off) * in.pixel_pitch;
           em.xfer(Opcode::Load, Buffer::Inp,
                   {static_cast<uint32_t>(addr), static_cast<uint32_t>(inp_base + q * plan.kb),
-                   static_cast<uint32_t>(l.kh), static_cast<uint32_t>(l.kw * cb_in),
-                   in.row_pitch});
+                   static_cast<uint32_t>(l.kh), static_cast<uint32_t>(l.kw * cb_in), in.row_pitch});
         }
       }
       const size_t first_gemm = em.size();
@@ -375,8 +374,7 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
 // Add and relu: each 8-channel block of a pixel is one GEMM row times an 8x8 identity block,
 // so the MAC array moves (and for add, sums) the operands into ACC and POST requantises.
 void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
-                       const TensorInfo* other, const TensorInfo& identity,
-                       const TensorInfo& out) {
+                       const TensorInfo* other, const TensorInfo& identity, const TensorInfo& out) {
   const int64_t tiles = plan.m_tiles;
   const int64_t cb = plan.kb;
   for (int64_t t = 0; t < tiles; ++t) {
@@ -410,12 +408,18 @@ void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const 
 
 const char* tensor_role_name(TensorRole r) {
   switch (r) {
-    case TensorRole::Input: return "input";
-    case TensorRole::Weights: return "weights";
-    case TensorRole::Bias: return "bias";
-    case TensorRole::Operand: return "operand";
-    case TensorRole::Identity: return "identity";
-    case TensorRole::Activation: return "activation";
+    case TensorRole::Input:
+      return "input";
+    case TensorRole::Weights:
+      return "weights";
+    case TensorRole::Bias:
+      return "bias";
+    case TensorRole::Operand:
+      return "operand";
+    case TensorRole::Identity:
+      return "identity";
+    case TensorRole::Activation:
+      return "activation";
   }
   return "?";
 }
@@ -542,10 +546,10 @@ Result<Program> lower(const Workload& w) {
     p.useful_macs += info.useful_macs;
     p.layers.push_back(std::move(info));
     if (p.commands.size() > kRingCommands)
-      return Error{l.where + ": layer '" + l.name + "': program too long: " +
-                   std::to_string(p.commands.size()) + " commands after this layer but the ring [" +
-                   hex(kRingBase) + ", " + hex(kRingBase + kRingBytes) + ") holds " +
-                   std::to_string(kRingCommands)};
+      return Error{l.where + ": layer '" + l.name +
+                   "': program too long: " + std::to_string(p.commands.size()) +
+                   " commands after this layer but the ring [" + hex(kRingBase) + ", " +
+                   hex(kRingBase + kRingBytes) + ") holds " + std::to_string(kRingCommands)};
   }
   return p;
 }
@@ -556,7 +560,8 @@ DramRegion ring_image(const Program& p) {
     const auto words = p.commands[i].encode();
     for (int wi = 0; wi < 4; ++wi)
       for (int b = 0; b < 8; ++b)
-        r.bytes[i * 32 + static_cast<size_t>(wi * 8 + b)] = static_cast<uint8_t>(words[wi] >> (8 * b));
+        r.bytes[i * 32 + static_cast<size_t>(wi * 8 + b)] =
+            static_cast<uint8_t>(words[wi] >> (8 * b));
   }
   return r;
 }

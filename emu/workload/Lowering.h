@@ -17,11 +17,11 @@
 namespace bud::workload {
 
 /// DRAM address map (bytes).
-inline constexpr uint32_t kRingBase = 0;            ///< command ring
-inline constexpr uint32_t kRingBytes = 0x10000;     ///< [0, 0x10000) reserved for the ring
+inline constexpr uint32_t kRingBase = 0;         ///< command ring
+inline constexpr uint32_t kRingBytes = 0x10000;  ///< [0, 0x10000) reserved for the ring
 inline constexpr uint32_t kRingCommands = kRingBytes / isa::kCommandBytes;  ///< 2048
-inline constexpr uint32_t kDataBase = 0x10000;      ///< first byte of program data
-inline constexpr uint32_t kTensorAlign = 64;        ///< every tensor starts 64-byte aligned
+inline constexpr uint32_t kDataBase = 0x10000;  ///< first byte of program data
+inline constexpr uint32_t kTensorAlign = 64;    ///< every tensor starts 64-byte aligned
 /// Entries of each scratchpad half used by one tile (double buffering).
 inline constexpr uint32_t kInpHalf = 1024, kWgtHalf = 256, kAccHalf = 1024, kOutHalf = 1024;
 

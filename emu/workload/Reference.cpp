@@ -26,8 +26,7 @@ int8_t requantize(int32_t acc, const Quant& q, bool relu, bool* saturated) {
 }
 
 std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tensor& input,
-                                        const std::vector<Tensor>& earlier,
-                                        const LayerData& data) {
+                                        const std::vector<Tensor>& earlier, const LayerData& data) {
   const Layer& l = w.layers[static_cast<size_t>(index)];
   const Tensor& x = index == 0 ? input : earlier[static_cast<size_t>(index - 1)];
   const Shape& os = l.out_shape;

@@ -33,8 +33,7 @@ ReferenceResult run_reference(const Workload& w);
 /// The int32 accumulators of layer `index` (out_shape.elements(), NHWC; before requantisation)
 /// given the workload input, the outputs of the earlier layers and the layer's data.
 std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tensor& input,
-                                        const std::vector<Tensor>& earlier,
-                                        const LayerData& data);
+                                        const std::vector<Tensor>& earlier, const LayerData& data);
 
 /// POST semantics for one lane (docs/isa.md): returns the int8 result; `saturated` (if not null)
 /// is set when the rounded value did not fit int8.

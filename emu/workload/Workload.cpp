@@ -35,8 +35,8 @@ class FirstErrorCollector : public gp::io::ErrorCollector {
   explicit FirstErrorCollector(std::string file) : file_(std::move(file)) {}
   void AddError(int line, gp::io::ColumnNumber column, const std::string& message) override {
     if (!error_.empty()) return;
-    error_ = file_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " +
-             message;
+    error_ =
+        file_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
   }
   void AddWarning(int, gp::io::ColumnNumber, const std::string&) override {}
   const std::string& error() const { return error_; }
@@ -56,13 +56,18 @@ class Locator {
     if (!tree) return fallback;
     const gp::FieldDescriptor* fd = msg.GetDescriptor()->FindFieldByName(field);
     if (!fd) return fallback;
-    gp::TextFormat::ParseLocation loc = tree->GetLocation(fd, fd->is_repeated() ? index : -1);
-    if (loc.line < 0 && fd->is_repeated() && index > 0) loc = tree->GetLocation(fd, 0);
+    if (fd->is_repeated()) {
+      // The parser records one location per `field:` occurrence, so a list `[a, b]` has one
+      // location for all its elements: then point at the list.
+      const int size = msg.GetReflection()->FieldSize(msg, fd);
+      if (index < 0 || index >= size) return fallback;
+      if (tree->GetLocation(fd, size - 1).line < 0) index = 0;
+    }
+    const gp::TextFormat::ParseLocation loc = tree->GetLocation(fd, fd->is_repeated() ? index : -1);
     if (loc.line < 0) return fallback;
     return file_ + ":" + std::to_string(loc.line + 1) + ":" + std::to_string(loc.column + 1);
   }
-  const Tree* nested(const Tree* tree, const gp::Message& msg, const char* field,
-                     int index) const {
+  const Tree* nested(const Tree* tree, const gp::Message& msg, const char* field, int index) const {
     if (!tree) return nullptr;
     const gp::FieldDescriptor* fd = msg.GetDescriptor()->FindFieldByName(field);
     return fd ? tree->GetTreeForNested(fd, fd->is_repeated() ? index : -1) : nullptr;
@@ -121,8 +126,9 @@ std::optional<Error> check_dim(const std::string& where, const std::string& what
 }
 
 std::string input_name(const Workload& w, int index) {
-  return index == 0 ? std::string("the workload input")
-                    : "the output of layer " + quoted(w.layers[static_cast<size_t>(index - 1)].name);
+  return index == 0
+             ? std::string("the workload input")
+             : "the output of layer " + quoted(w.layers[static_cast<size_t>(index - 1)].name);
 }
 
 Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::string& file,
@@ -137,19 +143,26 @@ std::string Shape::to_string() const {
 
 const char* layer_kind_name(LayerKind k) {
   switch (k) {
-    case LayerKind::Dense: return "dense";
-    case LayerKind::Conv2d: return "conv2d";
-    case LayerKind::Add: return "add";
-    case LayerKind::Relu: return "relu";
+    case LayerKind::Dense:
+      return "dense";
+    case LayerKind::Conv2d:
+      return "conv2d";
+    case LayerKind::Add:
+      return "add";
+    case LayerKind::Relu:
+      return "relu";
   }
   return "?";
 }
 
 int64_t Layer::reduction() const {
   switch (kind) {
-    case LayerKind::Dense: return k;
-    case LayerKind::Conv2d: return kh * kw * in_shape.c;
-    default: return in_shape.c;
+    case LayerKind::Dense:
+      return k;
+    case LayerKind::Conv2d:
+      return kh * kw * in_shape.c;
+    default:
+      return in_shape.c;
   }
 }
 
@@ -335,9 +348,9 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
                       lname + ": add.other " + quoted(a.other()) + " names no earlier layer");
         }
         if (!(other_shape == in))
-          return fail(fwhere(a, at, "other"),
-                      lname + ": shape mismatch: add.other " + quoted(a.other()) + " is " +
-                          other_shape.to_string() + " but " + in_desc);
+          return fail(fwhere(a, at, "other"), lname + ": shape mismatch: add.other " +
+                                                  quoted(a.other()) + " is " +
+                                                  other_shape.to_string() + " but " + in_desc);
         break;
       }
       case LayerSpec::kRelu:
@@ -355,11 +368,11 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
       const int64_t mult = q.has_mult() ? q.mult() : 1;
       const int64_t shift = q.has_shift() ? q.shift() : 0;
       if (mult < -32768 || mult > 32767)
-        return fail(fwhere(q, qt, "mult"), lname + ": quant.mult must fit int16 (got " +
-                                               std::to_string(mult) + ")");
+        return fail(fwhere(q, qt, "mult"),
+                    lname + ": quant.mult must fit int16 (got " + std::to_string(mult) + ")");
       if (shift < 0 || shift > 31)
-        return fail(fwhere(q, qt, "shift"), lname + ": quant.shift must be in [0, 31] (got " +
-                                                std::to_string(shift) + ")");
+        return fail(fwhere(q, qt, "shift"),
+                    lname + ": quant.shift must be in [0, 31] (got " + std::to_string(shift) + ")");
       l.quant = Quant{static_cast<int16_t>(mult), static_cast<uint8_t>(shift)};
     }
 

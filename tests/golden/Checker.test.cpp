@@ -1,8 +1,8 @@
-#include <catch2/catch.hpp>
+#include "emu/golden/Checker.h"
 
+#include <catch2/catch.hpp>
 #include <regex>
 
-#include "emu/golden/Checker.h"
 #include "emu/workload/Builtins.h"
 
 using namespace bud;
@@ -32,8 +32,9 @@ TEST_CASE("a corrupted GEMM weight address makes the checker fail", "[golden][ch
   CHECK(rep.mismatches > 0);
   CHECK(rep.compared == 16 * 20);
   INFO(rep.first_mismatch);
-  CHECK(std::regex_match(rep.first_mismatch,
-                         std::regex(R"(tensor fc index \[\d+, \d+\] expected -?\d+ actual -?\d+)")));
+  CHECK(
+      std::regex_match(rep.first_mismatch,
+                       std::regex(R"(tensor fc index \[\d+, \d+\] expected -?\d+ actual -?\d+)")));
   CHECK(rep.summary().find("elements differ") != std::string::npos);
   REQUIRE(rep.per_tensor.size() == 1);
   CHECK(rep.per_tensor[0].first == "fc");

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <map>
 
@@ -66,8 +65,7 @@ TEST_CASE("golden model matches the reference on lowering edge cases", "[golden]
   for (const auto& [name, text] : test::edge_workloads())
     for (uint64_t seed : {3ull, 4ull}) {
       INFO(name << " seed " << seed);
-      const workload::Result<workload::Workload> w =
-          workload::parse_workload(text, name, {seed});
+      const workload::Result<workload::Workload> w = workload::parse_workload(text, name, {seed});
       REQUIRE(w.ok());
       const Outcome o = run_and_check(*w);
       INFO(o.run.error);
@@ -107,16 +105,26 @@ TEST_CASE("stage transactions have exactly the RTL's granularity", "[golden][txn
       want[0] = 1;
       const uint64_t entries = uint64_t{c.y_size} * c.x_size;
       switch (c.opcode) {
-        case Opcode::Load: want[1] = entries; break;
-        case Opcode::Gemm: want[2] = uint64_t{c.m} * ((c.n + 7u) / 8u); break;
-        case Opcode::Post: want[3] = c.count; break;
-        case Opcode::Store: want[4] = c.y_size * uint64_t{(c.x_size + 7u) / 8u}; break;
-        default: break;
+        case Opcode::Load:
+          want[1] = entries;
+          break;
+        case Opcode::Gemm:
+          want[2] = uint64_t{c.m} * ((c.n + 7u) / 8u);
+          break;
+        case Opcode::Post:
+          want[3] = c.count;
+          break;
+        case Opcode::Store:
+          want[4] = c.y_size * uint64_t{(c.x_size + 7u) / 8u};
+          break;
+        default:
+          break;
       }
       CHECK(seen[c.cmd_id] == want);
     }
     const auto& d = npu.digests();
-    for (int s = 0; s < emu::kNumStages; ++s) CHECK(d[static_cast<size_t>(s)].count == total[static_cast<size_t>(s)]);
+    for (int s = 0; s < emu::kNumStages; ++s)
+      CHECK(d[static_cast<size_t>(s)].count == total[static_cast<size_t>(s)]);
     CHECK(total[0] == p.commands.size());
   }
 }
@@ -138,7 +146,8 @@ TEST_CASE("fetch transactions carry the 32 encoded command bytes", "[golden][txn
   CHECK(fetched[1].cmd_id == 1);
   const auto words = e.encode();
   for (int i = 0; i < 32; ++i)
-    CHECK(fetched[1].data[static_cast<size_t>(i)] == static_cast<uint8_t>(words[static_cast<size_t>(i / 8)] >> (8 * (i % 8))));
+    CHECK(fetched[1].data[static_cast<size_t>(i)] ==
+          static_cast<uint8_t>(words[static_cast<size_t>(i / 8)] >> (8 * (i % 8))));
 }
 
 TEST_CASE("digests are equal for equal runs and differ when data differs", "[golden][txn]") {
@@ -152,9 +161,12 @@ TEST_CASE("digests are equal for equal runs and differ when data differs", "[gol
   q.dram_init[0].bytes[0] ^= 1;  // one input byte
   golden::GoldenNpu c(w.dram_bytes);
   REQUIRE(golden::run_program(c, q).ok);
-  CHECK(c.digests()[static_cast<size_t>(Stage::Fetch)] == a.digests()[static_cast<size_t>(Stage::Fetch)]);
-  CHECK(c.digests()[static_cast<size_t>(Stage::Load)] != a.digests()[static_cast<size_t>(Stage::Load)]);
-  CHECK(c.digests()[static_cast<size_t>(Stage::Gemm)] != a.digests()[static_cast<size_t>(Stage::Gemm)]);
+  CHECK(c.digests()[static_cast<size_t>(Stage::Fetch)] ==
+        a.digests()[static_cast<size_t>(Stage::Fetch)]);
+  CHECK(c.digests()[static_cast<size_t>(Stage::Load)] !=
+        a.digests()[static_cast<size_t>(Stage::Load)]);
+  CHECK(c.digests()[static_cast<size_t>(Stage::Gemm)] !=
+        a.digests()[static_cast<size_t>(Stage::Gemm)]);
 }
 
 TEST_CASE("illegal and out-of-range commands are errors naming the command", "[golden][errors]") {
@@ -222,8 +234,7 @@ TEST_CASE("illegal and out-of-range commands are errors naming the command", "[g
     l.sram_base = 500;
     l.y_size = 1;
     l.x_size = 13;
-    CHECK(npu.run({l}).error ==
-          "command #0 LOAD: scratchpad wgt range [500, 513) exceeds 512");
+    CHECK(npu.run({l}).error == "command #0 LOAD: scratchpad wgt range [500, 513) exceeds 512");
     Command g = cmd(Opcode::Gemm, 0);
     g.acc_base = 2040;
     g.m = 2;

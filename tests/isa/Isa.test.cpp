@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "emu/isa/Isa.h"
+
+#include <catch2/catch.hpp>
 
 // Rng.h uses unsigned __int128 (a GCC/Clang extension that -Wpedantic flags).
 #pragma GCC diagnostic push
@@ -65,18 +65,18 @@ bool same_fields(const Command& a, const Command& b) {
          a.layer == b.layer && a.cmd_id == b.cmd_id && a.dram_addr == b.dram_addr &&
          a.sram_base == b.sram_base && a.buffer == b.buffer && a.y_size == b.y_size &&
          a.x_size == b.x_size && a.x_stride == b.x_stride && a.inp_base == b.inp_base &&
-         a.wgt_base == b.wgt_base && a.acc_base == b.acc_base && a.reset == b.reset &&
-         a.m == b.m && a.k == b.k && a.n == b.n && a.out_base == b.out_base &&
-         a.count == b.count && a.mult == b.mult && a.shift == b.shift &&
-         a.clamp_lo == b.clamp_lo && a.clamp_hi == b.clamp_hi && a.end_code == b.end_code;
+         a.wgt_base == b.wgt_base && a.acc_base == b.acc_base && a.reset == b.reset && a.m == b.m &&
+         a.k == b.k && a.n == b.n && a.out_base == b.out_base && a.count == b.count &&
+         a.mult == b.mult && a.shift == b.shift && a.clamp_lo == b.clamp_lo &&
+         a.clamp_hi == b.clamp_hi && a.end_code == b.end_code;
 }
 
 }  // namespace
 
 TEST_CASE("every opcode round-trips through encode/decode with random fields", "[isa][encode]") {
   bud::emu::Rng rng(42);
-  for (Opcode op : {Opcode::Load, Opcode::Gemm, Opcode::Post, Opcode::Store, Opcode::Sync,
-                    Opcode::End}) {
+  for (Opcode op :
+       {Opcode::Load, Opcode::Gemm, Opcode::Post, Opcode::Store, Opcode::Sync, Opcode::End}) {
     for (int i = 0; i < 500; ++i) {
       const Command c = random_command(rng, op);
       const auto words = c.encode();

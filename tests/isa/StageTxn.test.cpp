@@ -1,6 +1,7 @@
+#include "emu/core/StageTxn.h"
+
 #include <catch2/catch.hpp>
 
-#include "emu/core/StageTxn.h"
 #include "emu/isa/Isa.h"
 
 using bud::emu::Stage;
@@ -76,7 +77,8 @@ TEST_CASE("to_string names stage, command, buffer and values", "[isa][stagetxn]"
   const auto w = c.encode();
   for (int i = 0; i < 4; ++i)
     for (int b = 0; b < 8; ++b)
-      f.data[static_cast<size_t>(i * 8 + b)] = static_cast<uint8_t>(w[static_cast<size_t>(i)] >> (8 * b));
+      f.data[static_cast<size_t>(i * 8 + b)] =
+          static_cast<uint8_t>(w[static_cast<size_t>(i)] >> (8 * b));
   CHECK(f.to_string() == "fetch #7 dispatch #7 L0 SYNC");
   CHECK(std::string(bud::emu::stage_name(Stage::Load)) == "load");
 }

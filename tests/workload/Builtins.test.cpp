@@ -1,6 +1,7 @@
+#include "emu/workload/Builtins.h"
+
 #include <catch2/catch.hpp>
 
-#include "emu/workload/Builtins.h"
 #include "emu/workload/Lowering.h"
 
 using namespace bud::workload;
@@ -35,9 +36,9 @@ TEST_CASE("built-ins have the documented shapes and sizes", "[workload][builtins
     size_t layers;
     uint64_t gemm_iterations;
   };
-  for (const Expect& e : {Expect{"gemm_small", 1, 240}, Expect{"mlp", 3, 6656},
-                          Expect{"conv", 4, 11232}, Expect{"mem_bound", 1, 16384},
-                          Expect{"compute_bound", 1, 262144}}) {
+  for (const Expect& e :
+       {Expect{"gemm_small", 1, 240}, Expect{"mlp", 3, 6656}, Expect{"conv", 4, 11232},
+        Expect{"mem_bound", 1, 16384}, Expect{"compute_bound", 1, 262144}}) {
     INFO(e.name);
     const Result<Workload> w = load_builtin(e.name);
     REQUIRE(w.ok());

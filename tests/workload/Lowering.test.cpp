@@ -1,10 +1,10 @@
-#include <catch2/catch.hpp>
+#include "emu/workload/Lowering.h"
 
 #include <algorithm>
 #include <array>
+#include <catch2/catch.hpp>
 
 #include "emu/workload/Builtins.h"
-#include "emu/workload/Lowering.h"
 #include "tests/workload/EdgeWorkloads.h"
 
 using namespace bud::workload;
@@ -81,9 +81,8 @@ TEST_CASE("programs are well formed: ids, layers, SYNC between layers, END last"
     }
     CHECK(next == p.commands.size());
     CHECK(p.commands.back().end_code == 0);
-    CHECK(std::count_if(p.commands.begin(), p.commands.end(), [](const Command& c) {
-            return c.opcode == Opcode::End;
-          }) == 1);
+    CHECK(std::count_if(p.commands.begin(), p.commands.end(),
+                        [](const Command& c) { return c.opcode == Opcode::End; }) == 1);
     const DramRegion ring = ring_image(p);
     CHECK(ring.addr == kRingBase);
     CHECK(ring.bytes.size() == p.commands.size() * 32);
@@ -110,8 +109,9 @@ TEST_CASE("tiles stay inside one scratchpad half and alternate", "[workload][low
       switch (c.opcode) {
         case Opcode::Load: {
           const uint32_t n = uint32_t{c.y_size} * c.x_size;
-          const uint32_t half =
-              c.buffer == Buffer::Inp ? kInpHalf : c.buffer == Buffer::Wgt ? kWgtHalf : kAccHalf;
+          const uint32_t half = c.buffer == Buffer::Inp   ? kInpHalf
+                                : c.buffer == Buffer::Wgt ? kWgtHalf
+                                                          : kAccHalf;
           CHECK(in_half(c.sram_base, n, half));
           CHECK(c.dram_addr % 8 == 0);
           CHECK(c.x_stride % 8 == 0);
@@ -142,7 +142,8 @@ TEST_CASE("tiles stay inside one scratchpad half and alternate", "[workload][low
   }
 }
 
-TEST_CASE("DRAM map: ring first, tensors aligned, disjoint and inside DRAM", "[workload][lowering]") {
+TEST_CASE("DRAM map: ring first, tensors aligned, disjoint and inside DRAM",
+          "[workload][lowering]") {
   for (const auto& [name, w] : all_workloads()) {
     INFO(name);
     const Program p = lowered(w);
@@ -190,8 +191,8 @@ TEST_CASE("tile sizes at the edges", "[workload][lowering][tiles]") {
   // One row fits exactly: Kb = 256 fills half the WGT scratchpad.
   CHECK(gemms("input_shape: [2, 2048]\nlayer { dense { m: 2 k: 2048 n: 9 } }") ==
         std::vector<std::array<int, 3>>{{2, 2048, 8}, {2, 2048, 1}});
-  CHECK_FALSE(parse_workload("input_shape: [2, 2049]\nlayer { dense { m: 2 k: 2049 n: 9 } }", "t")
-                  .ok());
+  CHECK_FALSE(
+      parse_workload("input_shape: [2, 2049]\nlayer { dense { m: 2 k: 2049 n: 9 } }", "t").ok());
   // Conv 3x3 on 3 channels: K = 9 taps x 8 (padded channels).
   CHECK(gemms("input_shape: [4, 4, 3]\nlayer { conv2d { c_out: 4 kh: 3 kw: 3 pad: 1 } }") ==
         std::vector<std::array<int, 3>>{{16, 72, 4}});
@@ -214,11 +215,11 @@ TEST_CASE("weights are reused across M tiles", "[workload][lowering]") {
 
 TEST_CASE("im2col loads read KH rows of KW*C_in bytes from the bordered input",
           "[workload][lowering][conv]") {
-  const Workload w =
-      parse_workload("input_shape: [5, 6, 3]\nlayer { conv2d { c_out: 8 kh: 3 kw: 2 stride: 2 "
-                     "pad: 1 } }",
-                     "t")
-          .value();
+  const Workload w = parse_workload(
+                         "input_shape: [5, 6, 3]\nlayer { conv2d { c_out: 8 kh: 3 kw: 2 stride: 2 "
+                         "pad: 1 } }",
+                         "t")
+                         .value();
   const Program p = lowered(w);
   const TensorInfo* in = p.find_tensor("input");
   REQUIRE(in != nullptr);
@@ -228,10 +229,10 @@ TEST_CASE("im2col loads read KH rows of KW*C_in bytes from the bordered input",
   std::vector<Command> inp;
   for (const Command& c : p.commands)
     if (c.opcode == Opcode::Load && c.buffer == Buffer::Inp) inp.push_back(c);
-  // Output 3x3 pixels, one LOAD each.
-  REQUIRE(inp.size() == 9);
+  // Output 3x4 pixels ((5 + 2 - 3) / 2 + 1 by (6 + 2 - 2) / 2 + 1), one LOAD each.
+  REQUIRE(inp.size() == 12);
   for (size_t i = 0; i < inp.size(); ++i) {
-    const uint32_t oy = static_cast<uint32_t>(i / 3), ox = static_cast<uint32_t>(i % 3);
+    const uint32_t oy = static_cast<uint32_t>(i / 4), ox = static_cast<uint32_t>(i % 4);
     CHECK(inp[i].y_size == 3);
     CHECK(inp[i].x_size == 2);
     CHECK(inp[i].x_stride == in->row_pitch);

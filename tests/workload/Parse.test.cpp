@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "emu/workload/Workload.h"
@@ -62,8 +61,10 @@ TEST_CASE("semantic errors from text name the offending field", "[workload][pars
     return w.ok() ? std::string("OK") : w.error();
   };
   CHECK(err("") == "t.textpb:1:1: input_shape must be [M, K] or [H, W, C] (got 0 dimensions)");
-  CHECK(err("input_shape: [4, -2]\nlayer { relu {} }") ==
-        "t.textpb:1:14: input_shape[1] must be positive (got -2)");
+  CHECK(err("name: \"x\"\n  input_shape: [4, -2]\nlayer { relu {} }") ==
+        "t.textpb:2:3: input_shape[1] must be positive (got -2)");
+  CHECK(err("input_shape: 4\ninput_shape: 0\nlayer { relu {} }") ==
+        "t.textpb:2:1: input_shape[1] must be positive (got 0)");
   CHECK(err("input_shape: [4, 8]") == "t.textpb:1:1: workload has no layers");
   CHECK(err("input_shape: [4, 8]\nlayer { name: \"a\" relu {} }\nlayer { name: \"a\" relu {} }") ==
         "t.textpb:3:9: duplicate layer name 'a'");
@@ -73,7 +74,7 @@ TEST_CASE("semantic errors from text name the offending field", "[workload][pars
         "t.textpb:2:1: layer 'l0': a 5x5 kernel with pad 0 does not fit: the workload input is "
         "3x3x8");
   CHECK(err("input_shape: [3, 3, 8]\nlayer { conv2d { c_out: 8 kh: 1 kw: 1 stride: 0 } }") ==
-        "t.textpb:2:43: layer 'l0': conv2d.stride must be positive (got 0)");
+        "t.textpb:2:39: layer 'l0': conv2d.stride must be positive (got 0)");
   CHECK(err("input_shape: [4, 8]\nlayer { add { other: \"input\" } quant { mult: 40000 } }") ==
         "t.textpb:2:40: layer 'l0': quant.mult must fit int16 (got 40000)");
   CHECK(err("input_shape: [4, 8]\nlayer { dense { m: 4 k: 8 n: 16 } }\n"
@@ -82,12 +83,12 @@ TEST_CASE("semantic errors from text name the offending field", "[workload][pars
         "layer 'l0' is 4x16");
   CHECK(err("input_shape: [4, 8]\nlayer { dense { m: 4 k: 8 n: 8 } }\nlayer { add { other: "
             "\"input\" } }") == "OK");
-  CHECK(err("input_shape: [1048577, 8]\nlayer { relu {} }") ==
-        "t.textpb:1:15: input_shape[0] is too large (got 1048577, at most 1048576)");
+  CHECK(err("\ninput_shape: [1048577, 8]\nlayer { relu {} }") ==
+        "t.textpb:2:1: input_shape[0] is too large (got 1048577, at most 1048576)");
   CHECK(err("dram_bytes: 5\ninput_shape: [4, 8]\nlayer { relu {} }") ==
         "t.textpb:1:1: dram_bytes must be in (0x10000, 2^32] (got 5)");
   CHECK(err("input_shape: [4, 8]\nlayer { dense { m: 4 k: 8 n: 8 } }\nbogus: 1") ==
-        "t.textpb:3:1: Message type \"bud.workload.WorkloadSpec\" has no field named \"bogus\".");
+        "t.textpb:3:6: Message type \"bud.workload.WorkloadSpec\" has no field named \"bogus\".");
 }
 
 TEST_CASE("unreadable files are one clear line", "[workload][parse]") {
@@ -151,9 +152,15 @@ layer { name: "d" dense { m: 36 k: 8 n: 12 } }
     for (int e = 0; e < edits; ++e) {
       const size_t pos = rng.below(t.size());
       switch (rng.below(3)) {
-        case 0: t[pos] = alphabet[rng.below(alphabet.size())]; break;
-        case 1: t.erase(pos, 1 + rng.below(4)); break;
-        default: t.insert(pos, 1, alphabet[rng.below(alphabet.size())]); break;
+        case 0:
+          t[pos] = alphabet[rng.below(alphabet.size())];
+          break;
+        case 1:
+          t.erase(pos, 1 + rng.below(4));
+          break;
+        default:
+          t.insert(pos, 1, alphabet[rng.below(alphabet.size())]);
+          break;
       }
     }
     const Result<Workload> w = parse_workload(t, "fuzz.textpb");

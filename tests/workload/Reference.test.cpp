@@ -1,7 +1,8 @@
+#include "emu/workload/Reference.h"
+
 #include <catch2/catch.hpp>
 
 #include "emu/workload/Builtins.h"
-#include "emu/workload/Reference.h"
 
 using namespace bud::workload;
 
@@ -15,8 +16,8 @@ TEST_CASE("requantisation follows the POST formula", "[workload][reference]") {
   CHECK(sat);
   CHECK(requantize(-300, Quant{1, 0}, true, &sat) == 0);
   CHECK(sat);  // saturation is counted before the clamp to [clamp_lo, clamp_hi]
-  CHECK(requantize(5, Quant{1, 1}, false) == 3);     // (5 + 1) >> 1, round half up
-  CHECK(requantize(-5, Quant{1, 1}, false) == -2);   // (-5 + 1) >> 1 = -2 (arithmetic shift)
+  CHECK(requantize(5, Quant{1, 1}, false) == 3);        // (5 + 1) >> 1, round half up
+  CHECK(requantize(-5, Quant{1, 1}, false) == -2);      // (-5 + 1) >> 1 = -2 (arithmetic shift)
   CHECK(requantize(1000, Quant{-3, 5}, false) == -94);  // (-3000 + 16) >> 5 = -94 (floor)
   CHECK(requantize(INT32_MIN, Quant{-32768, 31}, false, &sat) == 127);
   CHECK(sat);
@@ -34,11 +35,13 @@ TEST_CASE("reference dense layer matches a hand computation", "[workload][refere
       int32_t acc = d.bias[static_cast<size_t>(n)];
       for (int k = 0; k < 3; ++k)
         acc += x[static_cast<size_t>(m * 3 + k)] * d.weights[static_cast<size_t>(k * 2 + n)];
-      CHECK(r.layers[0].data[static_cast<size_t>(m * 2 + n)] == requantize(acc, Quant{1, 0}, false));
+      CHECK(r.layers[0].data[static_cast<size_t>(m * 2 + n)] ==
+            requantize(acc, Quant{1, 0}, false));
     }
 }
 
-TEST_CASE("built-in outputs are meaningful: neither all zero nor saturated", "[workload][reference]") {
+TEST_CASE("built-in outputs are meaningful: neither all zero nor saturated",
+          "[workload][reference]") {
   for (const auto& b : list_builtins()) {
     INFO(b.name);
     const Result<Workload> w = load_builtin(b.name);

@@ -9,9 +9,14 @@
 namespace bud::cli {
 
 std::string group_digits(uint64_t v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 ProgressLine::ProgressLine(std::string label)
@@ -48,7 +53,8 @@ uint64_t counter(const run::RunReport& r, isa::Counter c) {
 std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
   std::ostringstream o;
   char buf[256];
-  o << "workload   " << r.workload << "  (" << p.program.layers.size() << " layers, "
+  const size_t layers = p.program.layers.size();
+  o << "workload   " << r.workload << "  (" << layers << (layers == 1 ? " layer, " : " layers, ")
     << r.commands << " commands, seed " << r.seed << ", mem-seed " << r.mem_seed << ", model "
     << r.model_revision << ")\n";
   o << "cycles     " << group_digits(r.cycles) << "\n";
