@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages bud needs, only those missing. Quiet when nothing is missing.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config verilator libprotobuf-dev protobuf-compiler
-      libboost-dev libcli11-dev catch2 libedit-dev zlib1g-dev gtkwave python3 python3-protobuf)
+      libboost-dev libcli11-dev catch2 libedit-dev zlib1g-dev libzstd-dev gtkwave python3
+      python3-protobuf)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -62,6 +62,22 @@ struct MemoryInfo {
   uint32_t word_bytes = 1; ///< natural access unit (scratchpad entry size)
 };
 
+/// What one engine (pipeline stage) is doing, for `info stages` and `where`.
+struct EngineStatus {
+  std::string name;                ///< "fetch", "load", "compute", "store"
+  std::string state;               ///< design-specific state name, e.g. "run", "wait-token"
+  std::optional<uint32_t> cmd_id;  ///< command being executed, if any
+  uint32_t queue_level = 0;        ///< commands waiting in its input queue
+  uint32_t queue_depth = 0;        ///< queue capacity (0: no queue)
+  std::string detail;              ///< anything else worth a glance (tokens, pointers)
+};
+
+/// A named control/status register.
+struct CsrInfo {
+  std::string name;
+  uint32_t addr = 0;
+};
+
 /// Called after every cycle while installed; return true to stop the step. Used by breakpoints
 /// and triggers. Implementations must not allocate or throw.
 class CycleHook {
@@ -121,6 +137,16 @@ class Emulator {
 
   virtual void set_cycle_hook(CycleHook* hook) = 0;
   virtual void set_txn_observer(TxnObserver* observer) = 0;
+
+  /// Engines and what they are doing (empty if the design has no such notion).
+  virtual std::vector<EngineStatus> engines() const { return {}; }
+  /// CSRs the host can read, and a side-effect-free read of one (nullopt: no such register).
+  virtual std::vector<CsrInfo> csrs() const { return {}; }
+  virtual std::optional<uint32_t> read_csr(uint32_t /*addr*/) { return std::nullopt; }
+  /// Starts/stops writing every cycle to an FST waveform. Returns an error message or empty.
+  virtual std::string wave_open(const std::string& /*path*/) { return "waveforms not supported"; }
+  virtual void wave_close() {}
+  virtual bool wave_active() const { return false; }
 };
 
 }  // namespace bud::emu

@@ -408,7 +408,7 @@ struct NpuEmulator::Impl {
     ++cycle;
     dram.tick();
     if (num_forces) apply_forces();
-    if (fst) fst->dump(cycle * 2);
+    if (fst) fst->dump(cycle);
   }
 
   void check_state() {
@@ -751,6 +751,76 @@ std::string NpuEmulator::engine_report() const {
   return r;
 }
 
+std::vector<EngineStatus> NpuEmulator::engines() const {
+  auto val = [&](const char* name, uint32_t el = 0) -> uint64_t {
+    auto id = find_signal(name);
+    return id ? read_signal(*id, el).low() : 0;
+  };
+  static const char* kLoadStates[] = {"idle", "wait-token", "run", "push-token"};
+  static const char* kComputeStates[] = {"idle", "wait-token", "gemm", "post", "drain",
+                                         "push-token"};
+  std::vector<EngineStatus> out;
+  EngineStatus f;
+  f.name = "fetch";
+  const bool running = val("fetch.running_q") != 0;
+  f.state = running ? "running" : "stopped";
+  f.detail = "head=" + std::to_string(val("fetch.head_q")) +
+             " fptr=" + std::to_string(val("fetch.fptr")) +
+             " inflight=" + std::to_string(val("fetch.inflight"));
+  out.push_back(f);
+  auto engine = [&](const char* name, const char* prefix, const char* const* states,
+                    size_t nstates, const char* queue, const std::string& detail) {
+    EngineStatus e;
+    e.name = name;
+    const uint64_t st = val((std::string(prefix) + ".state").c_str());
+    e.state = st < nstates ? states[st] : "?";
+    if (st != 0) e.cmd_id = static_cast<uint32_t>(val((std::string(prefix) + ".id_q").c_str()));
+    e.queue_level = static_cast<uint32_t>(val(queue));
+    e.queue_depth = 8;
+    e.detail = detail;
+    out.push_back(e);
+  };
+  const std::string tokens = "tokens L->C=" + std::to_string(val("tokens", 0)) +
+                             " C->L=" + std::to_string(val("tokens", 1)) +
+                             " C->S=" + std::to_string(val("tokens", 2)) +
+                             " S->C=" + std::to_string(val("tokens", 3));
+  engine("load", "load", kLoadStates, 4, "ldq_level",
+         "rows_left=" + std::to_string(val("load.y_left")) + " tags_busy=0x" +
+             std::to_string(val("load.tag_busy")));
+  engine("compute", "compute", kComputeStates, 6, "cmpq_level",
+         "m_left=" + std::to_string(val("compute.m_left")) + " " + tokens);
+  engine("store", "store", kLoadStates, 4, "stq_level",
+         "tags_busy=" + std::to_string(val("store.tag_busy")));
+  return out;
+}
+
+std::vector<CsrInfo> NpuEmulator::csrs() const {
+  using namespace isa::csr;
+  return {{"ID", kId},           {"CONFIG", kConfig},       {"CTRL", kCtrl},
+          {"STATUS", kStatus},   {"IRQ", kIrq},             {"RING_BASE", kRingBase},
+          {"RING_SIZE", kRingSize}, {"RING_HEAD", kRingHead}, {"RING_TAIL", kRingTail},
+          {"END_CODE", kEndCode}, {"ERR_INFO", kErrInfo},   {"PMU_CTRL", kPmuCtrl},
+          {"PMU_SEL", kPmuSel},  {"PMU_LO", kPmuLo},        {"PMU_HI", kPmuHi},
+          {"PMU_COUNT", kPmuCount}};
+}
+
+std::optional<uint32_t> NpuEmulator::read_csr(uint32_t addr) {
+  if (addr > 0xFF || addr % 4 != 0) return std::nullopt;
+  auto& m = *impl_;
+  // CSR reads are combinational and have no side effects: present the address with valid low,
+  // settle, read, and put the inputs back. No clock edge happens.
+  const auto saved_valid = m.top->csr_valid;
+  const auto saved_addr = m.top->csr_addr;
+  m.top->csr_valid = 0;
+  m.top->csr_addr = static_cast<uint8_t>(addr);
+  m.top->eval();
+  const uint32_t v = m.top->csr_rdata;
+  m.top->csr_valid = saved_valid;
+  m.top->csr_addr = saved_addr;
+  m.top->eval();
+  return v;
+}
+
 std::string NpuEmulator::trace_open(const std::string& path) {
   auto& m = *impl_;
   if (m.fst) return "a waveform is already being written";
@@ -759,7 +829,7 @@ std::string NpuEmulator::trace_open(const std::string& path) {
   fst->open(path.c_str());
   if (!fst->isOpen()) return "cannot open " + path + " for writing";
   m.fst = std::move(fst);
-  m.fst->dump(m.cycle * 2);
+  m.fst->dump(m.cycle);
   return {};
 }
 

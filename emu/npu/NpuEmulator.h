@@ -86,6 +86,13 @@ class NpuEmulator final : public Emulator {
   void set_cycle_hook(CycleHook* hook) override;
   void set_txn_observer(TxnObserver* observer) override;
 
+  std::vector<EngineStatus> engines() const override;
+  std::vector<CsrInfo> csrs() const override;
+  std::optional<uint32_t> read_csr(uint32_t addr) override;
+  std::string wave_open(const std::string& path) override { return trace_open(path); }
+  void wave_close() override { trace_close(); }
+  bool wave_active() const override { return tracing(); }
+
   const DramModel& dram() const;
   const HostDriver& host() const;
   const NpuConfig& config() const;

@@ -6,9 +6,11 @@
 #include <string>
 
 #include "emu/run/RunJob.h"
-#include "tools/bud/Json.h"
+#include "debugger/json/Json.h"
 
 namespace bud::cli {
+
+using json::Json;
 
 /// "12,345,678"
 std::string group_digits(uint64_t v);

@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <iostream>
 
-#include "tools/bud/Json.h"
+#include "debugger/json/Json.h"
 #include "tools/bud/Output.h"
 
 namespace bud::cli {
+
+using json::Json;
 
 void add_emulation_options(CLI::App& app, run::RunOptions& o) {
   auto& d = o.npu.dram;

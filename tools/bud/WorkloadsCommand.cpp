@@ -5,9 +5,11 @@
 
 #include "emu/workload/Builtins.h"
 #include "emu/workload/Lowering.h"
-#include "tools/bud/Json.h"
+#include "debugger/json/Json.h"
 
 namespace bud::cli {
+
+using json::Json;
 
 void setup_workloads(CLI::App& app, WorkloadsOptions& options) {
   auto* sub = app.add_subcommand("workloads", "List the built-in workloads");

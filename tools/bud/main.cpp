@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "bud/ModelRevision.h"
+#include "tools/bud/DebugCommand.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/WorkloadsCommand.h"
 
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
       "  bud workloads                 # what can run\n"
       "  bud run gemm_small            # run and check bit-exactly against the golden model\n"
       "  bud run conv --json           # machine-readable result\n"
+      "  bud debug conv                # interactive: break, step, print, goto, wave dump\n"
       "Run `bud COMMAND --help` for each command's options.");
   app.set_version_flag("--version", std::string("bud 0.1.0, model ") +
                                         bud::build::kModelRevision + ", " +
@@ -22,6 +24,8 @@ int main(int argc, char** argv) {
   bud::cli::WorkloadsOptions workloads_options;
   bud::cli::setup_run(app, run_options);
   bud::cli::setup_workloads(app, workloads_options);
+  bud::cli::DebugOptions debug_options;
+  bud::cli::setup_debug(app, debug_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -36,5 +40,6 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("run")) return bud::cli::run_run(run_options);
   if (app.got_subcommand("workloads")) return bud::cli::run_workloads(workloads_options);
+  if (app.got_subcommand("debug")) return bud::cli::run_debug(debug_options);
   return 2;
 }

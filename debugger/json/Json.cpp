@@ -1,9 +1,9 @@
-#include "tools/bud/Json.h"
+#include "debugger/json/Json.h"
 
 #include <cmath>
 #include <cstdio>
 
-namespace bud::cli {
+namespace bud::json {
 
 std::string json_quote(const std::string& s) {
   std::string out = "\"";
@@ -95,4 +95,4 @@ void Json::write(std::string& out) const {
   }
 }
 
-}  // namespace bud::cli
+}  // namespace bud::json

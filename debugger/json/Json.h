@@ -1,4 +1,4 @@
-// A small ordered JSON value for --json output: objects keep insertion order so output is stable
+// A small ordered JSON value for --json output (run reports, debugger results): objects keep insertion order so output is stable
 // and diffable. Writing only (bud never parses JSON).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-namespace bud::cli {
+namespace bud::json {
 
 class Json {
  public:
@@ -46,4 +46,4 @@ class Json {
 /// Escapes a string for JSON (quotes included).
 std::string json_quote(const std::string& s);
 
-}  // namespace bud::cli
+}  // namespace bud::json

@@ -1,0 +1,333 @@
+// Inspection: print, counters, x (examine memory), info ..., where.
+#include <cstdio>
+#include <cstring>
+
+#include "debugger/commands/Format.h"
+#include "debugger/commands/Interpreter.h"
+#include "debugger/expr/Compiler.h"
+#include "debugger/expr/EmulatorResolver.h"
+
+namespace bud::debugger {
+
+namespace {
+
+void do_print(Interpreter& in, const Args& a, CommandResult& r) {
+  auto& emu = in.session().emu();
+  if (a.rest.empty()) {
+    r.fail("usage: print[/x|/d|/b] NAME | EXPR");
+    return;
+  }
+  if (!a.flag.empty() && a.flag != "x" && a.flag != "d" && a.flag != "b") {
+    r.fail("unknown format /" + a.flag + " (use /x, /d or /b)");
+    return;
+  }
+  std::string error;
+  if (a.words.size() == 1) {
+    if (auto t = resolve_target(emu, a.words[0], error)) {
+      const auto v = read_target(emu, *t);
+      r.say(t->name + " = " + format_value(v, a.flag));
+      r.data.set("name", t->name);
+      r.data.set("value", v.low());
+      r.data.set("width", v.width);
+      if (v.width > 64) r.data.set("hex", format_value(v, "x"));
+      return;
+    }
+  }
+  // Not a plain name: evaluate it as an expression (stateless functions only make sense here).
+  EmulatorResolver resolver(emu);
+  auto c = compile(a.rest, resolver);
+  if (!c) {
+    r.fail(a.words.size() == 1 ? error : c.error.to_string());
+    return;
+  }
+  if (c.expr->stateful()) {
+    r.fail("print evaluates once; windowed functions (rate, delta, ...) need break if or a trigger");
+    return;
+  }
+  EmulatorSampler sampler(emu);
+  const auto v = c.expr->eval(sampler);
+  char text[64];
+  if (v.is_real) std::snprintf(text, sizeof text, "%.6g", v.real);
+  else std::snprintf(text, sizeof text, "%lld", static_cast<long long>(v.integer));
+  r.say(c.expr->to_string() + " = " + text);
+  r.data.set("expr", c.expr->to_string());
+  if (v.is_real) r.data.set("value", v.real);
+  else r.data.set("value", static_cast<int64_t>(v.integer));
+}
+
+void do_counters(Interpreter& in, const Args& a, CommandResult& r) {
+  auto& s = in.session();
+  const auto& last = s.counters_at_last_stop();
+  const std::string filter = a.words.empty() ? "" : a.words[0];
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%-24s %20s %14s", "counter", "value", "delta");
+  r.say(buf);
+  json::Json counters = json::Json::object();
+  for (int i = 0; i < isa::kNumCounters; ++i) {
+    const std::string& name = isa::counter_name(i);
+    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+    const uint64_t v = s.emu().counter(i);
+    const int64_t d = static_cast<int64_t>(v - last[i]);
+    std::snprintf(buf, sizeof buf, "%-24s %20llu %+14lld", name.c_str(),
+                  static_cast<unsigned long long>(v), static_cast<long long>(d));
+    r.say(buf);
+    json::Json c = json::Json::object();
+    c.set("value", v);
+    c.set("delta", d);
+    counters.set(name, c);
+  }
+  r.data.set("counters", counters);
+  r.data.set("since_cycle", s.emu().cycle());
+}
+
+void do_examine(Interpreter& in, const Args& a, CommandResult& r) {
+  auto& emu = in.session().emu();
+  if (a.words.size() < 2) {
+    r.fail("usage: x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]");
+    return;
+  }
+  const std::string fmt = a.flag.empty() ? "x" : a.flag;
+  size_t esize;
+  if (fmt == "x" || fmt == "i8" || fmt == "u8") esize = 1;
+  else if (fmt == "i32" || fmt == "u32" || fmt == "x32") esize = 4;
+  else {
+    r.fail("unknown format /" + fmt + " (use /x, /i8, /u8, /i32, /u32, /x32)");
+    return;
+  }
+  const std::string& mem = a.words[0];
+  const emu::MemoryInfo* info = nullptr;
+  for (const auto& m : emu.memories())
+    if (m.name == mem) info = &m;
+  if (!info) {
+    std::vector<std::string> names;
+    for (const auto& m : emu.memories()) names.push_back(m.name);
+    auto near = suggest_names(mem, names, 3);
+    r.fail("unknown memory '" + mem + "'" + (near.empty() ? "" : " (did you mean " + near[0] + "?)"));
+    return;
+  }
+  auto addr = parse_number(a.words[1]);
+  if (!addr) {
+    r.fail("bad address '" + a.words[1] + "'");
+    return;
+  }
+  uint64_t count = 16;
+  if (a.words.size() > 2) {
+    auto c = parse_number(a.words[2]);
+    if (!c || *c == 0 || *c > 65536) {
+      r.fail("count must be 1..65536");
+      return;
+    }
+    count = *c;
+  }
+  std::vector<uint8_t> bytes(count * esize);
+  if (*addr + bytes.size() > info->size_bytes || !emu.read_memory(mem, *addr, bytes)) {
+    r.fail("address range " + hex64(*addr) + ".." + hex64(*addr + bytes.size()) +
+           " is outside " + mem + " (" + std::to_string(info->size_bytes) + " bytes)");
+    return;
+  }
+  json::Json values = json::Json::array();
+  const size_t per_line = esize == 1 ? 16 : 8;
+  std::string line;
+  char buf[32];
+  for (uint64_t i = 0; i < count; ++i) {
+    if (i % per_line == 0) {
+      if (!line.empty()) r.say(line);
+      std::snprintf(buf, sizeof buf, "%s+0x%06llx:", mem.c_str(),
+                    static_cast<unsigned long long>(*addr + i * esize));
+      line = buf;
+    }
+    int64_t sv;
+    uint64_t uv;
+    if (esize == 1) {
+      uv = bytes[i];
+      sv = static_cast<int8_t>(bytes[i]);
+    } else {
+      uint32_t w;
+      std::memcpy(&w, &bytes[i * 4], 4);
+      uv = w;
+      sv = static_cast<int32_t>(w);
+    }
+    if (fmt == "x") std::snprintf(buf, sizeof buf, " %02llx", static_cast<unsigned long long>(uv));
+    else if (fmt == "x32") std::snprintf(buf, sizeof buf, " %08llx", static_cast<unsigned long long>(uv));
+    else if (fmt[0] == 'i') std::snprintf(buf, sizeof buf, " %lld", static_cast<long long>(sv));
+    else std::snprintf(buf, sizeof buf, " %llu", static_cast<unsigned long long>(uv));
+    line += buf;
+    if (fmt[0] == 'i') values.push(sv);
+    else values.push(uv);
+  }
+  if (!line.empty()) r.say(line);
+  r.data.set("memory", mem);
+  r.data.set("address", *addr);
+  r.data.set("format", fmt);
+  r.data.set("values", values);
+}
+
+void info_breakpoints(Interpreter& in, CommandResult& r) {
+  const auto& list = in.session().breakpoints().list();
+  json::Json arr = json::Json::array();
+  if (list.empty()) r.say("no breakpoints or watchpoints");
+  for (const auto& b : list) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%3d  %-9s %-8s hits %-6llu %s", b.id, break_kind_name(b.kind),
+                  b.enabled ? "enabled" : "disabled", static_cast<unsigned long long>(b.hits),
+                  b.spec.c_str());
+    r.say(buf);
+    json::Json j = json::Json::object();
+    j.set("id", b.id);
+    j.set("kind", break_kind_name(b.kind));
+    j.set("enabled", b.enabled);
+    j.set("hits", b.hits);
+    j.set("spec", b.spec);
+    arr.push(j);
+  }
+  r.data.set("breakpoints", arr);
+}
+
+std::string command_text(const Session& s, uint32_t id) {
+  const auto& cmds = s.program().commands;
+  if (id >= cmds.size()) return "#" + std::to_string(id);
+  std::string t = cmds[id].to_string();
+  const std::string layer = s.program().layer_of(id);
+  if (!layer.empty()) t += "  [layer " + layer + "]";
+  return t;
+}
+
+void info_stages(Interpreter& in, CommandResult& r, bool where_only) {
+  auto& s = in.session();
+  json::Json arr = json::Json::array();
+  for (const auto& e : s.emu().engines()) {
+    std::string line = e.name;
+    line.resize(9, ' ');
+    if (where_only) {
+      line += e.cmd_id ? command_text(s, *e.cmd_id) : "(" + e.state + ")";
+    } else {
+      line += e.state;
+      line.resize(24, ' ');
+      if (e.queue_depth)
+        line += "queue " + std::to_string(e.queue_level) + "/" + std::to_string(e.queue_depth) + "  ";
+      if (e.cmd_id) line += "cmd #" + std::to_string(*e.cmd_id) + "  ";
+      line += e.detail;
+    }
+    r.say(line);
+    json::Json j = json::Json::object();
+    j.set("engine", e.name);
+    j.set("state", e.state);
+    if (e.cmd_id) {
+      j.set("cmd_id", *e.cmd_id);
+      if (*e.cmd_id < s.program().commands.size()) {
+        j.set("command", s.program().commands[*e.cmd_id].to_string());
+        j.set("layer", s.program().layer_of(*e.cmd_id));
+      }
+    }
+    if (!where_only) {
+      j.set("queue_level", e.queue_level);
+      j.set("queue_depth", e.queue_depth);
+      j.set("detail", e.detail);
+    }
+    arr.push(j);
+  }
+  r.data.set("engines", arr);
+  r.data.set("cycle", s.emu().cycle());
+}
+
+void info_checkpoints(Interpreter& in, CommandResult& r) {
+  auto& t = in.session().timeline();
+  json::Json arr = json::Json::array();
+  for (const auto& c : t.list()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "cycle %-12llu %-12s %9zu bytes (raw %zu)",
+                  static_cast<unsigned long long>(c.cycle), c.name.empty() ? "(auto)" : c.name.c_str(),
+                  c.bytes, c.raw_bytes);
+    r.say(buf);
+    json::Json j = json::Json::object();
+    j.set("cycle", c.cycle);
+    j.set("name", c.name);
+    j.set("bytes", static_cast<uint64_t>(c.bytes));
+    arr.push(j);
+  }
+  r.say(std::to_string(t.count()) + " checkpoints, " + std::to_string(t.bytes()) +
+        " bytes, automatic interval " + std::to_string(t.interval()) + " cycles");
+  r.data.set("checkpoints", arr);
+  r.data.set("bytes", static_cast<uint64_t>(t.bytes()));
+  r.data.set("interval", t.interval());
+}
+
+void info_signals(Interpreter& in, const std::string& pattern, CommandResult& r) {
+  json::Json arr = json::Json::array();
+  for (const auto& s : in.session().emu().signals()) {
+    if (!pattern.empty() && s.name.find(pattern) == std::string::npos) continue;
+    std::string line = s.name + (s.elements > 1 ? "[" + std::to_string(s.elements) + "]" : "");
+    line.resize(32, ' ');
+    line += std::to_string(s.width) + " bits  " + s.description;
+    r.say(line);
+    json::Json j = json::Json::object();
+    j.set("name", s.name);
+    j.set("width", s.width);
+    j.set("elements", s.elements);
+    j.set("writable", s.writable);
+    arr.push(j);
+  }
+  r.data.set("signals", arr);
+}
+
+void info_registers(Interpreter& in, CommandResult& r) {
+  auto& emu = in.session().emu();
+  json::Json obj = json::Json::object();
+  for (const auto& c : emu.csrs()) {
+    const uint32_t v = emu.read_csr(c.addr).value_or(0);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%-10s 0x%02x = 0x%08x (%u)", c.name.c_str(), c.addr, v, v);
+    r.say(buf);
+    obj.set(c.name, static_cast<uint64_t>(v));
+  }
+  r.data.set("registers", obj);
+}
+
+void info_program(Interpreter& in, CommandResult& r) {
+  const auto& p = in.session().program();
+  r.say("workload " + p.workload + ": " + std::to_string(p.commands.size()) + " commands, " +
+        std::to_string(p.layer_names.size()) + " layers");
+  for (size_t i = 0; i < p.layer_names.size(); ++i) r.say("  layer " + std::to_string(i) + ": " + p.layer_names[i]);
+  r.data.set("workload", p.workload);
+  r.data.set("commands", static_cast<uint64_t>(p.commands.size()));
+  r.data.set("cycle", in.session().emu().cycle());
+  r.data.set("state", emu::run_state_name(in.session().emu().state()));
+}
+
+}  // namespace
+
+void register_inspect_commands(Interpreter& in) {
+  in.add({"print", {"p"}, "print[/x|/d|/b] NAME | EXPR",
+          "Print a signal, counter, CSR or expression",
+          "NAME is a signal (load.state, tokens[2]), a PMU counter with or without pmu. "
+          "(gemm.stall_mem), a CSR (STATUS, csr.RING_HEAD) or cycle. Anything else is evaluated "
+          "as an expression (docs/expressions.md).",
+          {"print load.state", "print/x fetch.head_q", "print gemm.active * 100 / cycles",
+           "print STATUS"},
+          kNeedsNothing, false, do_print});
+  in.add({"counters", {"pmu"}, "counters [FILTER]",
+          "All PMU counters with their change since the previous stop", "",
+          {"counters", "counters stall"}, kNeedsNothing, false, do_counters});
+  in.add({"x", {"examine"}, "x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]",
+          "Examine memory (dram, inp, wgt, acc, out); ADDR is a byte offset",
+          "", {"x dram 0x10000", "x/i8 out 0 32", "x/i32 acc 0x40 8"}, kNeedsNothing, false,
+          do_examine});
+  in.add({"where", {"bt"}, "where", "The command each engine is executing and its layer", "",
+          {"where"}, kNeedsNothing, false,
+          [](Interpreter& in, const Args&, CommandResult& r) { info_stages(in, r, true); }});
+  in.add({"info", {"i"}, "info breakpoints|stages|checkpoints|signals [PATTERN]|registers|program",
+          "Show breakpoints, engine states, checkpoints, signals, CSRs or the program", "",
+          {"info breakpoints", "info stages", "info signals load", "info registers"},
+          kNeedsNothing, false, [](Interpreter& in, const Args& a, CommandResult& r) {
+            const std::string what = a.words.empty() ? "" : a.words[0];
+            if (what.rfind("b", 0) == 0 || what == "watchpoints") info_breakpoints(in, r);
+            else if (what.rfind("st", 0) == 0) info_stages(in, r, false);
+            else if (what.rfind("ch", 0) == 0) info_checkpoints(in, r);
+            else if (what.rfind("si", 0) == 0) info_signals(in, a.words.size() > 1 ? a.words[1] : "", r);
+            else if (what.rfind("reg", 0) == 0 || what == "csr") info_registers(in, r);
+            else if (what.rfind("pro", 0) == 0) info_program(in, r);
+            else r.fail("info what? breakpoints, stages, checkpoints, signals, registers, program");
+          }});
+}
+
+}  // namespace bud::debugger

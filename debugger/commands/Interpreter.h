@@ -1,0 +1,87 @@
+// The debugger's command interpreter: a table of commands (name, aliases, help with examples,
+// what they need), one entry point that runs a line and returns a CommandResult, completion for
+// line editors, and "did you mean" for typos. The same interpreter serves the interactive
+// prompt, scripts (-x, source), --batch runs, replayed packets and remote clients.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "debugger/commands/CommandResult.h"
+#include "debugger/session/Session.h"
+
+namespace bud::debugger {
+
+class Interpreter;
+
+/// A command line split into words; `rest` is the raw text after the command word (for
+/// expressions), `flag` the /FMT suffix of the command word ("print/x" -> "x").
+struct Args {
+  std::string command;
+  std::string flag;
+  std::vector<std::string> words;  ///< after the command word
+  std::string rest;
+};
+
+/// Preconditions checked centrally before a command runs.
+enum Needs : unsigned {
+  kNeedsNothing = 0,
+  kNeedsLiveRun = 1,  ///< the program must not have finished/hung at the current cycle
+};
+
+struct CommandSpec {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string usage;     ///< "break if EXPR | break CYCLE | break cmd [OPCODE] [#INDEX] [layer L]"
+  std::string summary;   ///< one line for `help`
+  std::string details;   ///< paragraphs for `help NAME`
+  std::vector<std::string> examples;
+  unsigned needs = kNeedsNothing;
+  bool repeatable = false;  ///< an empty line repeats it (step, continue, ...)
+  std::function<void(Interpreter&, const Args&, CommandResult&)> run;
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(Session& session);
+
+  Session& session() { return session_; }
+  void add(CommandSpec spec);
+  const std::vector<CommandSpec>& commands() const { return commands_; }
+  const CommandSpec* find(const std::string& name) const;
+
+  /// Runs one line. Empty line: repeats the last repeatable command. `#` starts a comment.
+  CommandResult execute(const std::string& line);
+  /// Runs every line of a file (for `source` and -x). Stops at the first failing command when
+  /// `stop_on_error`. Results are appended to `out`. Returns false if any command failed or the
+  /// file could not be read (the error names FILE:LINE).
+  bool source(const std::string& path, std::vector<std::pair<std::string, CommandResult>>& out,
+              bool stop_on_error);
+
+  /// Completion candidates for the word being typed at the end of `line`: command names for the
+  /// first word, then signal, counter, memory and checkpoint names.
+  std::vector<std::string> complete(const std::string& line) const;
+  /// Every completable name (signals, counters, memories, CSRs).
+  std::vector<std::string> names() const;
+
+ private:
+  Session& session_;
+  std::vector<CommandSpec> commands_;
+  std::string last_repeatable_;
+  int source_depth_ = 0;
+};
+
+/// Splits a line into Args (quotes group words; the command word's "/x" becomes `flag`).
+Args parse_args(const std::string& line);
+
+/// Registers every built-in command (run control, inspection, state changes, time travel,
+/// waveforms, scripting). Defined in the per-family files.
+void register_all_commands(Interpreter& in);
+void register_run_commands(Interpreter& in);
+void register_inspect_commands(Interpreter& in);
+void register_change_commands(Interpreter& in);
+void register_time_commands(Interpreter& in);
+void register_meta_commands(Interpreter& in);
+
+}  // namespace bud::debugger

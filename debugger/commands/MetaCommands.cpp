@@ -1,0 +1,94 @@
+// Scripting and help: help, source, echo, set, quit.
+#include "debugger/commands/Format.h"
+#include "debugger/commands/Interpreter.h"
+
+namespace bud::debugger {
+
+void register_meta_commands(Interpreter& in) {
+  in.add({"help", {"h", "?"}, "help [COMMAND]", "List commands, or explain one with examples", "",
+          {"help", "help break"}, kNeedsNothing, false,
+          [](Interpreter& in, const Args& a, CommandResult& r) {
+            if (a.words.empty()) {
+              json::Json arr = json::Json::array();
+              for (const auto& c : in.commands()) {
+                std::string line = "  " + c.name;
+                line.resize(20, ' ');
+                r.say(line + c.summary);
+                arr.push(c.name);
+              }
+              r.say("An empty line repeats step/continue/reverse-step. `help COMMAND` for details.");
+              r.data.set("commands", arr);
+              return;
+            }
+            const CommandSpec* c = in.find(a.words[0]);
+            if (!c) {
+              r.fail("no command '" + a.words[0] + "'");
+              return;
+            }
+            r.say(c->usage);
+            r.say("  " + c->summary);
+            if (!c->details.empty()) r.say("  " + c->details);
+            if (!c->aliases.empty()) {
+              std::string al;
+              for (const auto& x : c->aliases) al += (al.empty() ? "" : ", ") + x;
+              r.say("  aliases: " + al);
+            }
+            if (!c->examples.empty()) {
+              r.say("  examples:");
+              for (const auto& e : c->examples) r.say("    " + e);
+            }
+            r.data.set("usage", c->usage);
+          }});
+  in.add({"source", {}, "source FILE", "Run the commands in FILE (stops at the first error)", "",
+          {"source session.bud"}, kNeedsNothing, false,
+          [](Interpreter& in, const Args& a, CommandResult& r) {
+            if (a.words.size() != 1) {
+              r.fail("usage: source FILE");
+              return;
+            }
+            std::vector<std::pair<std::string, CommandResult>> out;
+            const bool ok = in.source(a.words[0], out, true);
+            json::Json arr = json::Json::array();
+            for (auto& [line, res] : out) {
+              r.say("(bud) " + line);
+              for (auto& l : res.lines) r.say(l);
+              if (!res.ok) r.say("error: " + res.error);
+              if (res.stop) r.stop = res.stop;
+              if (res.quit) r.quit = true;
+              json::Json j = json::Json::object();
+              j.set("command", line);
+              j.set("ok", res.ok);
+              arr.push(j);
+            }
+            r.data.set("results", arr);
+            if (!ok) {
+              for (auto& [line, res] : out)
+                if (!res.ok) {
+                  r.fail(res.error);
+                  break;
+                }
+            }
+          }});
+  in.add({"echo", {}, "echo TEXT", "Print TEXT (for scripts)", "", {"echo layer 2 starts"},
+          kNeedsNothing, false,
+          [](Interpreter&, const Args& a, CommandResult& r) { r.say(a.rest); }});
+  in.add({"set", {}, "set checkpoint-interval CYCLES",
+          "Change a session setting", "", {"set checkpoint-interval 50000"}, kNeedsNothing, false,
+          [](Interpreter& in, const Args& a, CommandResult& r) {
+            if (a.words.size() == 2 && a.words[0] == "checkpoint-interval") {
+              auto n = parse_number(a.words[1]);
+              if (!n || *n == 0) {
+                r.fail("checkpoint-interval must be a positive number of cycles");
+                return;
+              }
+              in.session().timeline().set_interval(*n);
+              r.say("automatic checkpoints every " + std::to_string(*n) + " cycles");
+              return;
+            }
+            r.fail("usage: set checkpoint-interval CYCLES");
+          }});
+  in.add({"quit", {"q", "exit"}, "quit", "End the session", "", {"quit"}, kNeedsNothing, false,
+          [](Interpreter&, const Args&, CommandResult& r) { r.quit = true; }});
+}
+
+}  // namespace bud::debugger

@@ -1,0 +1,365 @@
+#include "debugger/expr/Expr.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+
+namespace bud::debugger {
+
+namespace {
+
+// Integer +, -, *, unary - wrap modulo 2^64: computing in uint64 keeps that defined.
+int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
+uint64_t bits(int64_t v) { return static_cast<uint64_t>(v); }
+
+Value arith(uint8_t op_add_sub_mul, const Value& x, const Value& y) {
+  if (!x.is_real && !y.is_real) {
+    switch (op_add_sub_mul) {
+      case 0:
+        return Value::make_int(wrap(bits(x.integer) + bits(y.integer)));
+      case 1:
+        return Value::make_int(wrap(bits(x.integer) - bits(y.integer)));
+      default:
+        return Value::make_int(wrap(bits(x.integer) * bits(y.integer)));
+    }
+  }
+  const double a = x.as_double(), b = y.as_double();
+  switch (op_add_sub_mul) {
+    case 0:
+      return Value::make_real(a + b);
+    case 1:
+      return Value::make_real(a - b);
+    default:
+      return Value::make_real(a * b);
+  }
+}
+
+Value divide(const Value& x, const Value& y) {
+  const double b = y.as_double();
+  return Value::make_real(b == 0.0 ? 0.0 : x.as_double() / b);
+}
+
+Value modulo(const Value& x, const Value& y) {
+  if (!x.is_real && !y.is_real) {
+    // x % 0 is defined as 0; x % -1 is 0 mathematically and INT64_MIN % -1 would trap.
+    if (y.integer == 0 || y.integer == -1) return Value::make_int(0);
+    return Value::make_int(x.integer % y.integer);
+  }
+  const double b = y.as_double();
+  if (b == 0.0) return Value::make_real(0.0);
+  return Value::make_real(std::fmod(x.as_double(), b));
+}
+
+// -1, 0, 1 for x < y, x == y, x > y; 2 when unordered (NaN), which makes every comparison but
+// != false.
+int compare(const Value& x, const Value& y) {
+  if (!x.is_real && !y.is_real) return x.integer < y.integer ? -1 : (x.integer > y.integer ? 1 : 0);
+  const double a = x.as_double(), b = y.as_double();
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (a == b) return 0;
+  return 2;
+}
+
+}  // namespace
+
+int64_t Expr::delta(const Ring& r) const {
+  // Before a full window has elapsed the window covers the cycles since arming (slot of the
+  // armed sample); afterwards exactly W cycles.
+  const uint64_t size = uint64_t{r.window} + 1;
+  const uint64_t covered = std::min<uint64_t>(elapsed_, r.window);
+  const uint64_t old_pos = (r.pos + size - covered) % size;
+  return wrap(history_[r.offset + r.pos] - history_[r.offset + old_pos]);
+}
+
+void Expr::arm(Sampler& sampler) {
+  for (size_t i = 0; i < refs_.size(); ++i) samples_[i] = sampler.sample(refs_[i]);
+  for (Ring& r : rings_) {
+    r.pos = 0;
+    history_[r.offset] = samples_[r.ref];
+  }
+  std::fill(state_.begin(), state_.end(), 0);
+  elapsed_ = 0;
+  armed_ = true;
+}
+
+Value Expr::eval(Sampler& sampler) {
+  if (!armed_) arm(sampler);
+  if (nodes_.empty()) return Value::make_int(0);
+  ++elapsed_;
+  for (size_t i = 0; i < refs_.size(); ++i) samples_[i] = sampler.sample(refs_[i]);
+  for (Ring& r : rings_) {
+    r.pos = r.pos == r.window ? 0 : r.pos + 1;
+    history_[r.offset + r.pos] = samples_[r.ref];
+  }
+  Value* sp = stack_.data();  // next free slot
+  auto b2i = [](bool b) { return Value::make_int(b ? 1 : 0); };
+  for (const Node& n : nodes_) {
+    switch (n.op) {
+      case Op::Int:
+        *sp++ = Value::make_int(n.integer);
+        break;
+      case Op::Real:
+        *sp++ = Value::make_real(n.real);
+        break;
+      case Op::Load:
+        *sp++ = Value::make_int(wrap(samples_[n.a]));
+        break;
+      case Op::Neg:
+        sp[-1] = sp[-1].is_real ? Value::make_real(-sp[-1].real)
+                                : Value::make_int(wrap(0 - bits(sp[-1].integer)));
+        break;
+      case Op::Not:
+        sp[-1] = b2i(!sp[-1].truthy());
+        break;
+      case Op::Add:
+        --sp;
+        sp[-1] = arith(0, sp[-1], sp[0]);
+        break;
+      case Op::Sub:
+        --sp;
+        sp[-1] = arith(1, sp[-1], sp[0]);
+        break;
+      case Op::Mul:
+        --sp;
+        sp[-1] = arith(2, sp[-1], sp[0]);
+        break;
+      case Op::Div:
+        --sp;
+        sp[-1] = divide(sp[-1], sp[0]);
+        break;
+      case Op::Mod:
+        --sp;
+        sp[-1] = modulo(sp[-1], sp[0]);
+        break;
+      case Op::Lt:
+        --sp;
+        sp[-1] = b2i(compare(sp[-1], sp[0]) == -1);
+        break;
+      case Op::Le: {
+        --sp;
+        const int c = compare(sp[-1], sp[0]);
+        sp[-1] = b2i(c == -1 || c == 0);
+        break;
+      }
+      case Op::Gt:
+        --sp;
+        sp[-1] = b2i(compare(sp[-1], sp[0]) == 1);
+        break;
+      case Op::Ge: {
+        --sp;
+        const int c = compare(sp[-1], sp[0]);
+        sp[-1] = b2i(c == 1 || c == 0);
+        break;
+      }
+      case Op::Eq:
+        --sp;
+        sp[-1] = b2i(compare(sp[-1], sp[0]) == 0);
+        break;
+      case Op::Ne:
+        --sp;
+        sp[-1] = b2i(compare(sp[-1], sp[0]) != 0);
+        break;
+      case Op::And:
+        --sp;
+        sp[-1] = b2i(sp[-1].truthy() && sp[0].truthy());
+        break;
+      case Op::Or:
+        --sp;
+        sp[-1] = b2i(sp[-1].truthy() || sp[0].truthy());
+        break;
+      case Op::Delta:
+        *sp++ = Value::make_int(delta(rings_[n.a]));
+        break;
+      case Op::Rate: {
+        const Ring& r = rings_[n.a];
+        const uint64_t covered = std::min<uint64_t>(elapsed_, r.window);
+        *sp++ = Value::make_real(static_cast<double>(delta(r)) / static_cast<double>(covered));
+        break;
+      }
+      case Op::Ratio: {
+        const double den = static_cast<double>(delta(rings_[n.b]));
+        const double num = static_cast<double>(delta(rings_[n.a]));
+        *sp++ = Value::make_real(den == 0.0 ? 0.0 : num / den);
+        break;
+      }
+      case Op::Rose:
+      case Op::Fell:
+      case Op::Changed: {
+        const Ring& r = rings_[n.a];  // window 1: the other slot is the previous cycle
+        const uint64_t now = history_[r.offset + r.pos];
+        const uint64_t prev = history_[r.offset + (r.pos ^ 1u)];
+        const bool v = n.op == Op::Rose   ? (prev == 0 && now != 0)
+                       : n.op == Op::Fell ? (prev != 0 && now == 0)
+                                          : prev != now;
+        *sp++ = b2i(v);
+        break;
+      }
+      case Op::Count:
+        if (sp[-1].truthy()) ++state_[n.a];
+        sp[-1] = Value::make_int(wrap(state_[n.a]));
+        break;
+      case Op::Held: {
+        uint64_t& run = state_[n.a];
+        run = sp[-1].truthy() ? std::min<uint64_t>(run + 1, n.b) : 0;
+        sp[-1] = b2i(run >= n.b);
+        break;
+      }
+    }
+  }
+  return sp[-1];
+}
+
+std::vector<Ref> Expr::refs() const { return refs_; }
+
+std::vector<uint32_t> Expr::windows() const {
+  std::vector<uint32_t> w;
+  for (const Ring& r : rings_) w.push_back(r.window);
+  for (const Node& n : nodes_)
+    if (n.op == Op::Held) w.push_back(n.b);
+  std::sort(w.begin(), w.end());
+  w.erase(std::unique(w.begin(), w.end()), w.end());
+  return w;
+}
+
+namespace {
+
+// Binding strength used to print minimal parentheses (matches the grammar levels).
+enum Prec : int { kOr = 1, kAnd, kNot, kCmp, kSum, kProd, kUnary, kPrimary };
+
+std::string format_real(double v) {
+  std::array<char, 512> buf{};
+  auto res = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed);
+  std::string s(buf.data(), res.ptr);
+  if (s.find('.') == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string format_int(uint64_t v, uint8_t radix) {
+  if (radix == 10) return std::to_string(v);
+  std::string digits;
+  const uint64_t base = radix;
+  do {
+    digits.push_back("0123456789abcdef"[v % base]);
+    v /= base;
+  } while (v != 0);
+  std::reverse(digits.begin(), digits.end());
+  return (radix == 16 ? "0x" : "0b") + digits;
+}
+
+}  // namespace
+
+std::string Expr::to_string() const {
+  struct Item {
+    std::string text;
+    int prec;
+  };
+  std::vector<Item> st;
+  auto paren = [](const Item& it, bool need) { return need ? "(" + it.text + ")" : it.text; };
+  auto binary = [&](const char* op, int prec) {
+    Item y = std::move(st.back());
+    st.pop_back();
+    Item x = std::move(st.back());
+    st.pop_back();
+    // Left-associative levels: a left operand of the same level needs no parentheses, a right
+    // one does. Comparisons do not chain, so both sides of the same level need them.
+    const bool lp = prec == kCmp ? x.prec <= prec : x.prec < prec;
+    st.push_back({paren(x, lp) + " " + op + " " + paren(y, y.prec <= prec), prec});
+  };
+  auto unary = [&](const char* op, int prec) {
+    Item x = std::move(st.back());
+    st.pop_back();
+    // Parenthesize any binary operand, even where the grammar would not need it: `!(a < b)`
+    // reads better than the equivalent `!a < b`. `!!a` and `--a` need none.
+    st.push_back({op + paren(x, x.prec < kUnary && x.prec != prec), prec});
+  };
+  auto name = [&](uint32_t i) { return names_[i]; };
+  auto window = [&](const Ring& r) { return std::to_string(r.window); };
+  for (const Node& n : nodes_) {
+    switch (n.op) {
+      case Op::Int:
+        st.push_back({format_int(bits(n.integer), n.radix), kPrimary});
+        break;
+      case Op::Real:
+        st.push_back({format_real(n.real), kPrimary});
+        break;
+      case Op::Load:
+        st.push_back({name(n.c), kPrimary});
+        break;
+      case Op::Neg:
+        unary("-", kUnary);
+        break;
+      case Op::Not:
+        unary("!", kNot);
+        break;
+      case Op::Add:
+        binary("+", kSum);
+        break;
+      case Op::Sub:
+        binary("-", kSum);
+        break;
+      case Op::Mul:
+        binary("*", kProd);
+        break;
+      case Op::Div:
+        binary("/", kProd);
+        break;
+      case Op::Mod:
+        binary("%", kProd);
+        break;
+      case Op::Lt:
+        binary("<", kCmp);
+        break;
+      case Op::Le:
+        binary("<=", kCmp);
+        break;
+      case Op::Gt:
+        binary(">", kCmp);
+        break;
+      case Op::Ge:
+        binary(">=", kCmp);
+        break;
+      case Op::Eq:
+        binary("==", kCmp);
+        break;
+      case Op::Ne:
+        binary("!=", kCmp);
+        break;
+      case Op::And:
+        binary("&&", kAnd);
+        break;
+      case Op::Or:
+        binary("||", kOr);
+        break;
+      case Op::Delta:
+        st.push_back({"delta(" + name(n.c) + ", " + window(rings_[n.a]) + ")", kPrimary});
+        break;
+      case Op::Rate:
+        st.push_back({"rate(" + name(n.c) + ", " + window(rings_[n.a]) + ")", kPrimary});
+        break;
+      case Op::Ratio:
+        st.push_back(
+            {"ratio(" + name(n.c) + ", " + name(n.d) + ", " + window(rings_[n.a]) + ")", kPrimary});
+        break;
+      case Op::Rose:
+        st.push_back({"rose(" + name(n.c) + ")", kPrimary});
+        break;
+      case Op::Fell:
+        st.push_back({"fell(" + name(n.c) + ")", kPrimary});
+        break;
+      case Op::Changed:
+        st.push_back({"changed(" + name(n.c) + ")", kPrimary});
+        break;
+      case Op::Count:
+        st.back() = {"count(" + st.back().text + ")", kPrimary};
+        break;
+      case Op::Held:
+        st.back() = {"held(" + st.back().text + ", " + std::to_string(n.b) + ")", kPrimary};
+        break;
+    }
+  }
+  return st.empty() ? std::string() : st.back().text;
+}
+
+}  // namespace bud::debugger

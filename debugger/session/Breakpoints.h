@@ -1,0 +1,96 @@
+// Breakpoints and watchpoints, evaluated after every cycle while the session runs with them.
+// Installed as the emulator's CycleHook and TxnObserver only while a `continue`-like command
+// runs, so a run without breakpoints pays nothing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "debugger/expr/Compiler.h"
+#include "debugger/expr/EmulatorResolver.h"
+#include "emu/core/Emulator.h"
+
+namespace bud::debugger {
+
+enum class BreakKind : uint8_t { Cycle, Condition, Command, WatchSignal, WatchMemory };
+const char* break_kind_name(BreakKind k);  // "cycle", "condition", "command", "watch", "watch"
+
+/// Which dispatched commands a command breakpoint matches (all given fields must match).
+struct CommandMatch {
+  std::optional<uint8_t> opcode;
+  std::optional<uint32_t> cmd_id;
+  std::optional<uint32_t> layer;
+};
+
+struct Breakpoint {
+  int id = 0;
+  BreakKind kind = BreakKind::Cycle;
+  bool enabled = true;
+  std::string spec;      ///< as the user wrote it, normalised
+  uint64_t hits = 0;
+  // Cycle
+  uint64_t cycle = 0;
+  // Condition (stops on the cycle it becomes true, i.e. on a false -> true edge)
+  std::shared_ptr<Expr> cond;
+  bool was_true = false;
+  // Command
+  CommandMatch match;
+  // WatchSignal
+  emu::SignalId signal = 0;
+  uint32_t element = 0;
+  emu::SignalValue last_value;
+  // WatchMemory
+  std::string memory;
+  uint64_t offset = 0;
+  uint32_t width = 0;
+  std::array<uint8_t, 8> last_bytes{};
+};
+
+/// A breakpoint that fired, with what it saw.
+struct Hit {
+  int id = 0;
+  std::string detail;  ///< e.g. "gemm.stall_mem > 1000", "load.state: 2 -> 3"
+};
+
+class Breakpoints final : public emu::CycleHook, public emu::TxnObserver {
+ public:
+  explicit Breakpoints(emu::Emulator& emu) : emu_(emu), sampler_(emu) {}
+
+  /// Adders return the new id, or 0 with `error` set.
+  int add_cycle(uint64_t cycle, std::string& error);
+  int add_condition(const std::string& text, std::string& error);
+  int add_command(const CommandMatch& m, const std::string& spec, std::string& error);
+  int add_watch_signal(const std::string& name, std::string& error);
+  int add_watch_memory(const std::string& memory, uint64_t offset, uint32_t width,
+                       std::string& error);
+  bool remove(int id);
+  void remove_all();
+  bool set_enabled(int id, bool enabled);
+  const std::vector<Breakpoint>& list() const { return bps_; }
+  bool any_enabled() const;
+
+  /// Prepares for a run from the current state: arms conditions, samples watched values.
+  void arm();
+  /// Hits recorded since arm() (cleared by arm()).
+  const std::vector<Hit>& hits() const { return hits_; }
+
+  // emu::CycleHook / TxnObserver
+  bool after_cycle(uint64_t cycle) override;
+  void on_txn(const emu::StageTxn& txn) override;
+
+ private:
+  int next_id_ = 1;
+  emu::Emulator& emu_;
+  EmulatorSampler sampler_;
+  std::vector<Breakpoint> bps_;
+  std::vector<Hit> hits_;
+  bool pending_cmd_hit_ = false;
+  std::vector<int> pending_cmd_ids_;
+  std::vector<std::string> pending_cmd_details_;
+};
+
+}  // namespace bud::debugger

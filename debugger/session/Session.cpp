@@ -1,0 +1,251 @@
+#include "debugger/session/Session.h"
+
+#include <algorithm>
+
+namespace bud::debugger {
+
+std::string ProgramInfo::layer_of(uint32_t cmd_id) const {
+  if (cmd_id >= commands.size()) return {};
+  const uint32_t layer = commands[cmd_id].layer;
+  return layer < layer_names.size() ? layer_names[layer] : std::string();
+}
+
+bool StopInfo::has(const std::string& kind) const {
+  for (const auto& r : reasons)
+    if (r.kind == kind) return true;
+  return false;
+}
+
+std::string StopInfo::describe() const {
+  std::string s = "stopped at cycle " + std::to_string(cycle);
+  if (reasons.empty()) return s;
+  s += ": ";
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    const auto& r = reasons[i];
+    if (i) s += "; ";
+    s += r.kind;
+    if (r.id) s += " " + std::to_string(r.id);
+    if (!r.detail.empty()) s += " (" + r.detail + ")";
+  }
+  return s;
+}
+
+std::atomic<bool>& Session::interrupt_flag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+Session::Session(std::unique_ptr<emu::Emulator> emu, ProgramInfo program, SessionConfig config)
+    : emu_(std::move(emu)),
+      program_(std::move(program)),
+      config_(config),
+      timeline_(*emu_, config.timeline),
+      breakpoints_(*emu_) {
+  timeline_.reset();
+  snapshot_counters();
+  furthest_ = emu_->cycle();
+}
+
+void Session::snapshot_counters() {
+  prev_counters_ = last_counters_;
+  for (int i = 0; i < isa::kNumCounters; ++i) last_counters_[i] = emu_->counter(i);
+}
+
+void Session::note_progress() {
+  furthest_ = std::max(furthest_, emu_->cycle());
+  if (emu_->state() != emu::RunState::Ready) end_cycle_ = emu_->cycle();
+}
+
+StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& limit_kind) {
+  StopInfo stop;
+  auto& emu = *emu_;
+  const bool hooks = use_breakpoints && breakpoints_.any_enabled();
+  if (emu.state() != emu::RunState::Ready) {
+    stop.cycle = emu.cycle();
+    stop.reasons.push_back({emu::run_state_name(emu.state()), 0,
+                            "the program is not running any more; use goto or reverse-step"});
+    return stop;
+  }
+  if (hooks) {
+    breakpoints_.arm();
+    emu.set_cycle_hook(&breakpoints_);
+    emu.set_txn_observer(&breakpoints_);
+  }
+  interrupt_flag().store(false);
+  const uint64_t start = emu.cycle();
+  const uint64_t target = cycles > UINT64_MAX - start ? UINT64_MAX : start + cycles;
+  while (true) {
+    uint64_t chunk_end = std::min({target, timeline_.next_checkpoint_cycle(),
+                                   emu.cycle() + config_.chunk});
+    const auto r = emu.step(chunk_end - emu.cycle());
+    timeline_.maybe_checkpoint();
+    if (r.hook_stop) {
+      for (const auto& h : breakpoints_.hits()) {
+        bool watch = false;
+        for (const auto& b : breakpoints_.list())
+          if (b.id == h.id) watch = b.kind == BreakKind::WatchSignal ||
+                                    b.kind == BreakKind::WatchMemory;
+        stop.reasons.push_back({watch ? "watchpoint" : "breakpoint", h.id, h.detail});
+      }
+    }
+    if (r.state != emu::RunState::Ready) {
+      stop.reasons.push_back({emu::run_state_name(r.state), 0, r.message});
+    }
+    if (!stop.reasons.empty()) break;
+    if (emu.cycle() >= target) {
+      stop.reasons.push_back({limit_kind, 0, ""});
+      break;
+    }
+    if (interrupt_flag().exchange(false)) {
+      stop.reasons.push_back({"interrupted", 0, "Ctrl-C"});
+      break;
+    }
+  }
+  if (hooks) {
+    emu.set_cycle_hook(nullptr);
+    emu.set_txn_observer(nullptr);
+  }
+  stop.cycle = emu.cycle();
+  note_progress();
+  return stop;
+}
+
+std::string Session::goto_cycle(uint64_t cycle) {
+  if (end_cycle_ && cycle > *end_cycle_)
+    return "cycle " + std::to_string(cycle) + " is past the end of the run (it finished at cycle " +
+           std::to_string(*end_cycle_) + ")";
+  auto e = timeline_.seek(cycle, interventions_);
+  note_progress();
+  return e;
+}
+
+std::string Session::advance_to(uint64_t cycle) {
+  if (cycle < emu_->cycle()) return "cannot advance backwards";
+  auto e = timeline_.run_to(cycle, interventions_);
+  note_progress();
+  return e;
+}
+
+std::optional<StopInfo> Session::reverse_continue(std::string& error) {
+  const uint64_t now = emu_->cycle();
+  if (!breakpoints_.any_enabled()) {
+    error = "no breakpoints or watchpoints are enabled";
+    return std::nullopt;
+  }
+  std::vector<uint8_t> undo;
+  emu_->save(undo);
+  // Scan checkpoint windows backwards; in each, re-execute to `now` (or the window's end) with
+  // breakpoints and remember the last hit strictly before `now`.
+  auto starts = timeline_.checkpoint_cycles_before(now);
+  uint64_t window_end = now;
+  for (auto it = starts.rbegin(); it != starts.rend(); ++it) {
+    std::string e;
+    auto from = timeline_.restore_at_or_before(*it, e);
+    if (!from) {
+      error = e;
+      break;
+    }
+    // Re-apply changes up to `from` is not needed: checkpoints include them.
+    std::optional<StopInfo> last;
+    breakpoints_.arm();
+    emu_->set_cycle_hook(&breakpoints_);
+    emu_->set_txn_observer(&breakpoints_);
+    while (emu_->cycle() < window_end) {
+      // Interventions inside the window must be re-applied on the way.
+      uint64_t stop_at = window_end;
+      for (const auto& iv : interventions_)
+        if (iv.cycle >= emu_->cycle() && iv.cycle < stop_at) {
+          if (iv.cycle == emu_->cycle()) iv.apply(*emu_);
+          else stop_at = iv.cycle;
+        }
+      const auto r = emu_->step(stop_at - emu_->cycle());
+      if (r.hook_stop && emu_->cycle() < now) {
+        StopInfo s;
+        s.cycle = emu_->cycle();
+        for (const auto& h : breakpoints_.hits()) {
+          bool watch = false;
+          for (const auto& b : breakpoints_.list())
+            if (b.id == h.id) watch = b.kind == BreakKind::WatchSignal ||
+                                      b.kind == BreakKind::WatchMemory;
+          s.reasons.push_back({watch ? "watchpoint" : "breakpoint", h.id, h.detail});
+        }
+        last = s;
+        breakpoints_.arm();  // keep scanning; hits() restarts
+      }
+      if (r.state != emu::RunState::Ready || r.cycles == 0) break;
+    }
+    emu_->set_cycle_hook(nullptr);
+    emu_->set_txn_observer(nullptr);
+    if (last) {
+      // Land exactly on the hit.
+      if (auto e2 = timeline_.seek(last->cycle, interventions_); !e2.empty()) {
+        error = e2;
+        break;
+      }
+      return last;
+    }
+    window_end = *it;
+  }
+  std::string ignored;
+  emu_->restore(undo, ignored);
+  if (error.empty()) error = "no breakpoint or watchpoint fired before cycle " + std::to_string(now);
+  return std::nullopt;
+}
+
+bool Session::record(Intervention i) {
+  if (!i.apply(*emu_)) return false;
+  const uint64_t now = emu_->cycle();
+  // Changing the past forks a new future: what was recorded after now no longer happens.
+  if (furthest_ > now) {
+    timeline_.truncate_after(now);
+    std::erase_if(interventions_, [&](const Intervention& x) { return x.cycle > now; });
+    furthest_ = now;
+    end_cycle_.reset();
+  }
+  auto pos = std::upper_bound(interventions_.begin(), interventions_.end(), i.cycle,
+                              [](uint64_t c, const Intervention& x) { return c < x.cycle; });
+  interventions_.insert(pos, std::move(i));
+  return true;
+}
+
+bool Session::deposit(emu::SignalId id, uint32_t element, const emu::SignalValue& v) {
+  Intervention i;
+  i.kind = Intervention::Kind::Deposit;
+  i.cycle = emu_->cycle();
+  i.signal = id;
+  i.element = element;
+  i.value = v;
+  return record(std::move(i));
+}
+
+bool Session::force(emu::SignalId id, uint32_t element, const emu::SignalValue& v) {
+  Intervention i;
+  i.kind = Intervention::Kind::Force;
+  i.cycle = emu_->cycle();
+  i.signal = id;
+  i.element = element;
+  i.value = v;
+  return record(std::move(i));
+}
+
+void Session::release(emu::SignalId id, uint32_t element) {
+  Intervention i;
+  i.kind = Intervention::Kind::Release;
+  i.cycle = emu_->cycle();
+  i.signal = id;
+  i.element = element;
+  record(std::move(i));
+}
+
+bool Session::write_memory(const std::string& memory, uint64_t offset,
+                           const std::vector<uint8_t>& bytes) {
+  Intervention i;
+  i.kind = Intervention::Kind::MemoryWrite;
+  i.cycle = emu_->cycle();
+  i.memory = memory;
+  i.offset = offset;
+  i.bytes = bytes;
+  return record(std::move(i));
+}
+
+}  // namespace bud::debugger

@@ -1,0 +1,113 @@
+// A debugging session over one emulation: run control with breakpoints, checkpoints and time
+// travel, the user's changes to state, and the program being run. Commands (debugger/commands)
+// act on a Session; the same Session serves an interactive prompt, a script, a replayed packet
+// or a remote client.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "debugger/session/Breakpoints.h"
+#include "debugger/session/Timeline.h"
+#include "emu/core/Emulator.h"
+#include "emu/isa/Isa.h"
+
+namespace bud::debugger {
+
+/// What the design is running, for `where`, `info program` and command breakpoints.
+struct ProgramInfo {
+  std::string workload;
+  std::vector<isa::Command> commands;   ///< index = cmd_id
+  std::vector<std::string> layer_names; ///< index = layer
+  /// Layer name of a command index, or "" if unknown.
+  std::string layer_of(uint32_t cmd_id) const;
+};
+
+/// One reason a run stopped (several may apply at once).
+struct StopReason {
+  std::string kind;    ///< breakpoint, watchpoint, step, until, goto, finished, hang, assertion,
+                       ///< error, interrupted
+  int id = 0;          ///< breakpoint id for breakpoint / watchpoint
+  std::string detail;
+};
+
+/// Where and why execution stopped.
+struct StopInfo {
+  uint64_t cycle = 0;
+  std::vector<StopReason> reasons;
+  bool has(const std::string& kind) const;
+  /// "stopped at cycle 1234: breakpoint 2 (gemm.stall_mem > 1000); watchpoint 3 (...)".
+  std::string describe() const;
+};
+
+struct SessionConfig {
+  TimelineConfig timeline;
+  uint64_t chunk = 1u << 16;  ///< cycles between checks of Ctrl-C while running
+};
+
+class Session {
+ public:
+  Session(std::unique_ptr<emu::Emulator> emu, ProgramInfo program, SessionConfig config = {});
+
+  emu::Emulator& emu() { return *emu_; }
+  const emu::Emulator& emu() const { return *emu_; }
+  Timeline& timeline() { return timeline_; }
+  Breakpoints& breakpoints() { return breakpoints_; }
+  const ProgramInfo& program() const { return program_; }
+
+  /// Runs up to `cycles` cycles (UINT64_MAX: until something stops it), with breakpoints when
+  /// `use_breakpoints`. `limit_kind` names the reason reported when the count is used up.
+  StopInfo run(uint64_t cycles, bool use_breakpoints, const std::string& limit_kind);
+  /// Travels to `cycle` (either direction); breakpoints are not evaluated on the way.
+  /// Returns an error message (state unchanged) or empty.
+  std::string goto_cycle(uint64_t cycle);
+  /// Runs forward to `cycle` without breakpoints and without restoring any checkpoint (so a
+  /// waveform being written sees every cycle). Error message or empty.
+  std::string advance_to(uint64_t cycle);
+  /// Goes back to the previous cycle at which an enabled breakpoint or watchpoint fired.
+  /// Returns the stop, or an error message in `error`.
+  std::optional<StopInfo> reverse_continue(std::string& error);
+
+  /// State changes that time travel re-applies (see Intervention).
+  bool deposit(emu::SignalId id, uint32_t element, const emu::SignalValue& v);
+  bool force(emu::SignalId id, uint32_t element, const emu::SignalValue& v);
+  void release(emu::SignalId id, uint32_t element);
+  bool write_memory(const std::string& memory, uint64_t offset, const std::vector<uint8_t>& bytes);
+  const std::vector<Intervention>& interventions() const { return interventions_; }
+
+  /// Counters at the stop before the current one: `counters` shows the change since then.
+  const std::array<uint64_t, isa::kNumCounters>& counters_at_last_stop() const {
+    return prev_counters_;
+  }
+  /// Records a stop: the counters of the current stop become the previous ones.
+  void snapshot_counters();
+
+  /// The furthest cycle this execution has reached, and the cycle it finished at (if it did).
+  uint64_t furthest_cycle() const { return furthest_; }
+  std::optional<uint64_t> end_cycle() const { return end_cycle_; }
+
+  /// Set from a signal handler (Ctrl-C): the running command stops at the next chunk boundary
+  /// or breakpoint check with reason "interrupted".
+  static std::atomic<bool>& interrupt_flag();
+
+ private:
+  bool record(Intervention i);
+  void note_progress();
+
+  std::unique_ptr<emu::Emulator> emu_;
+  ProgramInfo program_;
+  SessionConfig config_;
+  Timeline timeline_;
+  Breakpoints breakpoints_;
+  std::vector<Intervention> interventions_;
+  std::array<uint64_t, isa::kNumCounters> prev_counters_{};
+  std::array<uint64_t, isa::kNumCounters> last_counters_{};
+  uint64_t furthest_ = 0;
+  std::optional<uint64_t> end_cycle_;
+};
+
+}  // namespace bud::debugger

@@ -1,0 +1,115 @@
+// Checkpoints along one execution and travel to any cycle of it: restore the nearest earlier
+// checkpoint, then re-execute deterministically (re-applying the user's interventions at their
+// cycles). Automatic checkpoints every `interval` cycles live in a bounded memory budget; when
+// the budget is exceeded every other automatic checkpoint is dropped and the interval doubles, so
+// a jump re-executes at most one (current) interval. Checkpoints are zstd-compressed emulator
+// states (Emulator::save).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emu/core/Emulator.h"
+
+namespace bud::debugger {
+
+/// A change the user made to the design's state. Re-executions re-apply it at `cycle` (before
+/// that cycle's clock edge), so travelling in time does not lose it.
+struct Intervention {
+  enum class Kind : uint8_t { Deposit, Force, Release, MemoryWrite };
+  Kind kind = Kind::Deposit;
+  uint64_t cycle = 0;
+  emu::SignalId signal = 0;
+  uint32_t element = 0;
+  emu::SignalValue value;
+  std::string memory;
+  uint64_t offset = 0;
+  std::vector<uint8_t> bytes;
+  /// Applies it to `emu`; false if the emulator refused.
+  bool apply(emu::Emulator& emu) const;
+};
+
+struct TimelineConfig {
+  uint64_t interval = 100'000;             ///< cycles between automatic checkpoints (> 0)
+  uint64_t memory_budget = 512ull << 20;   ///< bytes for automatic checkpoints
+  int compression_level = 1;               ///< zstd level
+};
+
+struct CheckpointInfo {
+  std::string name;        ///< empty for automatic ones
+  uint64_t cycle = 0;
+  size_t bytes = 0;        ///< compressed size
+  size_t raw_bytes = 0;    ///< uncompressed size
+};
+
+class Timeline {
+ public:
+  Timeline(emu::Emulator& emu, TimelineConfig config);
+
+  const TimelineConfig& config() const { return config_; }
+  /// Current automatic interval (grows when the budget forces thinning).
+  uint64_t interval() const { return interval_; }
+  void set_interval(uint64_t cycles);
+
+  /// Forgets everything and takes an automatic checkpoint of the current state.
+  void reset();
+  /// Takes an automatic checkpoint if the current cycle is on the interval grid and none exists
+  /// there yet. Cheap when there is nothing to do. The grid is interval multiples.
+  void maybe_checkpoint();
+  /// Next cycle (> now) at which maybe_checkpoint() would take one.
+  uint64_t next_checkpoint_cycle() const;
+
+  /// Named checkpoints (kept until deleted, outside the automatic budget).
+  void save_named(const std::string& name);
+  bool has_named(const std::string& name) const;
+  std::optional<uint64_t> named_cycle(const std::string& name) const;
+  bool remove_named(const std::string& name);
+  /// Restores a named checkpoint exactly (no re-execution). Error text on failure.
+  std::string restore_named(const std::string& name);
+
+  /// Moves the emulator to `cycle` (backward or forward): restores the nearest checkpoint at or
+  /// before it and re-executes, re-applying `interventions`. No breakpoints are evaluated.
+  /// Returns an error message (state unchanged) or empty.
+  std::string seek(uint64_t cycle, const std::vector<Intervention>& interventions);
+  /// Restores the latest checkpoint at or before `cycle` without re-executing; returns its
+  /// cycle, or nullopt if there is none. Used by reverse-continue to scan windows.
+  std::optional<uint64_t> restore_at_or_before(uint64_t cycle, std::string& error);
+  /// Cycles of the automatic and named checkpoints, ascending, strictly before `cycle`.
+  std::vector<uint64_t> checkpoint_cycles_before(uint64_t cycle) const;
+
+  /// Drops every checkpoint after `cycle` (the execution diverged from what they recorded).
+  void truncate_after(uint64_t cycle);
+
+  std::vector<CheckpointInfo> list() const;
+  size_t bytes() const;          ///< compressed bytes held, automatic + named
+  size_t count() const;
+  /// Cycles re-executed by the last seek().
+  uint64_t last_resimulated() const { return last_resimulated_; }
+
+  /// Steps the emulator from its cycle to `target` (no hook), applying interventions whose
+  /// cycle falls in [now, target). Returns an error message or empty.
+  std::string run_to(uint64_t target, const std::vector<Intervention>& interventions);
+
+ private:
+  struct Checkpoint {
+    uint64_t cycle = 0;
+    size_t raw_bytes = 0;
+    std::vector<uint8_t> data;  ///< zstd frame
+  };
+  Checkpoint capture() const;
+  std::string restore(const Checkpoint& c);
+  void enforce_budget();
+
+  emu::Emulator& emu_;
+  TimelineConfig config_;
+  uint64_t interval_;
+  std::map<uint64_t, Checkpoint> auto_;
+  std::map<std::string, Checkpoint> named_;
+  size_t auto_bytes_ = 0;
+  uint64_t last_resimulated_ = 0;
+};
+
+}  // namespace bud::debugger

@@ -1,0 +1,106 @@
+#include "tools/bud/DebugCommand.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "debugger/frontend/Console.h"
+#include "emu/npu/NpuEmulator.h"
+#include "tools/bud/RunCommand.h"
+
+namespace bud::cli {
+
+void setup_debug(CLI::App& app, DebugOptions& options) {
+  auto* sub = app.add_subcommand("debug", "Debug a workload interactively: run, stop, inspect, "
+                                          "force, checkpoint, travel back in time");
+  sub->footer(
+      "Examples:\n"
+      "  bud debug conv                                  # prompt at cycle 0; try `help`\n"
+      "  bud debug mlp -x session.bud                    # run a script, then the prompt\n"
+      "  bud debug mlp -x check.bud --batch --json       # for tools: JSON per command, exit 1 on error\n"
+      "Inside: continue, step 100, break if gemm.stall_mem > 1000, watch load.state, print/x\n"
+      "fetch.head_q, counters, x/i8 out 0 32, info stages, where, goto 500, reverse-continue,\n"
+      "wave dump 100 300 w.fst, checkpoint NAME, restore NAME, help COMMAND.");
+  sub->add_option("workload", options.run.workload, "Built-in name or workload file")
+      ->capture_default_str();
+  add_emulation_options(*sub, options.run);
+  sub->add_option("-x,--script", options.scripts, "Run the commands in FILE first (repeatable)");
+  sub->add_flag("--batch", options.batch, "Run the scripts and exit (status 1 if a command failed)");
+  sub->add_flag("--json", options.json, "Print each command's result as one JSON object per line");
+  sub->add_option("--checkpoint-interval", options.checkpoint_interval,
+                  "Cycles between automatic checkpoints")
+      ->capture_default_str();
+  sub->add_option("--checkpoint-budget", options.checkpoint_budget_mb,
+                  "MiB for automatic checkpoints (the interval doubles when exceeded)")
+      ->capture_default_str();
+}
+
+std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prepared,
+                                                   const run::RunOptions& options,
+                                                   const debugger::SessionConfig& config,
+                                                   std::string& error) {
+  auto emu = std::make_unique<emu::NpuEmulator>(options.npu);
+  if (auto e = emu->load(prepared.job); !e.empty()) {
+    error = e;
+    return nullptr;
+  }
+  debugger::ProgramInfo info;
+  info.workload = prepared.workload.name;
+  info.commands = prepared.program.commands;
+  for (const auto& l : prepared.workload.layers) info.layer_names.push_back(l.name);
+  return std::make_unique<debugger::Session>(std::move(emu), std::move(info), config);
+}
+
+int run_debug(const DebugOptions& options) {
+  if (auto e = validate_emulation_options(options.run); !e.empty()) {
+    std::cerr << "bud debug: " << e << "\n";
+    return 2;
+  }
+  if (options.checkpoint_interval == 0) {
+    std::cerr << "bud debug: --checkpoint-interval must be positive\n";
+    return 2;
+  }
+  auto prepared = run::prepare(options.run);
+  if (!prepared) {
+    std::cerr << "bud debug: " << prepared.error() << "\n";
+    return 2;
+  }
+  debugger::SessionConfig config;
+  config.timeline.interval = options.checkpoint_interval;
+  config.timeline.memory_budget = options.checkpoint_budget_mb << 20;
+  std::string error;
+  auto session = make_npu_session(*prepared, options.run, config, error);
+  if (!session) {
+    std::cerr << "bud debug: " << error << "\n";
+    return 2;
+  }
+  debugger::Interpreter interp(*session);
+  debugger::ConsoleOptions copts;
+  copts.json = options.json;
+  copts.echo = !options.json && !isatty(STDIN_FILENO);
+  debugger::Console console(interp, copts, std::cout, std::cerr);
+  debugger::Console::install_interrupt_handler();
+  const bool interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !options.json;
+  if (!options.json && !options.batch)
+    std::cout << "bud debug: " << prepared->workload.name << " ("
+              << prepared->program.commands.size() << " commands), stopped at cycle 0. "
+              << "`help` lists commands.\n";
+  for (const auto& s : options.scripts) {
+    if (!console.run_script(s) && options.batch) return 1;
+  }
+  if (options.batch) return console.failed() ? 1 : 0;
+  if (interactive) {
+    const char* home = std::getenv("HOME");
+    auto reader = debugger::make_editline_reader(
+        [&interp](const std::string& line) { return interp.complete(line); },
+        home ? std::string(home) + "/.bud_history" : "");
+    console.loop(*reader);
+  } else {
+    auto reader = debugger::make_stream_reader(std::cin);
+    console.loop(*reader);
+  }
+  return console.failed() ? 1 : 0;
+}
+
+}  // namespace bud::cli

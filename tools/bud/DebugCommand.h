@@ -1,0 +1,33 @@
+// `bud debug`: an interactive (or scripted) debugging session on a workload.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "debugger/session/Session.h"
+#include "emu/run/RunJob.h"
+
+namespace bud::cli {
+
+struct DebugOptions {
+  run::RunOptions run;
+  std::vector<std::string> scripts;  ///< -x FILE, run in order before the prompt
+  bool batch = false;                ///< run the scripts and exit
+  bool json = false;                 ///< one JSON object per command
+  uint64_t checkpoint_interval = 100'000;
+  uint64_t checkpoint_budget_mb = 512;
+};
+
+void setup_debug(CLI::App& app, DebugOptions& options);
+/// Exit code: 0 when every command succeeded, 1 when one failed (batch), 2 on bad input.
+int run_debug(const DebugOptions& options);
+
+/// Builds a debugging session on a prepared workload (shared with replay and remote serving).
+std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prepared,
+                                                   const run::RunOptions& options,
+                                                   const debugger::SessionConfig& config,
+                                                   std::string& error);
+
+}  // namespace bud::cli
