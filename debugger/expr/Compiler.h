@@ -42,8 +42,9 @@ inline constexpr int kMaxNesting = 256;
 CompileResult compile(std::string_view text, NameResolver& resolver);
 
 /// Up to `max` entries of `candidates` that `name` was probably meant to be, best first:
-/// edit distance (insert/delete/substitute/transpose) <= 2 first, then names sharing the last
-/// dotted component, then names sharing the first; ties by distance, then alphabetically.
+/// edit distance (insert/delete/substitute/transpose) <= 2 first, then names that are the other
+/// minus leading dotted parts (`stall_mem` / `gemm.stall_mem`), then names sharing the last
+/// dotted part, then names sharing the first; ties by distance, then alphabetically.
 std::vector<std::string> suggest_names(std::string_view name,
                                        const std::vector<std::string>& candidates, size_t max = 3);
 /// Optimal-string-alignment edit distance (adjacent transpositions count 1).

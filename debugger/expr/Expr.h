@@ -55,34 +55,17 @@ class Expr {
  private:
   friend class detail::ExprBuilder;
 
+  // Node kinds: leaves (Int, Real, Load), unary, arithmetic, comparison and logic, then the
+  // stateful functions.
+  // clang-format off
   enum class Op : uint8_t {
-    Int,
-    Real,
-    Load,  // leaves
-    Neg,
-    Not,  // unary
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Mod,  // arithmetic
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-    And,
-    Or,  // comparison and logic
-    Delta,
-    Rate,
-    Ratio,
-    Rose,
-    Fell,
-    Changed,
-    Count,
-    Held,  // stateful functions
+    Int, Real, Load,
+    Neg, Not,
+    Add, Sub, Mul, Div, Mod,
+    Lt, Le, Gt, Ge, Eq, Ne, And, Or,
+    Delta, Rate, Ratio, Rose, Fell, Changed, Count, Held,
   };
+  // clang-format on
   /// One postfix node. Field use per op: Int: integer (+ radix 16/2/10 for printing); Real: real;
   /// Load: a = ref slot, c = name; Delta/Rate/Rose/Fell/Changed: a = ring, c = name;
   /// Ratio: a, b = rings, c, d = names; Count: a = state slot; Held: a = state slot, b = N.

@@ -56,37 +56,52 @@ void Session::note_progress() {
   if (emu_->state() != emu::RunState::Ready) end_cycle_ = emu_->cycle();
 }
 
+void Session::add_hook(SessionHook* hook) {
+  if (std::find(hooks_.begin(), hooks_.end(), hook) == hooks_.end()) hooks_.push_back(hook);
+}
+
+void Session::remove_hook(SessionHook* hook) { std::erase(hooks_, hook); }
+
+void Session::collect_breakpoint_hits(std::vector<StopReason>& out) const {
+  for (const auto& h : breakpoints_.hits()) {
+    bool watch = false;
+    for (const auto& b : breakpoints_.list())
+      if (b.id == h.id) watch = b.kind == BreakKind::WatchSignal || b.kind == BreakKind::WatchMemory;
+    out.push_back({watch ? "watchpoint" : "breakpoint", h.id, h.detail});
+  }
+}
+
 StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& limit_kind) {
   StopInfo stop;
   auto& emu = *emu_;
-  const bool hooks = use_breakpoints && breakpoints_.any_enabled();
   if (emu.state() != emu::RunState::Ready) {
     stop.cycle = emu.cycle();
     stop.reasons.push_back({emu::run_state_name(emu.state()), 0,
                             "the program is not running any more; use goto or reverse-step"});
     return stop;
   }
-  if (hooks) {
-    breakpoints_.arm();
-    emu.set_cycle_hook(&breakpoints_);
-    emu.set_txn_observer(&breakpoints_);
+  dispatch_.breakpoints = use_breakpoints && breakpoints_.any_enabled() ? &breakpoints_ : nullptr;
+  dispatch_.hooks.clear();
+  for (auto* h : hooks_)
+    if (h->active()) dispatch_.hooks.push_back(h);
+  const bool hooked = dispatch_.breakpoints || !dispatch_.hooks.empty();
+  if (dispatch_.breakpoints) breakpoints_.arm();
+  for (auto* h : dispatch_.hooks) h->arm();
+  if (hooked) {
+    emu.set_cycle_hook(&dispatch_);
+    emu.set_txn_observer(&dispatch_);
   }
   interrupt_flag().store(false);
   const uint64_t start = emu.cycle();
   const uint64_t target = cycles > UINT64_MAX - start ? UINT64_MAX : start + cycles;
   while (true) {
-    uint64_t chunk_end = std::min({target, timeline_.next_checkpoint_cycle(),
-                                   emu.cycle() + config_.chunk});
+    const uint64_t chunk_end =
+        std::min({target, timeline_.next_checkpoint_cycle(), emu.cycle() + config_.chunk});
     const auto r = emu.step(chunk_end - emu.cycle());
     timeline_.maybe_checkpoint();
     if (r.hook_stop) {
-      for (const auto& h : breakpoints_.hits()) {
-        bool watch = false;
-        for (const auto& b : breakpoints_.list())
-          if (b.id == h.id) watch = b.kind == BreakKind::WatchSignal ||
-                                    b.kind == BreakKind::WatchMemory;
-        stop.reasons.push_back({watch ? "watchpoint" : "breakpoint", h.id, h.detail});
-      }
+      if (dispatch_.breakpoints) collect_breakpoint_hits(stop.reasons);
+      for (auto* h : dispatch_.hooks) h->stop_reasons(stop.reasons);
     }
     if (r.state != emu::RunState::Ready) {
       stop.reasons.push_back({emu::run_state_name(r.state), 0, r.message});
@@ -101,7 +116,7 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& 
       break;
     }
   }
-  if (hooks) {
+  if (hooked) {
     emu.set_cycle_hook(nullptr);
     emu.set_txn_observer(nullptr);
   }
@@ -162,13 +177,7 @@ std::optional<StopInfo> Session::reverse_continue(std::string& error) {
       if (r.hook_stop && emu_->cycle() < now) {
         StopInfo s;
         s.cycle = emu_->cycle();
-        for (const auto& h : breakpoints_.hits()) {
-          bool watch = false;
-          for (const auto& b : breakpoints_.list())
-            if (b.id == h.id) watch = b.kind == BreakKind::WatchSignal ||
-                                      b.kind == BreakKind::WatchMemory;
-          s.reasons.push_back({watch ? "watchpoint" : "breakpoint", h.id, h.detail});
-        }
+        collect_breakpoint_hits(s.reasons);
         last = s;
         breakpoints_.arm();  // keep scanning; hits() restarts
       }

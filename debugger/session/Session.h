@@ -44,6 +44,21 @@ struct StopInfo {
   std::string describe() const;
 };
 
+/// Something evaluated after every cycle while the session runs (counter triggers, recorders):
+/// it may ask to stop and then says why. Hooks are not evaluated during time travel
+/// (re-execution of cycles already seen).
+class SessionHook : public emu::CycleHook, public emu::TxnObserver {
+ public:
+  /// Whether it must run now; a session with no active hook and no enabled breakpoint runs at
+  /// full speed.
+  virtual bool active() const = 0;
+  /// Called before each run, from the current state.
+  virtual void arm() {}
+  /// After a run stopped: appends the reasons this hook asked to stop (if it did).
+  virtual void stop_reasons(std::vector<StopReason>& out) { (void)out; }
+  void on_txn(const emu::StageTxn& txn) override { (void)txn; }
+};
+
 struct SessionConfig {
   TimelineConfig timeline;
   uint64_t chunk = 1u << 16;  ///< cycles between checks of Ctrl-C while running
@@ -90,6 +105,10 @@ class Session {
   uint64_t furthest_cycle() const { return furthest_; }
   std::optional<uint64_t> end_cycle() const { return end_cycle_; }
 
+  /// Adds/removes a per-cycle hook (not owned; must outlive its registration).
+  void add_hook(SessionHook* hook);
+  void remove_hook(SessionHook* hook);
+
   /// Set from a signal handler (Ctrl-C): the running command stops at the next chunk boundary
   /// or breakpoint check with reason "interrupted".
   static std::atomic<bool>& interrupt_flag();
@@ -97,6 +116,22 @@ class Session {
  private:
   bool record(Intervention i);
   void note_progress();
+  void collect_breakpoint_hits(std::vector<StopReason>& out) const;
+
+  /// Fans the emulator's single hook and observer slots out to breakpoints and hooks.
+  struct Dispatch final : emu::CycleHook, emu::TxnObserver {
+    Breakpoints* breakpoints = nullptr;  ///< null when no breakpoint is enabled
+    std::vector<SessionHook*> hooks;      ///< the active ones
+    bool after_cycle(uint64_t cycle) override {
+      bool stop = breakpoints && breakpoints->after_cycle(cycle);
+      for (auto* h : hooks) stop |= h->after_cycle(cycle);
+      return stop;
+    }
+    void on_txn(const emu::StageTxn& t) override {
+      if (breakpoints) breakpoints->on_txn(t);
+      for (auto* h : hooks) h->on_txn(t);
+    }
+  };
 
   std::unique_ptr<emu::Emulator> emu_;
   ProgramInfo program_;
@@ -104,6 +139,8 @@ class Session {
   Timeline timeline_;
   Breakpoints breakpoints_;
   std::vector<Intervention> interventions_;
+  std::vector<SessionHook*> hooks_;
+  Dispatch dispatch_;
   std::array<uint64_t, isa::kNumCounters> prev_counters_{};
   std::array<uint64_t, isa::kNumCounters> last_counters_{};
   uint64_t furthest_ = 0;

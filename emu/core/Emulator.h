@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "emu/core/Fault.h"
 #include "emu/core/StageTxn.h"
 
 namespace bud::emu {
@@ -137,6 +138,12 @@ class Emulator {
 
   virtual void set_cycle_hook(CycleHook* hook) = 0;
   virtual void set_txn_observer(TxnObserver* observer) = 0;
+
+  /// Adds a fault to this run (validated against the design: unknown signal or memory, bit or
+  /// address out of range). Returns an error message or empty. Faults are part of the saved
+  /// state and act deterministically at their cycle.
+  virtual std::string add_fault(const FaultSpec& /*fault*/) { return "fault injection not supported"; }
+  virtual std::vector<FaultSpec> faults() const { return {}; }
 
   /// Engines and what they are doing (empty if the design has no such notion).
   virtual std::vector<EngineStatus> engines() const { return {}; }

@@ -8,6 +8,7 @@
 #include "Vnpu_top__Syms.h"
 #include "bud/ModelRevision.h"
 #include "emu/isa/Isa.h"
+#include "emu/npu/VlPrintf.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 #include "verilated_save.h"
@@ -145,6 +146,17 @@ struct NpuEmulator::Impl {
   std::array<Force, kMaxForces> forces{};
   size_t num_forces = 0;
   std::unique_ptr<VerilatedFstC> fst;
+
+  /// An injected fault, resolved against the design, with its progress.
+  struct ActiveFault {
+    FaultSpec spec;
+    SignalId id = 0;      ///< Flip / Stuck
+    bool done = false;    ///< acted (Flip, MemFlip, DRAM faults) or expired (Stuck)
+    uint64_t left = 0;    ///< DramDelay: cycles still held back; DramDup: 1 = skip next pop
+  };
+  std::vector<ActiveFault> faults;
+  uint64_t next_fault_cycle = UINT64_MAX;  ///< no fault acts before this cycle
+  bool dram_armed = false;                 ///< a DRAM fault waits for the next response
 
   explicit Impl(const NpuConfig& c) : config(c), dram(c.dram) {
     ctx = std::make_unique<VerilatedContext>();
@@ -363,11 +375,100 @@ struct NpuEmulator::Impl {
     return t.period != 0 && (cycle % t.period) < t.on_cycles;
   }
 
+  static bool is_dram_fault(FaultKind k) {
+    return k == FaultKind::DramDrop || k == FaultKind::DramDup || k == FaultKind::DramDelay;
+  }
+
+  /// Next cycle apply_faults() has work, and whether a DRAM fault is armed now.
+  void recompute_next_fault() {
+    next_fault_cycle = UINT64_MAX;
+    dram_armed = false;
+    for (const auto& f : faults) {
+      if (f.done) continue;
+      if (is_dram_fault(f.spec.kind) && f.spec.cycle <= cycle) {
+        dram_armed = true;
+        continue;
+      }
+      next_fault_cycle = std::min(next_fault_cycle, std::max(f.spec.cycle, cycle));
+    }
+  }
+
+  /// Signal and memory faults act at the start of their cycle, before inputs settle, so the
+  /// coming edge sees them. DRAM faults arm here and act on the next presented response.
+  void apply_faults() {
+    for (auto& f : faults) {
+      if (f.done || cycle < f.spec.cycle) continue;
+      switch (f.spec.kind) {
+        case FaultKind::Flip:
+        case FaultKind::Stuck: {
+          const auto& a = access[f.id];
+          uint8_t* p = a.data + size_t{f.spec.element} * a.ent_bytes + f.spec.bit / 8;
+          const uint8_t mask = static_cast<uint8_t>(1u << (f.spec.bit % 8));
+          if (f.spec.kind == FaultKind::Flip) {
+            *p ^= mask;
+            f.done = true;
+          } else {
+            *p = f.spec.value ? (*p | mask) : (*p & ~mask);
+            if (f.spec.duration && cycle + 1 >= f.spec.cycle + f.spec.duration) f.done = true;
+          }
+          break;
+        }
+        case FaultKind::MemFlip: {
+          uint8_t b = 0;
+          if (read_memory_impl(f.spec.target, f.spec.addr, std::span<uint8_t>(&b, 1))) {
+            b ^= static_cast<uint8_t>(1u << f.spec.bit);
+            write_memory_impl(f.spec.target, f.spec.addr, std::span<const uint8_t>(&b, 1));
+          }
+          f.done = true;
+          break;
+        }
+        default:
+          break;  // DRAM faults act in the response path below
+      }
+    }
+    recompute_next_fault();
+  }
+
+  /// The first armed, unfinished DRAM fault, or null.
+  ActiveFault* dram_fault() {
+    for (auto& f : faults)
+      if (!f.done && cycle >= f.spec.cycle && is_dram_fault(f.spec.kind)) return &f;
+    return nullptr;
+  }
+
+  bool read_memory_impl(std::string_view memory, uint64_t offset, std::span<uint8_t> out) const;
+  bool write_memory_impl(std::string_view memory, uint64_t offset, std::span<const uint8_t> in);
+
   /// One clock cycle. Hot path: no allocation, no exceptions, no I/O.
   void tick() {
+    if (cycle >= next_fault_cycle) apply_faults();
     // Inputs for this cycle.
     top->dram_req_ready = dram.req_ready();
     const DramResponse* resp = dram.resp();
+    bool skip_pop = false;
+    if (resp && dram_armed) {
+      if (ActiveFault* f = dram_fault()) {
+        switch (f->spec.kind) {
+          case FaultKind::DramDrop:  // the response is lost on the way
+            dram.pop_resp();
+            resp = nullptr;
+            f->done = true;
+            break;
+          case FaultKind::DramDelay:  // held back, blocking the channel
+            if (f->left == 0) f->left = f->spec.duration;
+            resp = nullptr;
+            if (--f->left == 0) f->done = true;
+            break;
+          case FaultKind::DramDup:  // delivered now and again next cycle
+            skip_pop = true;
+            f->done = true;
+            break;
+          default:
+            break;
+        }
+        recompute_next_fault();
+      }
+    }
     top->dram_resp_valid = resp != nullptr;
     if (resp) {
       top->dram_resp_write = resp->write;
@@ -396,7 +497,7 @@ struct NpuEmulator::Impl {
       last_progress = cycle;
     }
     if (resp && top->dram_resp_ready) {
-      dram.pop_resp();
+      if (!skip_pop) dram.pop_resp();
       last_progress = cycle;
     }
     sample_observation();
@@ -415,8 +516,16 @@ struct NpuEmulator::Impl {
     if (top->assert_code != 0) {
       state = RunState::Assertion;
       const unsigned code = top->assert_code;
-      message = std::string("NPU ASSERT ") + (code < 7 ? kAssertNames[code] : "unknown") +
-                " at cycle " + std::to_string(cycle);
+      // Prefer the design's own words (its $error text, which names the cycle the violation
+      // happened in); Verilator's "$stop" notice is dropped.
+      const std::string said = take_design_output();
+      if (auto pos = said.find("NPU ASSERT"); pos != std::string::npos) {
+        message = said.substr(pos);
+        message = message.substr(0, message.find('\n'));
+      } else {
+        message = std::string("NPU ASSERT ") + (code < 7 ? kAssertNames[code] : "unknown") +
+                  " at cycle " + std::to_string(cycle - 1);
+      }
       return;
     }
     if (dram.error()) {
@@ -460,6 +569,8 @@ std::string NpuEmulator::load(const HostJob& job) {
   m.state = RunState::Ready;
   m.message.clear();
   m.num_forces = 0;
+  m.faults.clear();
+  m.recompute_next_fault();
   m.reset_model();
   return m.host.start(m.job, m.dram);
 }
@@ -515,6 +626,11 @@ void NpuEmulator::save(std::vector<uint8_t>& out) const {
     put(out, m.forces[i].element);
     put(out, m.forces[i].value.width);
     put(out, m.forces[i].value.words);
+  }
+  put(out, static_cast<uint32_t>(m.faults.size()));
+  for (const auto& f : m.faults) {
+    put(out, static_cast<uint8_t>(f.done));
+    put(out, f.left);
   }
   // Verilated model.
   std::vector<uint8_t> model;
@@ -576,6 +692,15 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
          get(in, off, forces[i].value.width) && get(in, off, forces[i].value.words) &&
          forces[i].id < m.signals.size();
   }
+  uint32_t n_faults = 0;
+  ok = ok && get(in, off, n_faults);
+  if (ok && n_faults != m.faults.size()) {
+    error = "NPU state was saved with " + std::to_string(n_faults) + " injected faults, this run has " +
+            std::to_string(m.faults.size());
+    return false;
+  }
+  std::vector<std::pair<uint8_t, uint64_t>> fault_progress(n_faults);
+  for (auto& [done, left] : fault_progress) ok = ok && get(in, off, done) && get(in, off, left);
   ok = ok && get(in, off, model_len) && model_len <= in.size() - off;
   if (!ok || state > static_cast<uint8_t>(RunState::Error)) {
     error = "NPU state malformed at byte " + std::to_string(off);
@@ -599,6 +724,11 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
   m.digests = digests;
   m.num_forces = nf;
   m.forces = forces;
+  for (size_t i = 0; i < m.faults.size(); ++i) {
+    m.faults[i].done = fault_progress[i].first != 0;
+    m.faults[i].left = fault_progress[i].second;
+  }
+  m.recompute_next_fault();
   m.message.clear();
   if (m.state != RunState::Ready) m.check_state();
   return true;
@@ -671,7 +801,12 @@ const std::vector<MemoryInfo>& NpuEmulator::memories() const { return impl_->mem
 
 bool NpuEmulator::read_memory(std::string_view memory, uint64_t offset,
                               std::span<uint8_t> out) const {
-  const auto& m = *impl_;
+  return impl_->read_memory_impl(memory, offset, out);
+}
+
+bool NpuEmulator::Impl::read_memory_impl(std::string_view memory, uint64_t offset,
+                                         std::span<uint8_t> out) const {
+  const auto& m = *this;
   if (memory == "dram") {
     if (offset > UINT32_MAX) return false;
     return m.dram.read(static_cast<uint32_t>(offset), out);
@@ -693,7 +828,12 @@ bool NpuEmulator::read_memory(std::string_view memory, uint64_t offset,
 
 bool NpuEmulator::write_memory(std::string_view memory, uint64_t offset,
                                std::span<const uint8_t> in) {
-  auto& m = *impl_;
+  return impl_->write_memory_impl(memory, offset, in);
+}
+
+bool NpuEmulator::Impl::write_memory_impl(std::string_view memory, uint64_t offset,
+                                          std::span<const uint8_t> in) {
+  auto& m = *this;
   if (memory == "dram") {
     if (offset > UINT32_MAX) return false;
     return m.dram.write(static_cast<uint32_t>(offset), in);
@@ -749,6 +889,66 @@ std::string NpuEmulator::engine_report() const {
   r += "  tokens:  L->C=" + val("tokens", 0) + " C->L=" + val("tokens", 1) +
        " C->S=" + val("tokens", 2) + " S->C=" + val("tokens", 3);
   return r;
+}
+
+std::string NpuEmulator::add_fault(const FaultSpec& f) {
+  auto& m = *impl_;
+  Impl::ActiveFault a;
+  a.spec = f;
+  if (f.cycle < m.cycle)
+    return "fault " + f.to_string() + ": cycle " + std::to_string(f.cycle) +
+           " is in the past (now " + std::to_string(m.cycle) + ")";
+  switch (f.kind) {
+    case FaultKind::Flip:
+    case FaultKind::Stuck: {
+      auto id = find_signal(f.target);
+      if (!id) {
+        std::string near;
+        for (const auto& s : m.signals)
+          if (s.name.find(f.target) != std::string::npos || f.target.find(s.name) != std::string::npos)
+            near += (near.empty() ? "" : ", ") + s.name;
+        return "fault " + f.to_string() + ": unknown signal '" + f.target + "'" +
+               (near.empty() ? " (see `info signals` in bud debug)" : " (did you mean " + near + "?)");
+      }
+      const auto& info = m.signals[*id];
+      if (!info.writable) return "fault " + f.to_string() + ": " + f.target + " is an output port";
+      if (f.element >= info.elements)
+        return "fault " + f.to_string() + ": element " + std::to_string(f.element) +
+               " out of range (" + f.target + " has " + std::to_string(info.elements) + ")";
+      if (info.elements > 1 && !f.has_element)
+        return "fault " + f.to_string() + ": " + f.target + " is an array; say " + f.target +
+               "[ELEMENT][BIT]";
+      if (f.bit >= info.width)
+        return "fault " + f.to_string() + ": bit " + std::to_string(f.bit) + " out of range (" +
+               f.target + " has " + std::to_string(info.width) + " bits)";
+      a.id = *id;
+      break;
+    }
+    case FaultKind::MemFlip: {
+      const MemoryInfo* mem = nullptr;
+      for (const auto& x : m.memories)
+        if (x.name == f.target) mem = &x;
+      if (!mem) return "fault " + f.to_string() + ": unknown memory '" + f.target + "' (dram, inp, wgt, acc, out)";
+      if (f.addr >= mem->size_bytes)
+        return "fault " + f.to_string() + ": address beyond " + f.target + " (" +
+               std::to_string(mem->size_bytes) + " bytes)";
+      break;
+    }
+    default:
+      break;
+  }
+  // Keep faults in cycle order (stable) so equal runs apply them identically.
+  auto pos = std::upper_bound(m.faults.begin(), m.faults.end(), f.cycle,
+                              [](uint64_t c, const Impl::ActiveFault& x) { return c < x.spec.cycle; });
+  m.faults.insert(pos, a);
+  m.recompute_next_fault();
+  return {};
+}
+
+std::vector<FaultSpec> NpuEmulator::faults() const {
+  std::vector<FaultSpec> out;
+  for (const auto& f : impl_->faults) out.push_back(f.spec);
+  return out;
 }
 
 std::vector<EngineStatus> NpuEmulator::engines() const {

@@ -86,6 +86,8 @@ class NpuEmulator final : public Emulator {
   void set_cycle_hook(CycleHook* hook) override;
   void set_txn_observer(TxnObserver* observer) override;
 
+  std::string add_fault(const FaultSpec& fault) override;
+  std::vector<FaultSpec> faults() const override;
   std::vector<EngineStatus> engines() const override;
   std::vector<CsrInfo> csrs() const override;
   std::optional<uint32_t> read_csr(uint32_t addr) override;

@@ -85,7 +85,7 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulat
     r.message = "did not finish within --max-cycles " + std::to_string(options.max_cycles) +
                 "\n" + emu.engine_report();
   } else if (r.state == emu::RunState::Hang) {
-    r.message = "hang: no progress for " + std::to_string(options.npu.hang_cycles) +
+    r.message = "no progress for " + std::to_string(options.npu.hang_cycles) +
                 " cycles, detected at cycle " + std::to_string(r.cycles) + "\n" +
                 emu.engine_report();
   } else {
@@ -125,13 +125,24 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulat
   return r;
 }
 
+std::string start(const PreparedRun& prepared, const RunOptions& options, emu::Emulator& emu,
+                  emu::NpuEmulator* npu) {
+  if (npu) {
+    if (auto e = npu->load(prepared.job); !e.empty()) return e;
+  }
+  for (const auto& f : options.faults)
+    if (auto e = emu.add_fault(f); !e.empty()) return e;
+  return {};
+}
+
 RunReport execute(const PreparedRun& prepared, const RunOptions& options) {
   emu::NpuEmulator emu(options.npu);
-  if (auto e = emu.load(prepared.job); !e.empty()) {
+  if (auto e = start(prepared, options, emu, &emu); !e.empty()) {
     RunReport r;
     r.workload = prepared.workload.name;
     r.state = emu::RunState::Error;
     r.message = e;
+    r.bad_input = true;
     r.failures.push_back("cannot start: " + e);
     return r;
   }

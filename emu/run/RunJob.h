@@ -24,6 +24,7 @@ struct RunOptions {
   std::string workload = "gemm_small";     ///< built-in name or path to a .textpb file
   std::optional<uint64_t> seed;            ///< overrides the workload's data seed
   emu::NpuConfig npu;                      ///< memory model (incl. its seed), throttle, watchdog
+  std::vector<emu::FaultSpec> faults;      ///< injected faults (docs/faults.md)
   uint64_t max_cycles = 100'000'000;       ///< give up (as a hang) after this many cycles
   /// Called about every `progress_interval` cycles with the current cycle (for progress bars).
   std::function<void(uint64_t)> progress;
@@ -55,6 +56,7 @@ struct RunReport {
   uint64_t cycles = 0;
   emu::RunState state = emu::RunState::Ready;
   std::string message;            ///< hang/assertion/error detail
+  bool bad_input = false;         ///< the run could not start (e.g. a fault names no signal)
   bool passed = false;            ///< finished, all stages and outputs match
   std::vector<std::string> failures;  ///< one line per failed check
   std::array<uint64_t, isa::kNumCounters> counters{};
@@ -66,6 +68,10 @@ struct RunReport {
   /// useful MACs / (cycles x 64)
   double mac_utilization() const;
 };
+
+/// Loads the prepared job into `emu` and adds the options' faults. Error message or empty.
+std::string start(const PreparedRun& prepared, const RunOptions& options, emu::Emulator& emu,
+                  emu::NpuEmulator* npu);
 
 /// Runs a prepared workload on a fresh emulator configured by `options`.
 RunReport execute(const PreparedRun& prepared, const RunOptions& options);

@@ -48,3 +48,6 @@ if [ "${BENCH_SKIP_BUILD_TIME:-0}" != "1" ]; then
   rm -rf "$clean"
   echo "bud binary only: $((mid - start)) s; everything incl. tests: $((end - mid)) s"
 fi
+
+# Replay packets (docs/performance.md, "Replay packets").
+"$root/tests/bench/replay_bench.sh" "$build"

@@ -25,6 +25,7 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
   sub->add_option("workload", options.run.workload, "Built-in name or workload file")
       ->capture_default_str();
   add_emulation_options(*sub, options.run);
+  sub->add_option("--fault", options.fault_texts, "Inject a fault (repeatable; see bud run --help)");
   sub->add_option("-x,--script", options.scripts, "Run the commands in FILE first (repeatable)");
   sub->add_flag("--batch", options.batch, "Run the scripts and exit (status 1 if a command failed)");
   sub->add_flag("--json", options.json, "Print each command's result as one JSON object per line");
@@ -41,7 +42,7 @@ std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prep
                                                    const debugger::SessionConfig& config,
                                                    std::string& error) {
   auto emu = std::make_unique<emu::NpuEmulator>(options.npu);
-  if (auto e = emu->load(prepared.job); !e.empty()) {
+  if (auto e = run::start(prepared, options, *emu, emu.get()); !e.empty()) {
     error = e;
     return nullptr;
   }
@@ -61,7 +62,12 @@ int run_debug(const DebugOptions& options) {
     std::cerr << "bud debug: --checkpoint-interval must be positive\n";
     return 2;
   }
-  auto prepared = run::prepare(options.run);
+  run::RunOptions ro = options.run;
+  if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) {
+    std::cerr << "bud debug: " << e << "\n";
+    return 2;
+  }
+  auto prepared = run::prepare(ro);
   if (!prepared) {
     std::cerr << "bud debug: " << prepared.error() << "\n";
     return 2;
@@ -70,7 +76,7 @@ int run_debug(const DebugOptions& options) {
   config.timeline.interval = options.checkpoint_interval;
   config.timeline.memory_budget = options.checkpoint_budget_mb << 20;
   std::string error;
-  auto session = make_npu_session(*prepared, options.run, config, error);
+  auto session = make_npu_session(*prepared, ro, config, error);
   if (!session) {
     std::cerr << "bud debug: " << error << "\n";
     return 2;

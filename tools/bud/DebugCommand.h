@@ -13,6 +13,7 @@ namespace bud::cli {
 
 struct DebugOptions {
   run::RunOptions run;
+  std::vector<std::string> fault_texts;
   std::vector<std::string> scripts;  ///< -x FILE, run in order before the prompt
   bool batch = false;                ///< run the scripts and exit
   bool json = false;                 ///< one JSON object per command

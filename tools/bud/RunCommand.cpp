@@ -38,6 +38,17 @@ void add_emulation_options(CLI::App& app, run::RunOptions& o) {
       ->capture_default_str();
 }
 
+std::string parse_fault_options(const std::vector<std::string>& texts, run::RunOptions& o) {
+  o.faults.clear();
+  for (const auto& t : texts) {
+    std::string error;
+    auto f = emu::parse_fault(t, error);
+    if (!f) return "--fault '" + t + "': " + error;
+    o.faults.push_back(*f);
+  }
+  return {};
+}
+
 std::string validate_emulation_options(const run::RunOptions& o) {
   if (auto e = o.npu.dram.validate(); !e.empty()) return e;
   if (auto e = o.npu.throttle.validate(); !e.empty()) return e;
@@ -54,12 +65,50 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
       "  bud run compute_bound --json     # one JSON object on stdout\n"
       "  bud run mlp --seed 7 --mem-seed 3 --mem-jitter 40 --mem-bursty\n"
       "  bud run my_net.textpb --max-cycles 2000000\n"
+      "  bud run gemm_small --fault flip:compute.m_left[0]@400   # corrupt on purpose\n"
       "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input.");
   sub->add_option("workload", options.run.workload, "Built-in name (see `bud workloads`) or file")
       ->capture_default_str();
   add_emulation_options(*sub, options.run);
+  sub->add_option("--fault", options.fault_texts,
+                  "Inject a fault (repeatable): flip:SIG[BIT]@CYCLE, stuck:SIG[BIT]=0|1@CYCLE[+N], "
+                  "memflip:MEM:ADDR[BIT]@CYCLE, dram-drop@CYCLE, dram-dup@CYCLE, "
+                  "dram-delay:N@CYCLE (docs/faults.md)");
   sub->add_flag("--json", options.json, "Print one JSON object instead of the report");
+  // Replay packets (docs/packets.md).
+  sub->add_option("--record", options.record,
+                  "Record a replay packet of the run to FILE (e.g. fail.bpk; see bud replay)");
+  sub->add_option("--checkpoint-interval", options.record_config.checkpoint_interval,
+                  "With --record: cycles between checkpoints")
+      ->capture_default_str();
+  sub->add_option("--digest-interval", options.record_config.digest_interval,
+                  "With --record: cycles between state digests")
+      ->capture_default_str();
+  sub->add_option("--annotate", options.annotations, "With --record: a note kept in the packet");
 }
+
+namespace {
+
+// `bud run --record`: the same run, driven by the replay recorder. Error text or empty.
+std::string record_run(const RunCommandOptions& options, const run::RunOptions& ro,
+                       const run::PreparedRun& prepared, run::RunReport& report) {
+  auto spec = replay::make_spec(ro, prepared);
+  if (!spec) return spec.error();
+  spec->annotations = options.annotations;
+  replay::RecordConfig config = options.record_config;
+  config.read_environment();
+  config.progress = ro.progress;
+  auto out = replay::record_run(options.record, *spec, prepared, config);
+  if (!out.error.empty()) return out.error;
+  report = std::move(out.report);
+  std::cerr << "bud run: recorded " << options.record << " (" << out.summary.bytes << " bytes, "
+            << out.summary.checkpoints << " checkpoints of " << out.summary.state_bytes
+            << " raw state bytes, " << out.summary.new_chunk_bytes << " stored after dedupe, "
+            << out.summary.digests << " digests)\n";
+  return {};
+}
+
+}  // namespace
 
 int run_run(const RunCommandOptions& options) {
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
@@ -67,6 +116,10 @@ int run_run(const RunCommandOptions& options) {
     return 2;
   }
   run::RunOptions ro = options.run;
+  if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) {
+    std::cerr << "bud run: " << e << "\n";
+    return 2;
+  }
   ProgressLine progress("run");
   ro.progress = [&progress](uint64_t cycle) { progress.update(cycle); };
   auto prepared = run::prepare(ro);
@@ -74,8 +127,25 @@ int run_run(const RunCommandOptions& options) {
     std::cerr << "bud run: " << prepared.error() << "\n";
     return 2;
   }
-  const auto report = run::execute(*prepared, ro);
+  run::RunReport report;
+  if (!options.record.empty()) {
+    if (auto e = options.record_config.validate(); !e.empty()) {
+      std::cerr << "bud run: " << e << "\n";
+      return 2;
+    }
+    if (auto e = record_run(options, ro, *prepared, report); !e.empty()) {
+      progress.finish();
+      std::cerr << "bud run: " << e << "\n";
+      return 2;
+    }
+  } else {
+    report = run::execute(*prepared, ro);
+  }
   progress.finish();
+  if (report.bad_input) {
+    std::cerr << "bud run: " << report.message << "\n";
+    return 2;
+  }
   if (options.json) {
     std::cout << report_json(report).dump() << "\n";
   } else {

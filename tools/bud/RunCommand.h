@@ -5,16 +5,23 @@
 #include <string>
 
 #include "emu/run/RunJob.h"
+#include "replay/Recorder.h"
 
 namespace bud::cli {
 
 struct RunCommandOptions {
   run::RunOptions run;
+  std::vector<std::string> fault_texts;
   bool json = false;
+  std::string record;                        ///< --record FILE: write a replay packet
+  replay::RecordConfig record_config;        ///< --checkpoint-interval, --digest-interval
+  std::vector<std::string> annotations;      ///< --annotate TEXT (recorded in the packet)
 };
 
 /// Adds the memory-model, throttle and watchdog options shared by every command that runs the NPU.
 void add_emulation_options(CLI::App& app, run::RunOptions& o);
+/// Parses the --fault texts into o.faults. Empty string or "FAULT: error".
+std::string parse_fault_options(const std::vector<std::string>& texts, run::RunOptions& o);
 /// Validates what CLI11 cannot (e.g. the memory configuration). Empty string when valid.
 std::string validate_emulation_options(const run::RunOptions& o);
 

@@ -4,6 +4,8 @@
 
 #include "bud/ModelRevision.h"
 #include "tools/bud/DebugCommand.h"
+#include "tools/bud/PacketCommand.h"
+#include "tools/bud/ReplayCommand.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/WorkloadsCommand.h"
 
@@ -26,6 +28,10 @@ int main(int argc, char** argv) {
   bud::cli::setup_workloads(app, workloads_options);
   bud::cli::DebugOptions debug_options;
   bud::cli::setup_debug(app, debug_options);
+  bud::cli::PacketOptions packet_options;
+  bud::cli::setup_packet(app, packet_options);
+  bud::cli::ReplayCommandOptions replay_options;
+  bud::cli::setup_replay(app, replay_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -41,5 +47,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("run")) return bud::cli::run_run(run_options);
   if (app.got_subcommand("workloads")) return bud::cli::run_workloads(workloads_options);
   if (app.got_subcommand("debug")) return bud::cli::run_debug(debug_options);
+  if (app.got_subcommand("packet")) return bud::cli::run_packet(packet_options);
+  if (app.got_subcommand("replay")) return bud::cli::run_replay(replay_options);
   return 2;
 }

@@ -1,0 +1,47 @@
+// CI corpus mode: replay every packet of a directory (a shard of them), classify each as
+// reproduced / fixed / passed / diverged / incompatible, and write a JUnit XML report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "replay/Replayer.h"
+
+namespace bud::replay {
+
+/// Shard `index` of `total` (0-based index): packet i (in sorted name order) belongs to shard
+/// i % total.
+struct Shard {
+  uint32_t index = 0;
+  uint32_t total = 1;
+};
+/// Parses "I/N" (0 <= I < N). nullopt and `error` on bad text.
+std::optional<Shard> parse_shard(const std::string& text, std::string& error);
+/// The shard from Bazel's TEST_SHARD_INDEX / TEST_TOTAL_SHARDS, if both are set. Touches
+/// TEST_SHARD_STATUS_FILE when set, as Bazel asks of sharding-aware runners.
+std::optional<Shard> shard_from_environment(std::string& error);
+
+struct CorpusOptions {
+  ReplayOptions replay;
+  unsigned jobs = 1;  ///< packets replayed in parallel
+  Shard shard;
+};
+
+struct CorpusResult {
+  std::vector<ReplayOutcome> outcomes;  ///< this shard's packets, sorted by name
+  uint64_t total_packets = 0;           ///< in the directory, before sharding
+  /// 0 all fixed/passed, 1 any reproduced/new symptom/diverged, 125 otherwise incompatible.
+  int exit_code() const;
+};
+
+/// The *.bpk files directly in `dir`, sorted by name. Error if `dir` is unreadable.
+std::optional<std::vector<std::string>> list_packets(const std::string& dir, std::string& error);
+/// Replays this shard's packets of `paths` with `options.jobs` threads.
+CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOptions& options);
+/// JUnit XML: one <testcase> per packet; reproduced/new-symptom = <failure>, diverged = <error>,
+/// incompatible = <skipped>; the verdict is in the system-out.
+std::string junit_xml(const CorpusResult& result, const std::string& suite_name);
+
+}  // namespace bud::replay

@@ -1,0 +1,304 @@
+#include "replay/PacketRun.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bud/ModelRevision.h"
+#include "emu/golden/Checker.h"
+#include "emu/golden/GoldenNpu.h"
+#include "emu/workload/Builtins.h"
+#include "emu/workload/Workload.h"
+#include "replay/Framing.h"
+
+namespace bud::replay {
+
+std::string tool_version() { return "bud 0.1.0"; }
+
+std::vector<std::string> build_tags() {
+  std::vector<std::string> tags;
+#if defined(__clang__)
+  tags.push_back("compiler=clang-" + std::to_string(__clang_major__) + "." +
+                 std::to_string(__clang_minor__));
+#elif defined(__GNUC__)
+  tags.push_back("compiler=gcc-" + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__));
+#endif
+#ifdef NDEBUG
+  tags.push_back("asserts=off");
+#else
+  tags.push_back("asserts=on");
+#endif
+  tags.push_back(std::string("verilator-args=") + build::kVerilatorArgs);
+  return tags;
+}
+
+workload::Result<std::string> workload_text(const std::string& workload) {
+  if (auto t = workload::builtin_text(workload)) return std::string(*t);
+  std::ifstream in(workload, std::ios::binary);
+  if (!in)
+    return workload::Error{"'" + workload +
+                           "' is neither a built-in workload (see `bud workloads`) nor a file"};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+workload::Result<RunSpec> make_spec(const run::RunOptions& options,
+                                    const run::PreparedRun& prepared) {
+  auto text = workload_text(options.workload);
+  if (!text) return workload::Error{text.error()};
+  RunSpec s;
+  s.workload_text = std::move(text).value();
+  s.workload_origin = options.workload;
+  s.options = options;
+  s.options.seed = prepared.workload.seed;
+  s.options.progress = nullptr;
+  return s;
+}
+
+std::string add_checks(run::PreparedRun& p) {
+  p.reference = workload::run_reference(p.workload);
+  golden::GoldenNpu golden(p.program.dram_bytes);
+  for (const auto& r : p.program.dram_init) golden.write_dram(r.addr, r.bytes);
+  const auto gr = golden.run(p.program.commands);
+  if (!gr.ok) return "golden model rejected the lowered program: " + gr.error;
+  p.golden_digests = golden.digests();
+  p.golden_saturations = gr.saturations;
+  p.lowering_failures.clear();
+  if (auto c = golden::check_outputs(p.program, p.reference, golden.dram()); !c.ok())
+    p.lowering_failures.push_back("lowering: " + c.summary());
+  return {};
+}
+
+workload::Result<run::PreparedRun> prepare_spec(const RunSpec& spec, bool with_checks) {
+  // Mirrors run::prepare (emu/run/RunJob.cpp) for an embedded text instead of a file.
+  workload::LoadOptions lo;
+  lo.seed = spec.options.seed;
+  auto w = workload::parse_workload(spec.workload_text, "packet:workload", lo);
+  if (!w) return workload::Error{w.error()};
+  auto program = workload::lower(*w);
+  if (!program) return workload::Error{program.error()};
+  if (program->dram_bytes > spec.options.npu.dram.size_bytes)
+    return workload::Error{"workload needs " + std::to_string(program->dram_bytes) +
+                           " bytes of DRAM, the memory model has " +
+                           std::to_string(spec.options.npu.dram.size_bytes)};
+  run::PreparedRun p;
+  p.workload = std::move(w).value();
+  p.program = std::move(program).value();
+  if (with_checks) {
+    if (auto e = add_checks(p); !e.empty()) return workload::Error{e};
+  }
+  p.job.ring_base = p.program.ring_base;
+  p.job.ring_entries = workload::kRingCommands;
+  p.job.commands.reserve(p.program.commands.size());
+  for (const auto& c : p.program.commands) p.job.commands.push_back(c.encode());
+  for (const auto& r : p.program.dram_init) p.job.image.push_back({r.addr, r.bytes});
+  return p;
+}
+
+pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
+                       uint64_t digest_interval, uint64_t checkpoint_interval,
+                       uint64_t start_cycle) {
+  pb::Header h;
+  h.set_format_major(kFormatMajor);
+  h.set_format_minor(kFormatMinor);
+  h.set_model_revision(build::kModelRevision);
+  h.set_verilator_version(build::kVerilatorVersion);
+  h.set_tool_version(tool_version());
+  for (const auto& t : build_tags()) h.add_build_tags(t);
+  h.set_design("npu");
+  const auto& o = spec.options;
+  auto* seeds = h.mutable_seeds();
+  seeds->set_workload(prepared.workload.seed);
+  seeds->set_memory(o.npu.dram.seed);
+  seeds->set_verilator(o.npu.verilator_seed);
+  auto* w = h.mutable_workload();
+  w->set_name(prepared.workload.name);
+  w->set_text(spec.workload_text);
+  w->set_origin(spec.workload_origin);
+  const auto& d = o.npu.dram;
+  auto* m = h.mutable_memory();
+  m->set_size_bytes(d.size_bytes);
+  m->set_base_latency(d.base_latency);
+  m->set_jitter(d.jitter);
+  m->set_bytes_per_cycle(d.bytes_per_cycle);
+  m->set_max_outstanding(d.max_outstanding);
+  m->set_reorder(d.reorder);
+  m->set_bursty(d.bursty);
+  m->set_burst_period(d.burst_period);
+  m->set_burst_duty_pct(d.burst_duty_pct);
+  auto* l = h.mutable_limits();
+  l->set_max_cycles(o.max_cycles);
+  l->set_hang_cycles(o.npu.hang_cycles);
+  l->set_throttle_period(o.npu.throttle.period);
+  l->set_throttle_on_cycles(o.npu.throttle.on_cycles);
+  for (const auto& t : spec.triggers) h.add_triggers(t);
+  for (const auto& f : o.faults) h.add_faults()->set_text(f.to_string());
+  auto* st = h.mutable_stimulus();
+  st->set_job_fingerprint(prepared.job.fingerprint());
+  st->set_ring_base(prepared.job.ring_base);
+  st->set_ring_entries(prepared.job.ring_entries);
+  st->set_poll_interval(prepared.job.poll_interval);
+  st->set_commands(prepared.job.commands.size());
+  uint64_t image = 0;
+  for (const auto& r : prepared.job.image) image += r.bytes.size();
+  st->set_image_bytes(image);
+  h.mutable_intervals()->set_digest(digest_interval);
+  h.mutable_intervals()->set_checkpoint(checkpoint_interval);
+  h.set_start_cycle(start_cycle);
+  return h;
+}
+
+workload::Result<RunSpec> spec_from_header(const pb::Header& h) {
+  RunSpec s;
+  s.workload_text = h.workload().text();
+  s.workload_origin = h.workload().origin();
+  auto& o = s.options;
+  o.workload = h.workload().name();
+  o.seed = h.seeds().workload();
+  o.npu.dram.seed = h.seeds().memory();
+  o.npu.verilator_seed = h.seeds().verilator();
+  const auto& m = h.memory();
+  auto& d = o.npu.dram;
+  d.size_bytes = m.size_bytes();
+  d.base_latency = m.base_latency();
+  d.jitter = m.jitter();
+  d.bytes_per_cycle = m.bytes_per_cycle();
+  d.max_outstanding = m.max_outstanding();
+  d.reorder = m.reorder();
+  d.bursty = m.bursty();
+  d.burst_period = m.burst_period();
+  d.burst_duty_pct = m.burst_duty_pct();
+  if (auto e = d.validate(); !e.empty()) return workload::Error{"recorded memory model: " + e};
+  o.max_cycles = h.limits().max_cycles();
+  o.npu.hang_cycles = h.limits().hang_cycles();
+  o.npu.throttle.period = h.limits().throttle_period();
+  o.npu.throttle.on_cycles = h.limits().throttle_on_cycles();
+  if (auto e = o.npu.throttle.validate(); !e.empty())
+    return workload::Error{"recorded throttle: " + e};
+  if (o.max_cycles == 0 || o.npu.hang_cycles == 0)
+    return workload::Error{"recorded limits are zero"};
+  for (const auto& f : h.faults()) {
+    std::string error;
+    auto spec = emu::parse_fault(f.text(), error);
+    if (!spec) return workload::Error{"recorded fault '" + f.text() + "': " + error};
+    o.faults.push_back(*spec);
+  }
+  for (const auto& t : h.triggers()) s.triggers.push_back(t);
+  return s;
+}
+
+std::vector<uint8_t> encode_job(const emu::HostJob& job) {
+  std::vector<uint8_t> out;
+  auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+  };
+  auto u64 = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(uint8_t(v >> (8 * i)));
+  };
+  u32(job.ring_base);
+  u32(job.ring_entries);
+  u32(job.poll_interval);
+  u32(static_cast<uint32_t>(job.commands.size()));
+  for (const auto& c : job.commands)
+    for (uint64_t w : c) u64(w);
+  u32(static_cast<uint32_t>(job.image.size()));
+  for (const auto& r : job.image) {
+    u32(r.addr);
+    u32(static_cast<uint32_t>(r.bytes.size()));
+    out.insert(out.end(), r.bytes.begin(), r.bytes.end());
+  }
+  return out;
+}
+
+std::optional<emu::HostJob> decode_job(std::span<const uint8_t> b, std::string& error) {
+  size_t off = 0;
+  auto need = [&](size_t n) {
+    if (b.size() - off >= n) return true;
+    error = "stimulus byte " + std::to_string(off) + ": truncated";
+    return false;
+  };
+  auto u32 = [&] {
+    uint32_t v = get_u32(b.data() + off);
+    off += 4;
+    return v;
+  };
+  emu::HostJob job;
+  if (!need(16)) return std::nullopt;
+  job.ring_base = u32();
+  job.ring_entries = u32();
+  job.poll_interval = u32();
+  const uint32_t n = u32();
+  if (!need(size_t{n} * 32)) return std::nullopt;
+  job.commands.resize(n);
+  for (auto& c : job.commands)
+    for (auto& w : c) {
+      w = get_u64(b.data() + off);
+      off += 8;
+    }
+  if (!need(4)) return std::nullopt;
+  const uint32_t regions = u32();
+  for (uint32_t i = 0; i < regions; ++i) {
+    if (!need(8)) return std::nullopt;
+    emu::HostJob::Region r;
+    r.addr = u32();
+    const uint32_t len = u32();
+    if (!need(len)) return std::nullopt;
+    r.bytes.assign(b.begin() + off, b.begin() + off + len);
+    off += len;
+    job.image.push_back(std::move(r));
+  }
+  if (off != b.size()) {
+    error = "stimulus byte " + std::to_string(off) + ": trailing bytes";
+    return std::nullopt;
+  }
+  return job;
+}
+
+const char* symptom_kind_name(int kind) {
+  switch (kind) {
+    case pb::Symptom::RESULT_MISMATCH: return "result-mismatch";
+    case pb::Symptom::ASSERTION: return "assertion";
+    case pb::Symptom::HANG: return "hang";
+    case pb::Symptom::TRIGGER: return "trigger";
+    case pb::Symptom::DESIGN_ERROR: return "design-error";
+    default: return "unknown";
+  }
+}
+
+std::optional<pb::Symptom> symptom_of(const run::RunReport& r) {
+  if (r.passed) return std::nullopt;
+  pb::Symptom s;
+  switch (r.state) {
+    case emu::RunState::Hang:
+    case emu::RunState::Ready: s.set_kind(pb::Symptom::HANG); break;
+    case emu::RunState::Assertion: s.set_kind(pb::Symptom::ASSERTION); break;
+    case emu::RunState::Error: s.set_kind(pb::Symptom::DESIGN_ERROR); break;
+    case emu::RunState::Finished: s.set_kind(pb::Symptom::RESULT_MISMATCH); break;
+  }
+  s.set_cycle(r.cycles);
+  std::string first = r.failures.empty() ? r.message : r.failures.front();
+  if (auto nl = first.find('\n'); nl != std::string::npos) first.resize(nl);
+  s.set_message(first);
+  for (const auto& f : r.failures) s.add_details(f);
+  return s;
+}
+
+pb::Result result_of(const run::RunReport& r) {
+  pb::Result out;
+  out.set_cycles(r.cycles);
+  out.set_state(emu::run_state_name(r.state));
+  out.set_passed(r.passed);
+  for (const auto& f : r.failures) out.add_failures(f);
+  out.set_state_digest(r.state_digest);
+  out.set_output_digest(r.output_digest);
+  for (auto c : r.counters) out.add_counters(c);
+  for (const auto& d : r.rtl_digests) {
+    auto* s = out.add_stages();
+    s->set_count(d.count);
+    s->set_sum(d.sum);
+  }
+  return out;
+}
+
+}  // namespace bud::replay

@@ -1,0 +1,172 @@
+#include "replay/Recorder.h"
+
+#include <csignal>
+#include <cstdlib>
+
+#include "emu/isa/Isa.h"
+#include "emu/npu/NpuEmulator.h"
+
+namespace bud::replay {
+
+std::string RecordConfig::validate() const {
+  if (digest_interval == 0) return "--digest-interval must be positive";
+  if (checkpoint_interval == 0) return "--checkpoint-interval must be positive";
+  if (checkpoint_interval % digest_interval != 0)
+    return "--checkpoint-interval (" + std::to_string(checkpoint_interval) +
+           ") must be a multiple of --digest-interval (" + std::to_string(digest_interval) + ")";
+  return {};
+}
+
+void RecordConfig::read_environment() {
+  if (const char* k = std::getenv("BUD_TEST_KILL_AT_CYCLE"); k && *k)
+    kill_at_cycle = std::strtoull(k, nullptr, 10);
+}
+
+Recorder::Recorder(PacketWriter& writer, emu::Emulator& emu, RecordConfig config)
+    : writer_(writer), emu_(emu), config_(std::move(config)) {}
+
+RecordSummary Recorder::summary() const {
+  RecordSummary s;
+  s.path = writer_.path();
+  s.bytes = writer_.bytes();
+  s.cycles = emu_.cycle() - start_cycle_;
+  s.checkpoints = checkpoints_;
+  s.windows = windows_;
+  s.digests = digests_;
+  s.state_bytes = writer_.state_bytes();
+  s.new_chunk_bytes = writer_.new_chunk_bytes();
+  s.breakdown = writer_.breakdown();
+  return s;
+}
+
+bool Recorder::begin(const pb::Header& header, std::span<const uint8_t> stimulus,
+                     const std::vector<std::string>& annotations) {
+  start_cycle_ = emu_.cycle();
+  next_progress_ = start_cycle_ + (1u << 20);
+  if (!writer_.write(pb::RECORD_HEADER, header)) return error_ = writer_.error(), false;
+  if (!writer_.write_stimulus(stimulus, config_.zstd_level)) return error_ = writer_.error(), false;
+  for (const auto& a : annotations) {
+    pb::Annotation note;
+    note.set_cycle(start_cycle_);
+    note.set_text(a);
+    if (!writer_.write(pb::RECORD_ANNOTATION, note, start_cycle_))
+      return error_ = writer_.error(), false;
+  }
+  state_.clear();
+  emu_.save(state_);
+  if (!writer_.write_checkpoint(start_cycle_, state_, config_.zstd_level))
+    return error_ = writer_.error(), false;
+  ++checkpoints_;
+  window_.Clear();
+  window_.set_index(0);
+  window_.set_start_cycle(start_cycle_);
+  return true;
+}
+
+void Recorder::add_digest_point() {
+  auto* d = window_.add_digests();
+  d->set_cycle(emu_.cycle());
+  d->set_digest(emu_.digest());
+  ++digests_;
+}
+
+bool Recorder::close_window() {
+  window_.set_end_cycle(emu_.cycle());
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    const auto d = emu_.stage_digest(static_cast<emu::Stage>(s));
+    auto* t = window_.add_stages();
+    t->set_count(d.count);
+    t->set_sum(d.sum);
+  }
+  for (int i = 0; i < isa::kNumCounters; ++i) window_.add_counters(emu_.counter(i));
+  if (!writer_.write(pb::RECORD_WINDOW, window_, window_.start_cycle()))
+    return error_ = writer_.error(), false;
+  ++windows_;
+  window_.Clear();
+  window_.set_index(windows_);
+  window_.set_start_cycle(emu_.cycle());
+  return true;
+}
+
+bool Recorder::run(uint64_t limit) {
+  const uint64_t k = config_.digest_interval;
+  while (emu_.state() == emu::RunState::Ready && emu_.cycle() < limit) {
+    const uint64_t now = emu_.cycle();
+    const uint64_t next = std::min(limit, (now / k + 1) * k);
+    emu_.step(next - now);
+    const uint64_t c = emu_.cycle();
+    if (c % k == 0 || emu_.state() != emu::RunState::Ready) add_digest_point();
+    if (c % config_.checkpoint_interval == 0 && emu_.state() == emu::RunState::Ready &&
+        c != window_.start_cycle()) {
+      if (!close_window()) return false;
+      state_.clear();
+      emu_.save(state_);
+      if (!writer_.write_checkpoint(c, state_, config_.zstd_level))
+        return error_ = writer_.error(), false;
+      ++checkpoints_;
+    }
+    if (config_.kill_at_cycle && c >= *config_.kill_at_cycle) std::raise(SIGKILL);
+    if (config_.progress && c >= next_progress_) {
+      config_.progress(c);
+      next_progress_ = c + (1u << 20);
+    }
+    if (c == now) break;  // no progress possible (e.g. a hook stopped at once)
+  }
+  return true;
+}
+
+bool Recorder::end(const run::RunReport* report, bool stopped) {
+  const bool has_point =
+      window_.digests_size() > 0 &&
+      window_.digests(window_.digests_size() - 1).cycle() == emu_.cycle();
+  if (!has_point) add_digest_point();
+  if (!close_window()) return false;
+  if (report) {
+    if (auto s = symptom_of(*report)) {
+      if (!writer_.write(pb::RECORD_SYMPTOM, *s, s->cycle())) return error_ = writer_.error(), false;
+    }
+    auto r = result_of(*report);
+    r.set_stopped(stopped);
+    if (!writer_.write(pb::RECORD_RESULT, r, report->cycles)) return error_ = writer_.error(), false;
+  } else {
+    pb::Result r;
+    r.set_cycles(emu_.cycle());
+    r.set_state(emu::run_state_name(emu_.state()));
+    r.set_stopped(stopped);
+    r.set_state_digest(emu_.digest());
+    if (!writer_.write(pb::RECORD_RESULT, r, emu_.cycle())) return error_ = writer_.error(), false;
+  }
+  if (!writer_.finish()) return error_ = writer_.error(), false;
+  return true;
+}
+
+RecordOutcome record_run(const std::string& path, const RunSpec& spec,
+                         const run::PreparedRun& prepared, const RecordConfig& config) {
+  RecordOutcome out;
+  if (auto e = config.validate(); !e.empty()) {
+    out.error = e;
+    return out;
+  }
+  emu::NpuEmulator emu(spec.options.npu);
+  if (auto e = run::start(prepared, spec.options, emu, &emu); !e.empty()) {
+    out.error = "cannot start: " + e;
+    return out;
+  }
+  auto writer = PacketWriter::create(path, out.error);
+  if (!writer) return out;
+  Recorder rec(*writer, emu, config);
+  const auto header = make_header(spec, prepared, config.digest_interval,
+                                  config.checkpoint_interval, emu.cycle());
+  if (!rec.begin(header, encode_job(prepared.job), spec.annotations) || !rec.run(spec.options.max_cycles)) {
+    out.error = rec.error();
+    return out;
+  }
+  run::RunOptions ro = spec.options;
+  ro.progress = nullptr;
+  out.report = run::finish(prepared, ro, emu);  // the run has ended: this only checks it
+  if (!rec.end(&out.report, false)) out.error = rec.error();
+  out.summary = rec.summary();
+  return out;
+}
+
+}  // namespace bud::replay

@@ -1,0 +1,71 @@
+// Re-executes a replay packet and checks it bit for bit: the state digest at every recorded
+// digest point, the per-stage totals at every window end, and whether the recorded symptom comes
+// back. Verdicts and exit codes follow `git bisect run` (docs/packets.md, "Replaying").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emu/run/RunJob.h"
+#include "replay/PacketReader.h"
+
+namespace bud::replay {
+
+struct ReplayOptions {
+  /// Start from the latest checkpoint at or before this cycle instead of the packet's start.
+  std::optional<uint64_t> at;
+  /// Replay a packet recorded with another model revision (digests are then informational).
+  bool allow_revision_mismatch = false;
+  /// Replay the recorded prefix of a packet without footer (a killed recording).
+  bool allow_incomplete = false;
+};
+
+enum class Verdict : uint8_t {
+  Reproduced,    ///< the recorded symptom came back (exit 1)
+  Fixed,         ///< a symptom was recorded; the replay has none and matches the golden model (0)
+  Passed,        ///< no symptom recorded and none in the replay (0)
+  NewSymptom,    ///< the replay fails in a way the recording did not (exit 1)
+  Diverged,      ///< digests differ on the recorded model revision: nondeterminism (exit 125)
+  Incompatible,  ///< unreadable, incomplete, other revision or unusable packet (exit 125)
+};
+/// "reproduced", "fixed", "passed", "new-symptom", "diverged", "incompatible".
+const char* verdict_name(Verdict v);
+/// 0, 1 or 125 as documented on Verdict.
+int verdict_exit_code(Verdict v);
+
+/// The first window whose recorded and replayed digests differ.
+struct Divergence {
+  uint32_t window = 0;
+  uint64_t window_start = 0, window_end = 0;  ///< cycles [start, end)
+  uint64_t cycle = 0;                          ///< first digest point that differs
+  uint64_t expected = 0, actual = 0;           ///< state digests at `cycle`
+  std::vector<std::string> stages;  ///< stages whose window totals differ (empty: none/unknown)
+  std::string describe() const;
+};
+
+struct ReplayOutcome {
+  std::string packet;
+  Verdict verdict = Verdict::Incompatible;
+  std::string message;  ///< one line: what happened
+  std::vector<std::string> notes;  ///< warnings (revision mismatch allowed, incomplete packet)
+  std::string recorded_revision;
+  uint64_t start_cycle = 0;  ///< cycle replay started from (a checkpoint)
+  uint64_t end_cycle = 0;    ///< cycle replay reached
+  uint64_t digests_checked = 0;
+  uint64_t windows_checked = 0;
+  std::optional<Divergence> divergence;
+  std::optional<pb::Symptom> recorded_symptom;
+  std::optional<pb::Symptom> replay_symptom;
+  bool full_run = false;  ///< ran to the end of the run (else only a recorded prefix)
+  run::RunReport report;  ///< valid when full_run
+  int exit_code() const { return verdict_exit_code(verdict); }
+};
+
+/// Replays a decoded packet.
+ReplayOutcome replay(const Packet& packet, const ReplayOptions& options);
+/// Reads and replays the packet at `path` (an unreadable packet is Incompatible).
+ReplayOutcome replay_file(const std::string& path, const ReplayOptions& options);
+
+}  // namespace bud::replay

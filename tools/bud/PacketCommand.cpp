@@ -1,0 +1,230 @@
+#include "tools/bud/PacketCommand.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "bud/ModelRevision.h"
+#include "debugger/json/Json.h"
+#include "emu/core/StageTxn.h"
+#include "replay/PacketReader.h"
+#include "replay/PacketRun.h"
+#include "tools/bud/Output.h"
+
+namespace bud::cli {
+
+using json::Json;
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char b[20];
+  std::snprintf(b, sizeof b, "%016" PRIx64, v);
+  return b;
+}
+
+Json packet_json(const replay::Packet& p) {
+  const auto& h = p.header;
+  Json j = Json::object();
+  j.set("packet", p.name);
+  j.set("bytes", p.file_bytes);
+  j.set("format", std::to_string(p.major) + "." + std::to_string(p.minor));
+  j.set("complete", p.complete);
+  if (!p.complete) j.set("incomplete", p.incomplete);
+  j.set("model_revision", h.model_revision());
+  j.set("model_revision_matches", h.model_revision() == build::kModelRevision);
+  j.set("verilator", h.verilator_version());
+  j.set("tool", h.tool_version());
+  Json tags = Json::array();
+  for (const auto& t : h.build_tags()) tags.push(t);
+  j.set("build_tags", std::move(tags));
+  Json seeds = Json::object();
+  seeds.set("workload", h.seeds().workload());
+  seeds.set("memory", h.seeds().memory());
+  seeds.set("verilator", h.seeds().verilator());
+  j.set("seeds", std::move(seeds));
+  Json w = Json::object();
+  w.set("name", h.workload().name());
+  w.set("origin", h.workload().origin());
+  w.set("text_bytes", static_cast<uint64_t>(h.workload().text().size()));
+  w.set("commands", h.stimulus().commands());
+  j.set("workload", std::move(w));
+  const auto& m = h.memory();
+  Json mem = Json::object();
+  mem.set("size_bytes", m.size_bytes());
+  mem.set("base_latency", m.base_latency());
+  mem.set("jitter", m.jitter());
+  mem.set("bytes_per_cycle", m.bytes_per_cycle());
+  mem.set("max_outstanding", m.max_outstanding());
+  mem.set("reorder", m.reorder());
+  mem.set("bursty", m.bursty());
+  j.set("memory", std::move(mem));
+  Json faults = Json::array();
+  for (const auto& f : h.faults()) faults.push(f.text());
+  j.set("faults", std::move(faults));
+  Json triggers = Json::array();
+  for (const auto& t : h.triggers()) triggers.push(t);
+  j.set("triggers", std::move(triggers));
+  j.set("digest_interval", h.intervals().digest());
+  j.set("checkpoint_interval", h.intervals().checkpoint());
+  j.set("start_cycle", h.start_cycle());
+  j.set("last_cycle", p.last_cycle());
+  if (p.result) {
+    Json r = Json::object();
+    r.set("cycles", p.result->cycles());
+    r.set("state", p.result->state());
+    r.set("passed", p.result->passed());
+    r.set("stopped", p.result->stopped());
+    r.set("state_digest", hex(p.result->state_digest()));
+    j.set("result", std::move(r));
+  }
+  if (p.symptom) {
+    Json s = Json::object();
+    s.set("kind", replay::symptom_kind_name(p.symptom->kind()));
+    s.set("cycle", p.symptom->cycle());
+    s.set("message", p.symptom->message());
+    j.set("symptom", std::move(s));
+  } else {
+    j.set("symptom", nullptr);
+  }
+  Json cps = Json::array();
+  for (const auto& c : p.checkpoints) {
+    Json cp = Json::object();
+    cp.set("cycle", c.cycle());
+    cp.set("raw_bytes", c.raw_size());
+    cp.set("chunks", static_cast<uint64_t>(c.chunks_size()));
+    cps.push(std::move(cp));
+  }
+  j.set("checkpoints", std::move(cps));
+  uint64_t digests = 0;
+  for (const auto& w2 : p.windows) digests += w2.digests_size();
+  j.set("windows", static_cast<uint64_t>(p.windows.size()));
+  j.set("digests", digests);
+  Json notes = Json::array();
+  for (const auto& a : p.annotations) {
+    Json n = Json::object();
+    n.set("cycle", a.cycle());
+    n.set("text", a.text());
+    notes.push(std::move(n));
+  }
+  j.set("annotations", std::move(notes));
+  Json sizes = Json::object();
+  for (size_t k = 1; k < p.breakdown.size(); ++k) {
+    Json s = Json::object();
+    s.set("records", p.breakdown[k].records);
+    s.set("bytes", p.breakdown[k].bytes);
+    sizes.set(replay::record_kind_name(static_cast<int>(k)), std::move(s));
+  }
+  j.set("size_by_kind", std::move(sizes));
+  return j;
+}
+
+std::string packet_text(const replay::Packet& p) {
+  const auto& h = p.header;
+  std::ostringstream o;
+  o << "packet       " << p.name << " (" << group_digits(p.file_bytes) << " bytes, format "
+    << p.major << "." << p.minor << (p.complete ? ", complete" : ", INCOMPLETE") << ")\n";
+  if (!p.complete) o << "             " << p.incomplete << "\n";
+  o << "model        " << h.model_revision()
+    << (h.model_revision() == build::kModelRevision ? " (this bud's)" : " (this bud has ")
+    << (h.model_revision() == build::kModelRevision ? "" : std::string(build::kModelRevision) + ")")
+    << "; " << h.verilator_version() << "\n";
+  o << "tool         " << h.tool_version();
+  for (const auto& t : h.build_tags()) o << "; " << t;
+  o << "\n";
+  o << "workload     " << h.workload().name() << " (from " << h.workload().origin() << ", "
+    << h.stimulus().commands() << " commands, text embedded)\n";
+  o << "seeds        workload " << h.seeds().workload() << ", memory " << h.seeds().memory()
+    << ", verilator " << h.seeds().verilator() << "\n";
+  const auto& m = h.memory();
+  o << "memory       latency " << m.base_latency() << " + 0.." << m.jitter() << ", "
+    << m.bytes_per_cycle() << " B/cycle, " << m.max_outstanding() << " outstanding, "
+    << (m.reorder() ? "reordering" : "in order") << (m.bursty() ? ", bursty" : "") << "\n";
+  o << "limits       max-cycles " << h.limits().max_cycles() << ", hang-cycles "
+    << h.limits().hang_cycles();
+  if (h.limits().throttle_period())
+    o << ", throttle " << h.limits().throttle_on_cycles() << "/" << h.limits().throttle_period();
+  o << "\n";
+  o << "faults      ";
+  if (h.faults_size() == 0) o << " none";
+  for (const auto& f : h.faults()) o << " " << f.text();
+  o << "\ntriggers    ";
+  if (h.triggers_size() == 0) o << " none";
+  for (const auto& t : h.triggers()) o << " " << t;
+  o << "\n";
+  o << "cycles       " << h.start_cycle() << ".." << p.last_cycle();
+  if (p.result)
+    o << " (" << p.result->state() << (p.result->passed() ? ", passed" : ", failed")
+      << (p.result->stopped() ? ", recording stopped early" : "") << ")";
+  o << "\n";
+  o << "symptom      ";
+  if (p.symptom)
+    o << replay::symptom_kind_name(p.symptom->kind()) << " at cycle " << p.symptom->cycle()
+      << ": " << p.symptom->message() << "\n";
+  else
+    o << (p.result ? "none" : "none recorded") << "\n";
+  uint64_t digests = 0;
+  for (const auto& w : p.windows) digests += w.digests_size();
+  o << "checkpoints  " << p.checkpoints.size() << " every " << h.intervals().checkpoint()
+    << " cycles:";
+  size_t shown = 0;
+  for (const auto& c : p.checkpoints) {
+    if (shown++ == 12) {
+      o << " ...";
+      break;
+    }
+    o << " " << c.cycle();
+  }
+  o << "\n";
+  o << "digests      " << digests << " every " << h.intervals().digest() << " cycles in "
+    << p.windows.size() << " windows\n";
+  for (const auto& a : p.annotations) o << "note         @" << a.cycle() << ": " << a.text() << "\n";
+  o << "size by record kind:\n";
+  for (size_t k = 1; k < p.breakdown.size(); ++k) {
+    const auto& b = p.breakdown[k];
+    if (b.records == 0) continue;
+    char line[128];
+    std::snprintf(line, sizeof line, "  %-11s %6" PRIu64 " records %12s bytes %6.1f%%\n",
+                  replay::record_kind_name(static_cast<int>(k)), b.records,
+                  group_digits(b.bytes).c_str(),
+                  p.file_bytes ? 100.0 * static_cast<double>(b.bytes) / p.file_bytes : 0.0);
+    o << line;
+  }
+  return o.str();
+}
+
+}  // namespace
+
+void setup_packet(CLI::App& app, PacketOptions& options) {
+  auto* sub = app.add_subcommand("packet", "Work with replay packets (see bud replay)");
+  sub->require_subcommand(1);
+  auto* inspect = sub->add_subcommand(
+      "inspect", "Show a packet's seeds, revision, workload, cycles, symptom, checkpoints, sizes");
+  inspect->footer(
+      "Examples:\n"
+      "  bud run mlp --record mlp.bpk && bud packet inspect mlp.bpk\n"
+      "  bud packet inspect fail.bpk --json | jq .symptom\n"
+      "Exit status: 0 readable (an incomplete packet is flagged), 2 unreadable or bad usage.");
+  inspect->add_option("packet", options.path, "Packet file (.bpk)")->required();
+  inspect->add_flag("--json", options.json, "Print one JSON object");
+}
+
+int run_packet(const PacketOptions& options) {
+  std::string error;
+  auto p = replay::read_packet(options.path, error);
+  if (!p) {
+    std::cerr << "bud packet: " << error << "\n";
+    return 2;
+  }
+  if (!p->complete)
+    std::cerr << "bud packet: warning: " << p->name << ": incomplete packet (" << p->incomplete
+              << ")\n";
+  if (options.json)
+    std::cout << packet_json(*p).dump() << "\n";
+  else
+    std::cout << packet_text(*p);
+  return 0;
+}
+
+}  // namespace bud::cli
