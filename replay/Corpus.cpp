@@ -20,14 +20,26 @@ std::string xml_escape(const std::string& s) {
   std::string o;
   for (unsigned char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&apos;";
+        break;
       default:
-        if (c < 0x20 && c != '\n' && c != '\t') o += ' ';
-        else o += static_cast<char>(c);
+        if (c < 0x20 && c != '\n' && c != '\t')
+          o += ' ';
+        else
+          o += static_cast<char>(c);
     }
   }
   return o;
@@ -59,8 +71,10 @@ int CorpusResult::exit_code() const {
   bool bad = false, untestable = false;
   for (const auto& o : outcomes) {
     const int c = o.exit_code();
-    if (c == 1 || o.verdict == Verdict::Diverged) bad = true;
-    else if (c == 125) untestable = true;
+    if (c == 1 || o.verdict == Verdict::Diverged)
+      bad = true;
+    else if (c == 125)
+      untestable = true;
   }
   return bad ? 1 : untestable ? 125 : 0;
 }
@@ -122,9 +136,14 @@ std::string junit_xml(const CorpusResult& result, const std::string& suite_name)
       case Verdict::NewSymptom:
         x += "    <failure type=\"" + v + "\" message=\"" + msg + "\"/>\n";
         break;
-      case Verdict::Diverged: x += "    <error type=\"" + v + "\" message=\"" + msg + "\"/>\n"; break;
-      case Verdict::Incompatible: x += "    <skipped message=\"" + msg + "\"/>\n"; break;
-      default: break;
+      case Verdict::Diverged:
+        x += "    <error type=\"" + v + "\" message=\"" + msg + "\"/>\n";
+        break;
+      case Verdict::Incompatible:
+        x += "    <skipped message=\"" + msg + "\"/>\n";
+        break;
+      default:
+        break;
     }
     x += "    <system-out>verdict: " + v + "\n" + msg + "</system-out>\n  </testcase>\n";
   }

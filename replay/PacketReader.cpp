@@ -326,7 +326,8 @@ std::optional<Packet> read_packet(const std::string& path, std::string& error) {
     error = path + ": cannot open";
     return std::nullopt;
   }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   if (in.bad()) {
     error = path + ": read error";
     return std::nullopt;

@@ -19,7 +19,7 @@ namespace bud::replay {
 /// Where one record sits in the file.
 struct RecordInfo {
   int kind = 0;
-  uint64_t offset = 0;         ///< byte offset of the frame
+  uint64_t offset = 0;  ///< byte offset of the frame
   uint32_t payload_bytes = 0;
 };
 

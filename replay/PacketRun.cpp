@@ -257,12 +257,18 @@ std::optional<emu::HostJob> decode_job(std::span<const uint8_t> b, std::string& 
 
 const char* symptom_kind_name(int kind) {
   switch (kind) {
-    case pb::Symptom::RESULT_MISMATCH: return "result-mismatch";
-    case pb::Symptom::ASSERTION: return "assertion";
-    case pb::Symptom::HANG: return "hang";
-    case pb::Symptom::TRIGGER: return "trigger";
-    case pb::Symptom::DESIGN_ERROR: return "design-error";
-    default: return "unknown";
+    case pb::Symptom::RESULT_MISMATCH:
+      return "result-mismatch";
+    case pb::Symptom::ASSERTION:
+      return "assertion";
+    case pb::Symptom::HANG:
+      return "hang";
+    case pb::Symptom::TRIGGER:
+      return "trigger";
+    case pb::Symptom::DESIGN_ERROR:
+      return "design-error";
+    default:
+      return "unknown";
   }
 }
 
@@ -271,10 +277,18 @@ std::optional<pb::Symptom> symptom_of(const run::RunReport& r) {
   pb::Symptom s;
   switch (r.state) {
     case emu::RunState::Hang:
-    case emu::RunState::Ready: s.set_kind(pb::Symptom::HANG); break;
-    case emu::RunState::Assertion: s.set_kind(pb::Symptom::ASSERTION); break;
-    case emu::RunState::Error: s.set_kind(pb::Symptom::DESIGN_ERROR); break;
-    case emu::RunState::Finished: s.set_kind(pb::Symptom::RESULT_MISMATCH); break;
+    case emu::RunState::Ready:
+      s.set_kind(pb::Symptom::HANG);
+      break;
+    case emu::RunState::Assertion:
+      s.set_kind(pb::Symptom::ASSERTION);
+      break;
+    case emu::RunState::Error:
+      s.set_kind(pb::Symptom::DESIGN_ERROR);
+      break;
+    case emu::RunState::Finished:
+      s.set_kind(pb::Symptom::RESULT_MISMATCH);
+      break;
   }
   s.set_cycle(r.cycles);
   std::string first = r.failures.empty() ? r.message : r.failures.front();

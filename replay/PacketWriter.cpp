@@ -14,16 +14,26 @@ namespace bud::replay {
 
 const char* record_kind_name(int kind) {
   switch (kind) {
-    case pb::RECORD_HEADER: return "header";
-    case pb::RECORD_CHUNKS: return "chunks";
-    case pb::RECORD_CHECKPOINT: return "checkpoint";
-    case pb::RECORD_WINDOW: return "window";
-    case pb::RECORD_SYMPTOM: return "symptom";
-    case pb::RECORD_ANNOTATION: return "annotation";
-    case pb::RECORD_RESULT: return "result";
-    case pb::RECORD_INDEX: return "index";
-    case pb::RECORD_STIMULUS: return "stimulus";
-    default: return "unknown";
+    case pb::RECORD_HEADER:
+      return "header";
+    case pb::RECORD_CHUNKS:
+      return "chunks";
+    case pb::RECORD_CHECKPOINT:
+      return "checkpoint";
+    case pb::RECORD_WINDOW:
+      return "window";
+    case pb::RECORD_SYMPTOM:
+      return "symptom";
+    case pb::RECORD_ANNOTATION:
+      return "annotation";
+    case pb::RECORD_RESULT:
+      return "result";
+    case pb::RECORD_INDEX:
+      return "index";
+    case pb::RECORD_STIMULUS:
+      return "stimulus";
+    default:
+      return "unknown";
   }
 }
 
@@ -58,8 +68,8 @@ bool PacketWriter::append(const uint8_t* p, size_t n) {
     const ssize_t k = ::write(fd_, p, n);
     if (k < 0) {
       if (errno == EINTR) continue;
-      error_ = path_ + ": write failed at byte " + std::to_string(offset_) + ": " +
-               std::strerror(errno);
+      error_ =
+          path_ + ": write failed at byte " + std::to_string(offset_) + ": " + std::strerror(errno);
       return false;
     }
     p += k;

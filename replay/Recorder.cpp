@@ -116,18 +116,19 @@ bool Recorder::run(uint64_t limit) {
 }
 
 bool Recorder::end(const run::RunReport* report, bool stopped) {
-  const bool has_point =
-      window_.digests_size() > 0 &&
-      window_.digests(window_.digests_size() - 1).cycle() == emu_.cycle();
+  const bool has_point = window_.digests_size() > 0 &&
+                         window_.digests(window_.digests_size() - 1).cycle() == emu_.cycle();
   if (!has_point) add_digest_point();
   if (!close_window()) return false;
   if (report) {
     if (auto s = symptom_of(*report)) {
-      if (!writer_.write(pb::RECORD_SYMPTOM, *s, s->cycle())) return error_ = writer_.error(), false;
+      if (!writer_.write(pb::RECORD_SYMPTOM, *s, s->cycle()))
+        return error_ = writer_.error(), false;
     }
     auto r = result_of(*report);
     r.set_stopped(stopped);
-    if (!writer_.write(pb::RECORD_RESULT, r, report->cycles)) return error_ = writer_.error(), false;
+    if (!writer_.write(pb::RECORD_RESULT, r, report->cycles))
+      return error_ = writer_.error(), false;
   } else {
     pb::Result r;
     r.set_cycles(emu_.cycle());
@@ -155,9 +156,10 @@ RecordOutcome record_run(const std::string& path, const RunSpec& spec,
   auto writer = PacketWriter::create(path, out.error);
   if (!writer) return out;
   Recorder rec(*writer, emu, config);
-  const auto header = make_header(spec, prepared, config.digest_interval,
-                                  config.checkpoint_interval, emu.cycle());
-  if (!rec.begin(header, encode_job(prepared.job), spec.annotations) || !rec.run(spec.options.max_cycles)) {
+  const auto header =
+      make_header(spec, prepared, config.digest_interval, config.checkpoint_interval, emu.cycle());
+  if (!rec.begin(header, encode_job(prepared.job), spec.annotations) ||
+      !rec.run(spec.options.max_cycles)) {
     out.error = rec.error();
     return out;
   }

@@ -10,12 +10,18 @@ namespace bud::replay {
 
 const char* verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::Reproduced: return "reproduced";
-    case Verdict::Fixed: return "fixed";
-    case Verdict::Passed: return "passed";
-    case Verdict::NewSymptom: return "new-symptom";
-    case Verdict::Diverged: return "diverged";
-    case Verdict::Incompatible: return "incompatible";
+    case Verdict::Reproduced:
+      return "reproduced";
+    case Verdict::Fixed:
+      return "fixed";
+    case Verdict::Passed:
+      return "passed";
+    case Verdict::NewSymptom:
+      return "new-symptom";
+    case Verdict::Diverged:
+      return "diverged";
+    case Verdict::Incompatible:
+      return "incompatible";
   }
   return "?";
 }
@@ -23,11 +29,14 @@ const char* verdict_name(Verdict v) {
 int verdict_exit_code(Verdict v) {
   switch (v) {
     case Verdict::Reproduced:
-    case Verdict::NewSymptom: return 1;
+    case Verdict::NewSymptom:
+      return 1;
     case Verdict::Fixed:
-    case Verdict::Passed: return 0;
+    case Verdict::Passed:
+      return 0;
     case Verdict::Diverged:
-    case Verdict::Incompatible: return 125;
+    case Verdict::Incompatible:
+      return 125;
   }
   return 125;
 }
@@ -72,9 +81,8 @@ ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
   const bool same_revision = o.recorded_revision == build::kModelRevision;
   if (!same_revision) {
     if (!options.allow_revision_mismatch)
-      return incompatible(o, packet.name + ": recorded with model revision " +
-                                 o.recorded_revision + ", this bud has " +
-                                 build::kModelRevision +
+      return incompatible(o, packet.name + ": recorded with model revision " + o.recorded_revision +
+                                 ", this bud has " + build::kModelRevision +
                                  " (pass --allow-revision-mismatch to replay anyway)");
     o.notes.push_back("model revision " + std::string(build::kModelRevision) +
                       " differs from the recorded " + o.recorded_revision +
@@ -247,8 +255,7 @@ ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
     o.verdict = Verdict::Fixed;
     o.message = std::string("symptom gone (recorded ") +
                 symptom_kind_name(o.recorded_symptom->kind()) + " at cycle " +
-                std::to_string(o.recorded_symptom->cycle()) +
-                "); results match the golden model";
+                std::to_string(o.recorded_symptom->cycle()) + "); results match the golden model";
   } else {
     o.verdict = Verdict::Passed;
     o.message = full ? "no symptom; results match the golden model"

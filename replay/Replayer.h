@@ -39,8 +39,8 @@ int verdict_exit_code(Verdict v);
 struct Divergence {
   uint32_t window = 0;
   uint64_t window_start = 0, window_end = 0;  ///< cycles [start, end)
-  uint64_t cycle = 0;                          ///< first digest point that differs
-  uint64_t expected = 0, actual = 0;           ///< state digests at `cycle`
+  uint64_t cycle = 0;                         ///< first digest point that differs
+  uint64_t expected = 0, actual = 0;          ///< state digests at `cycle`
   std::vector<std::string> stages;  ///< stages whose window totals differ (empty: none/unknown)
   std::string describe() const;
 };
@@ -48,7 +48,7 @@ struct Divergence {
 struct ReplayOutcome {
   std::string packet;
   Verdict verdict = Verdict::Incompatible;
-  std::string message;  ///< one line: what happened
+  std::string message;             ///< one line: what happened
   std::vector<std::string> notes;  ///< warnings (revision mismatch allowed, incomplete packet)
   std::string recorded_revision;
   uint64_t start_cycle = 0;  ///< cycle replay started from (a checkpoint)

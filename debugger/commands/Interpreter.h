@@ -83,5 +83,19 @@ void register_inspect_commands(Interpreter& in);
 void register_change_commands(Interpreter& in);
 void register_time_commands(Interpreter& in);
 void register_meta_commands(Interpreter& in);
+void register_record_commands(Interpreter& in);
+
+/// Writes replay packets for `record start|stop` (implemented by the CLI over bud::replay, which
+/// the debugger does not depend on).
+class RecordBackend {
+ public:
+  virtual ~RecordBackend() = default;
+  /// Starts recording the session's run at its current cycle to `path`. Error text or empty.
+  virtual std::string start(Session& session, const std::string& path) = 0;
+  /// Writes the packet up to the current cycle; `summary` says what was written.
+  virtual std::string stop(Session& session, std::string& summary) = 0;
+};
+/// Installs (or removes, with nullptr) the backend of `record` (not owned).
+void set_record_backend(RecordBackend* backend);
 
 }  // namespace bud::debugger

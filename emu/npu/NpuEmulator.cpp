@@ -1,6 +1,7 @@
 #include "emu/npu/NpuEmulator.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <map>
 
@@ -93,6 +94,29 @@ class MemRestore final : public VerilatedDeserialize {
   size_t pos_ = 0;
 };
 
+/// Layout mirror of VerilatedContext::Serialized (Verilator 5.006), used only to find its padding
+/// bytes: they are serialised with the model but never initialised, so they would make two equal
+/// states hash differently. The static_assert catches a Verilator whose layout differs.
+struct ContextSerializedMirror {
+  bool assert_on, calc_unused, fatal_on_error, fatal_on_vpi_error, got_error, got_finish;
+  uint64_t time;
+  int8_t timeunit, timeprecision;
+  int error_count, error_limit, rand_reset, rand_seed, tf_units, tf_precision, tf_width;
+};
+static_assert(sizeof(ContextSerializedMirror) == VerilatedContext::serialized1Size(),
+              "VerilatedContext::Serialized changed layout: update ContextSerializedMirror");
+
+/// Zeroes the padding bytes of the context's serialised block (see ContextSerializedMirror).
+void zero_context_padding(VerilatedContext& ctx) {
+  auto* p = static_cast<uint8_t*>(ctx.serialized1Ptr());
+  using M = ContextSerializedMirror;
+  const size_t after_bools = offsetof(M, got_finish) + sizeof(bool);
+  for (size_t i = after_bools; i < offsetof(M, time); ++i) p[i] = 0;
+  const size_t after_tp = offsetof(M, timeprecision) + sizeof(int8_t);
+  for (size_t i = after_tp; i < offsetof(M, error_count); ++i) p[i] = 0;
+  for (size_t i = offsetof(M, tf_width) + sizeof(int); i < sizeof(M); ++i) p[i] = 0;
+}
+
 /// Where a signal's bits live in the model.
 struct SignalAccess {
   uint8_t* data = nullptr;
@@ -164,6 +188,7 @@ struct NpuEmulator::Impl {
     ctx->randSeed(static_cast<int>(config.verilator_seed));
     ctx->fatalOnError(false);  // assertions are reported through assert_code, not abort()
     ctx->traceEverOn(true);
+    zero_context_padding(*ctx);
     top = std::make_unique<Vnpu_top>(ctx.get(), "TOP");
     build_signal_table();
   }
@@ -551,12 +576,18 @@ struct NpuEmulator::Impl {
 };
 
 NpuEmulator::NpuEmulator(const NpuConfig& config) : impl_(std::make_unique<Impl>(config)) {}
+// Verilator keeps a per-thread "current context" that every new VerilatedContext overwrites and
+// that $error reporting and model destruction use; each entry point re-binds ours.
+#define BUD_BIND_CONTEXT() Verilated::threadContextp(impl_->ctx.get())
+
 NpuEmulator::~NpuEmulator() {
+  if (impl_) BUD_BIND_CONTEXT();
   if (impl_ && impl_->fst) impl_->fst->close();
   if (impl_ && impl_->top) impl_->top->final();
 }
 
 std::string NpuEmulator::load(const HostJob& job) {
+  BUD_BIND_CONTEXT();
   auto& m = *impl_;
   if (auto e = m.config.dram.validate(); !e.empty()) return e;
   if (auto e = m.config.throttle.validate(); !e.empty()) return e;
@@ -579,6 +610,7 @@ uint64_t NpuEmulator::cycle() const { return impl_->cycle; }
 RunState NpuEmulator::state() const { return impl_->state; }
 
 StepResult NpuEmulator::step(uint64_t max_cycles) {
+  BUD_BIND_CONTEXT();
   auto& m = *impl_;
   StepResult r;
   const uint64_t start = m.cycle;
@@ -605,6 +637,7 @@ StepResult NpuEmulator::step(uint64_t max_cycles) {
 }
 
 void NpuEmulator::save(std::vector<uint8_t>& out) const {
+  BUD_BIND_CONTEXT();
   const auto& m = *impl_;
   const size_t start = out.size();
   out.insert(out.end(), kSaveMagic, kSaveMagic + 8);
@@ -648,6 +681,7 @@ void NpuEmulator::save(std::vector<uint8_t>& out) const {
 }
 
 bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
+  BUD_BIND_CONTEXT();
   auto& m = *impl_;
   size_t off = 0;
   if (in.size() < 8 || std::memcmp(in.data(), kSaveMagic, 8) != 0) {
@@ -663,7 +697,8 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
   const std::string rev(reinterpret_cast<const char*>(in.data() + off), rev_len);
   off += rev_len;
   if (rev != build::kModelRevision) {
-    error = "NPU state is from model revision " + rev + ", this is " + build::kModelRevision;
+    error = "NPU state (model revision at byte 12) is from model revision " + rev +
+            ", this is " + build::kModelRevision;
     return false;
   }
   uint64_t len = 0;
@@ -716,6 +751,7 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
     MemRestore mr(model_bytes);
     mr >> *m.top;
   }
+  zero_context_padding(*m.ctx);
   m.dram = std::move(dram);
   m.host = host;
   m.cycle = cycle;
@@ -735,6 +771,7 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
 }
 
 uint64_t NpuEmulator::digest() {
+  BUD_BIND_CONTEXT();
   auto& m = *impl_;
   std::vector<uint8_t> model;
   {
@@ -1006,6 +1043,7 @@ std::vector<CsrInfo> NpuEmulator::csrs() const {
 
 std::optional<uint32_t> NpuEmulator::read_csr(uint32_t addr) {
   if (addr > 0xFF || addr % 4 != 0) return std::nullopt;
+  BUD_BIND_CONTEXT();
   auto& m = *impl_;
   // CSR reads are combinational and have no side effects: present the address with valid low,
   // settle, read, and put the inputs back. No clock edge happens.
@@ -1022,6 +1060,7 @@ std::optional<uint32_t> NpuEmulator::read_csr(uint32_t addr) {
 }
 
 std::string NpuEmulator::trace_open(const std::string& path) {
+  BUD_BIND_CONTEXT();
   auto& m = *impl_;
   if (m.fst) return "a waveform is already being written";
   auto fst = std::make_unique<VerilatedFstC>();

@@ -437,7 +437,7 @@ TEST_CASE("NpuEmulator running gemm_small conforms to the Emulator interface",
 
 // Known bug, see tests/npu/Determinism.test.cpp: the NPU digest includes uninitialised padding.
 TEST_CASE("NpuEmulator instances in the same state digest equally",
-          "[core][conformance][!mayfail]") {
+          "[core][conformance]") {
   check_digest_across_instances(npu_subject());
 }
 

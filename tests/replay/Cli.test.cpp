@@ -21,10 +21,12 @@ std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 TEST_CASE("bud run --record, bud packet inspect and bud replay", "[replay][cli]") {
   const auto dir = test::temp_dir("cli_basic");
   const auto pkt = dir / "mm.bpk";
-  CHECK(shell(bud_exe() + " run gemm_small --fault 'memflip:dram:0x10000[3]@10' --record " + q(pkt) +
+  CHECK(shell(bud_exe() + " run gemm_small --fault 'memflip:dram:0x10000[3]@10' --record " +
+              q(pkt) +
               " --checkpoint-interval 512 --digest-interval 128 --annotate 'first look' >" +
               q(dir / "run.out") + " 2>&1") == 1);
-  CHECK(shell(bud_exe() + " packet inspect --json " + q(pkt) + " >" + q(dir / "inspect.json")) == 0);
+  CHECK(shell(bud_exe() + " packet inspect --json " + q(pkt) + " >" + q(dir / "inspect.json")) ==
+        0);
   const auto j = slurp((dir / "inspect.json").string());
   CHECK(j.find("\"symptom\":{\"kind\":\"result-mismatch\",\"cycle\":940") != std::string::npos);
   CHECK(j.find("\"faults\":[\"memflip:dram:0x10000[3]@10\"]") != std::string::npos);
@@ -113,7 +115,8 @@ TEST_CASE("kill -9 during recording leaves a packet that replays to its last che
   // The recorder raises SIGKILL itself at cycle 20000: deterministic, no timing races.
   const int status = shell("BUD_TEST_KILL_AT_CYCLE=20000 " + bud_exe() +
                            " run compute_bound --checkpoint-interval 8192 --digest-interval 1024"
-                           " --record " + q(pkt) + " >/dev/null 2>&1");
+                           " --record " +
+                           q(pkt) + " >/dev/null 2>&1");
   CHECK(status == 128 + 9);
   std::string error;
   auto p = replay::read_packet(pkt.string(), error);
@@ -132,7 +135,8 @@ TEST_CASE("kill -9 during recording leaves a packet that replays to its last che
   CHECK(j.find("\"digests_checked\":16") != std::string::npos);
 }
 
-TEST_CASE("corpus mode: the build's corpus replays, JUnit report, shards", "[replay][cli][corpus]") {
+TEST_CASE("corpus mode: the build's corpus replays, JUnit report, shards",
+          "[replay][cli][corpus]") {
   const auto dir = test::temp_dir("cli_corpus");
   const std::string corpus = BUD_REPLAY_CORPUS;
   const auto xml = dir / "replay.xml";
@@ -160,4 +164,29 @@ TEST_CASE("corpus mode: the build's corpus replays, JUnit report, shards", "[rep
   CHECK(std::filesystem::exists(status_file));
   // --shard overrides; the clean packet alone passes.
   CHECK(shell(bud_exe() + " replay " + q(corpus) + " --shard 0/4 >/dev/null") == 0);
+}
+
+TEST_CASE("bud debug --packet and the prompt's record start/stop", "[replay][cli][debug]") {
+  const auto dir = test::temp_dir("cli_debug");
+  const std::string corpus = BUD_REPLAY_CORPUS;
+  std::ofstream(dir / "go.bud") << "info checkpoints\ngoto 2500\ncontinue\n";
+  CHECK(shell(bud_exe() + " debug --packet " +
+              q(std::filesystem::path(corpus) / "hang_starved_queue.bpk") + " -x " +
+              q(dir / "go.bud") + " --batch >" + q(dir / "debug.out") + " 2>&1") == 0);
+  const auto out = slurp((dir / "debug.out").string());
+  CHECK(out.find("packet@2048") != std::string::npos);
+  CHECK(out.find("stopped at cycle 3520: hang") != std::string::npos);
+  // Record a range at the prompt, then replay it: the hang at its end reproduces.
+  const auto pkt = dir / "prompt.bpk";
+  std::ofstream(dir / "rec.bud") << "step 1500\nrecord start " << pkt.string()
+                                 << "\ncontinue\nrecord stop\n";
+  CHECK(shell(bud_exe() +
+              " debug gemm_small --fault 'stuck:tokens[0][0]=0@100' --hang-cycles 3000"
+              " -x " +
+              q(dir / "rec.bud") + " --batch >" + q(dir / "rec.out") + " 2>&1") == 0);
+  CHECK(slurp((dir / "rec.out").string()).find("recorded cycles 1500..3520") != std::string::npos);
+  CHECK(shell(bud_exe() + " replay --json " + q(pkt) + " >" + q(dir / "replay.json")) == 1);
+  const auto j = slurp((dir / "replay.json").string());
+  CHECK(j.find("\"verdict\":\"reproduced\"") != std::string::npos);
+  CHECK(j.find("\"start_cycle\":1500") != std::string::npos);
 }

@@ -210,8 +210,7 @@ TEST_CASE("every truncation and every single-bit flip is handled", "[replay][for
       // A flip that still parses must be caught when the state is reassembled, or sit in a
       // trailer byte that only marks the packet incomplete.
       bool caught = !p->complete;
-      for (size_t c = 0; c < p->checkpoints.size(); ++c)
-        caught |= !p->checkpoint_state(c, error);
+      for (size_t c = 0; c < p->checkpoints.size(); ++c) caught |= !p->checkpoint_state(c, error);
       caught |= !p->stimulus_bytes(error);
       CHECK(caught);
     }

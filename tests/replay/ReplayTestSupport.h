@@ -3,6 +3,8 @@
 // running the bud binary.
 #pragma once
 
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdlib>
@@ -11,7 +13,6 @@
 #include <functional>
 #include <iterator>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 #include "emu/run/RunJob.h"
@@ -46,8 +47,8 @@ inline std::vector<uint8_t> read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 inline void write_bytes(const std::string& path, const std::vector<uint8_t>& b) {
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()),
-                                              static_cast<std::streamsize>(b.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
 /// Edits applied while rewriting a packet.
@@ -58,7 +59,8 @@ struct PacketEdits {
 };
 
 /// Reads `in`, applies `edits`, writes `out` (a complete packet of the same content otherwise).
-inline void rewrite_packet(const std::string& in, const std::string& out, const PacketEdits& edits) {
+inline void rewrite_packet(const std::string& in, const std::string& out,
+                           const PacketEdits& edits) {
   std::string error;
   auto p = replay::read_packet(in, error);
   REQUIRE(p);

@@ -7,6 +7,9 @@
 
 #include "debugger/frontend/Console.h"
 #include "emu/npu/NpuEmulator.h"
+#include "replay/PacketReader.h"
+#include "replay/PacketRun.h"
+#include "replay/Recorder.h"
 #include "tools/bud/RunCommand.h"
 
 namespace bud::cli {
@@ -26,6 +29,9 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
       ->capture_default_str();
   add_emulation_options(*sub, options.run);
   sub->add_option("--fault", options.fault_texts, "Inject a fault (repeatable; see bud run --help)");
+  sub->add_option("--packet", options.packet,
+                  "Debug the run recorded in a replay packet (its checkpoints become "
+                  "named checkpoints packet@CYCLE)");
   sub->add_option("-x,--script", options.scripts, "Run the commands in FILE first (repeatable)");
   sub->add_flag("--batch", options.batch, "Run the scripts and exit (status 1 if a command failed)");
   sub->add_flag("--json", options.json, "Print each command's result as one JSON object per line");
@@ -53,6 +59,96 @@ std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prep
   return std::make_unique<debugger::Session>(std::move(emu), std::move(info), config);
 }
 
+namespace {
+
+// `bud debug --packet P`: the run a packet recorded, with its checkpoints in the session's
+// timeline as named checkpoints "packet@CYCLE", so `goto` anywhere in the recording restores the
+// nearest one. Error text or empty.
+std::string attach_packet(debugger::Session& session, const replay::Packet& packet) {
+  std::string error;
+  std::vector<uint8_t> first;
+  for (size_t i = 0; i < packet.checkpoints.size(); ++i) {
+    auto state = packet.checkpoint_state(i, error);
+    if (!state) return error;
+    if (!session.emu().restore(*state, error))
+      return packet.name + ": checkpoint at cycle " +
+             std::to_string(packet.checkpoints[i].cycle()) + ": " + error;
+    session.timeline().save_named("packet@" + std::to_string(packet.checkpoints[i].cycle()));
+    if (i == 0) first = std::move(*state);
+  }
+  if (!first.empty() && !session.emu().restore(first, error)) return error;
+  return {};
+}
+
+// `record start|stop` at the prompt: on stop, the recorded range is re-simulated from the
+// state saved at start in a second emulator (deterministic), so the session is not slowed.
+class PacketRecordBackend final : public debugger::RecordBackend {
+ public:
+  PacketRecordBackend(replay::RunSpec spec, const run::PreparedRun& prepared)
+      : spec_(std::move(spec)), prepared_(prepared) {}
+
+  std::string start(debugger::Session& session, const std::string& path) override {
+    if (active_) return "already recording to " + path_ + " (record stop first)";
+    std::string error;
+    if (!replay::PacketWriter::create(path, error)) return error;  // fail now, not at stop
+    state_.clear();
+    session.emu().save(state_);
+    start_cycle_ = session.emu().cycle();
+    path_ = path;
+    active_ = true;
+    return {};
+  }
+
+  std::string stop(debugger::Session& session, std::string& summary) override {
+    if (!active_) return "not recording (record start FILE first)";
+    active_ = false;
+    const uint64_t end = session.emu().cycle();
+    if (end < start_cycle_)
+      return "the session went back before the recording started (cycle " +
+             std::to_string(start_cycle_) + "): nothing recorded";
+    emu::NpuEmulator emu(spec_.options.npu);
+    std::string error;
+    if (auto e = run::start(prepared_, spec_.options, emu, &emu); !e.empty()) return e;
+    if (!emu.restore(state_, error)) return error;
+    auto writer = replay::PacketWriter::create(path_, error);
+    if (!writer) return error;
+    replay::RecordConfig config;
+    replay::Recorder rec(*writer, emu, config);
+    const auto header = replay::make_header(spec_, prepared_, config.digest_interval,
+                                            config.checkpoint_interval, start_cycle_);
+    const std::vector<std::string> notes = {"recorded at the bud debug prompt, cycles " +
+                                            std::to_string(start_cycle_) + ".." +
+                                            std::to_string(end)};
+    if (!rec.begin(header, replay::encode_job(prepared_.job), notes) || !rec.run(end))
+      return rec.error();
+    bool ok = true;
+    if (emu.state() != emu::RunState::Ready) {
+      run::RunOptions ro = spec_.options;
+      ro.progress = nullptr;
+      const auto report = run::finish(prepared_, ro, emu);
+      ok = rec.end(&report, false);
+    } else {
+      ok = rec.end(nullptr, true);
+    }
+    if (!ok) return rec.error();
+    const auto s = rec.summary();
+    summary = "recorded cycles " + std::to_string(start_cycle_) + ".." + std::to_string(end) +
+              " to " + path_ + " (" + std::to_string(s.bytes) + " bytes, " +
+              std::to_string(s.checkpoints) + " checkpoints)";
+    return {};
+  }
+
+ private:
+  replay::RunSpec spec_;
+  const run::PreparedRun& prepared_;
+  std::vector<uint8_t> state_;
+  uint64_t start_cycle_ = 0;
+  std::string path_;
+  bool active_ = false;
+};
+
+}  // namespace
+
 int run_debug(const DebugOptions& options) {
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
     std::cerr << "bud debug: " << e << "\n";
@@ -67,9 +163,30 @@ int run_debug(const DebugOptions& options) {
     std::cerr << "bud debug: " << e << "\n";
     return 2;
   }
-  auto prepared = run::prepare(ro);
+  std::optional<replay::Packet> packet;
+  if (!options.packet.empty()) {
+    std::string error;
+    packet = replay::read_packet(options.packet, error);
+    if (!packet) {
+      std::cerr << "bud debug: " << error << "\n";
+      return 2;
+    }
+    auto spec = replay::spec_from_header(packet->header);
+    if (!spec) {
+      std::cerr << "bud debug: " << options.packet << ": " << spec.error() << "\n";
+      return 2;
+    }
+    ro = spec->options;
+  }
+  auto prepared = packet ? replay::prepare_spec(replay::spec_from_header(packet->header).value())
+                         : run::prepare(ro);
   if (!prepared) {
     std::cerr << "bud debug: " << prepared.error() << "\n";
+    return 2;
+  }
+  if (packet && prepared->job.fingerprint() != packet->header.stimulus().job_fingerprint()) {
+    std::cerr << "bud debug: " << options.packet
+              << ": the embedded workload no longer generates the recorded stimulus\n";
     return 2;
   }
   debugger::SessionConfig config;
@@ -81,6 +198,32 @@ int run_debug(const DebugOptions& options) {
     std::cerr << "bud debug: " << error << "\n";
     return 2;
   }
+  if (packet) {
+    if (auto e = attach_packet(*session, *packet); !e.empty()) {
+      std::cerr << "bud debug: " << e << "\n";
+      return 2;
+    }
+    if (!options.json && !options.batch) {
+      std::cout << "bud debug: packet " << packet->name << ": cycles " << packet->header.start_cycle()
+                << ".." << packet->last_cycle() << ", " << packet->checkpoints.size()
+                << " checkpoints (packet@CYCLE)";
+      if (packet->symptom)
+        std::cout << ", symptom " << replay::symptom_kind_name(packet->symptom->kind())
+                  << " at cycle " << packet->symptom->cycle() << ": " << packet->symptom->message();
+      std::cout << "\n";
+    }
+  }
+  std::unique_ptr<PacketRecordBackend> recorder;
+  {
+    auto spec = packet ? replay::spec_from_header(packet->header) : replay::make_spec(ro, *prepared);
+    if (spec) {
+      recorder = std::make_unique<PacketRecordBackend>(std::move(spec).value(), *prepared);
+      debugger::set_record_backend(recorder.get());
+    }
+  }
+  struct Uninstall {
+    ~Uninstall() { debugger::set_record_backend(nullptr); }
+  } uninstall;
   debugger::Interpreter interp(*session);
   debugger::ConsoleOptions copts;
   copts.json = options.json;

@@ -160,8 +160,8 @@ std::string packet_text(const replay::Packet& p) {
   o << "\n";
   o << "symptom      ";
   if (p.symptom)
-    o << replay::symptom_kind_name(p.symptom->kind()) << " at cycle " << p.symptom->cycle()
-      << ": " << p.symptom->message() << "\n";
+    o << replay::symptom_kind_name(p.symptom->kind()) << " at cycle " << p.symptom->cycle() << ": "
+      << p.symptom->message() << "\n";
   else
     o << (p.result ? "none" : "none recorded") << "\n";
   uint64_t digests = 0;
@@ -179,7 +179,8 @@ std::string packet_text(const replay::Packet& p) {
   o << "\n";
   o << "digests      " << digests << " every " << h.intervals().digest() << " cycles in "
     << p.windows.size() << " windows\n";
-  for (const auto& a : p.annotations) o << "note         @" << a.cycle() << ": " << a.text() << "\n";
+  for (const auto& a : p.annotations)
+    o << "note         @" << a.cycle() << ": " << a.text() << "\n";
   o << "size by record kind:\n";
   for (size_t k = 1; k < p.breakdown.size(); ++k) {
     const auto& b = p.breakdown[k];

@@ -79,7 +79,8 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
       "Verdicts: reproduced, fixed (symptom gone, results match the golden model), passed,\n"
       "new-symptom, diverged (digests differ on the same model revision), incompatible.\n"
       "Exit status (git bisect run): 0 symptom absent, 1 symptom present, 125 cannot test\n"
-      "(unreadable, incomplete or incompatible packet, other model revision, divergence), 2 usage.\n"
+      "(unreadable, incomplete or incompatible packet, other model revision, divergence), 2 "
+      "usage.\n"
       "Corpus mode shards with --shard I/N or Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS.");
   sub->add_option("packets", options.packets, "Packet files (.bpk) or directories of them")
       ->required();
@@ -164,7 +165,8 @@ int run_replay(const ReplayCommandOptions& options) {
     return code;
   }
   for (const auto& o : result.outcomes) {
-    for (const auto& n : o.notes) std::cerr << "bud replay: note: " << o.packet << ": " << n << "\n";
+    for (const auto& n : o.notes)
+      std::cerr << "bud replay: note: " << o.packet << ": " << n << "\n";
     if (o.verdict == replay::Verdict::Incompatible)
       std::cerr << "bud replay: " << o.message << "\n";
     else

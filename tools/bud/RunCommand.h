@@ -13,9 +13,9 @@ struct RunCommandOptions {
   run::RunOptions run;
   std::vector<std::string> fault_texts;
   bool json = false;
-  std::string record;                        ///< --record FILE: write a replay packet
-  replay::RecordConfig record_config;        ///< --checkpoint-interval, --digest-interval
-  std::vector<std::string> annotations;      ///< --annotate TEXT (recorded in the packet)
+  std::string record;                    ///< --record FILE: write a replay packet
+  replay::RecordConfig record_config;    ///< --checkpoint-interval, --digest-interval
+  std::vector<std::string> annotations;  ///< --annotate TEXT (recorded in the packet)
 };
 
 /// Adds the memory-model, throttle and watchdog options shared by every command that runs the NPU.
