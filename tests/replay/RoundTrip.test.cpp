@@ -93,7 +93,7 @@ TEST_CASE("the same recording twice gives byte-identical packets", "[replay][rou
   CHECK(test::read_bytes((dir / "a.bpk").string()) == test::read_bytes((dir / "b.bpk").string()));
 }
 
-TEST_CASE("a recorded symptom reproduces; --at starts from the nearest checkpoint",
+TEST_CASE("a recorded symptom reproduces and --at starts from the nearest checkpoint",
           "[replay][roundtrip][symptom]") {
   const auto dir = test::temp_dir("symptom");
   SECTION("result mismatch from an injected fault") {

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "bud/ModelRevision.h"
+#include "tools/bud/BisectCommand.h"
 #include "tools/bud/DebugCommand.h"
 #include "tools/bud/PacketCommand.h"
 #include "tools/bud/ReplayCommand.h"
@@ -32,6 +33,8 @@ int main(int argc, char** argv) {
   bud::cli::setup_packet(app, packet_options);
   bud::cli::ReplayCommandOptions replay_options;
   bud::cli::setup_replay(app, replay_options);
+  bud::cli::BisectCommandOptions bisect_options;
+  bud::cli::setup_bisect(app, bisect_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -49,5 +52,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("debug")) return bud::cli::run_debug(debug_options);
   if (app.got_subcommand("packet")) return bud::cli::run_packet(packet_options);
   if (app.got_subcommand("replay")) return bud::cli::run_replay(replay_options);
+  if (app.got_subcommand("bisect")) return bud::cli::run_bisect(bisect_options);
   return 2;
 }

@@ -1,0 +1,531 @@
+#include "debugger/bisect/Bisector.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "bud/ModelRevision.h"
+#include "emu/golden/Checker.h"
+#include "emu/npu/NpuEmulator.h"
+#include "replay/PacketReader.h"
+#include "replay/PacketRun.h"
+
+namespace bud::debugger {
+
+namespace {
+
+constexpr const char* kLadder[] = {"ingress", "lowering", "fetch", "load",
+                                   "gemm",    "post",     "store", "result"};
+
+int rung(const std::string& stage) {
+  for (int i = 0; i < 8; ++i)
+    if (stage == kLadder[i]) return i;
+  return 8;
+}
+
+/// DRAM byte address -> "tensor NAME [y,x,c]" if it lies in a layer output.
+std::string tensor_element(const workload::Program& p, uint32_t addr) {
+  for (const auto& t : p.tensors) {
+    if (addr < t.addr || addr >= t.addr + t.bytes || t.row_pitch == 0 || t.pixel_pitch == 0)
+      continue;
+    const uint32_t off = addr - t.addr;
+    const int64_t y = static_cast<int64_t>(off / t.row_pitch) - t.border;
+    const int64_t x = static_cast<int64_t>((off % t.row_pitch) / t.pixel_pitch) - t.border;
+    const int64_t c = static_cast<int64_t>(off % t.pixel_pitch);
+    return "tensor " + t.name + " [" + std::to_string(y) + "," + std::to_string(x) + "," +
+           std::to_string(c) + "]";
+  }
+  return "";
+}
+
+/// "[1, -3, ...]": a transaction's data as int32 lanes (ACC) or int8 values.
+std::string lanes(const emu::StageTxn& t) {
+  std::string s = "[";
+  const bool acc = t.stage == emu::Stage::Gemm || (t.stage == emu::Stage::Load && t.buffer == 2);
+  const size_t n = acc ? t.size / 4 : t.size;
+  for (size_t i = 0; i < n && i < 64; ++i) {
+    int v;
+    if (acc) {
+      int32_t x;
+      std::memcpy(&x, t.data.data() + 4 * i, 4);
+      v = x;
+    } else {
+      v = static_cast<int8_t>(t.data[i]);
+    }
+    s += (i ? ", " : "") + std::to_string(v);
+  }
+  return s + "]";
+}
+
+/// What exactly differs between an expected and an actual transaction.
+void describe_element(const Divergence& d, const run::PreparedRun& p, BisectReport& r) {
+  const auto* e = d.expected ? &*d.expected : nullptr;
+  const auto* a = d.actual ? &*d.actual : nullptr;
+  const auto& any = a ? *a : *e;
+  char buf[160];
+  switch (any.stage) {
+    case emu::Stage::Fetch: {
+      auto decode = [](const emu::StageTxn& t) {
+        std::array<uint64_t, 4> w{};
+        std::memcpy(w.data(), t.data.data(), 32);
+        return isa::Command::decode(w).to_string();
+      };
+      r.element = "command #" + std::to_string(any.cmd_id);
+      if (e) r.expected = decode(*e);
+      if (a) r.actual = decode(*a);
+      return;
+    }
+    case emu::Stage::Gemm:
+    case emu::Stage::Load: {
+      const bool acc = any.stage == emu::Stage::Gemm || any.buffer == 2;
+      const char* buf_name = isa::buffer_name(static_cast<isa::Buffer>(any.buffer));
+      if (a && e && acc) {
+        for (int lane = 0; lane < 8; ++lane) {
+          int32_t x, y;
+          std::memcpy(&x, e->data.data() + 4 * lane, 4);
+          std::memcpy(&y, a->data.data() + 4 * lane, 4);
+          if (x != y) {
+            std::snprintf(buf, sizeof buf, "%s[%u] lane %d", buf_name, any.addr, lane);
+            r.element = buf;
+            r.expected = std::to_string(x);
+            r.actual = std::to_string(y);
+            return;
+          }
+        }
+      }
+      if (a && e) {
+        for (size_t i = 0; i < any.size; ++i) {
+          if (e->data[i] != a->data[i]) {
+            std::snprintf(buf, sizeof buf, "%s[%u] byte %zu", buf_name, any.addr, i);
+            r.element = buf;
+            r.expected = std::to_string(static_cast<int8_t>(e->data[i]));
+            r.actual = std::to_string(static_cast<int8_t>(a->data[i]));
+            return;
+          }
+        }
+      }
+      std::snprintf(buf, sizeof buf, "%s[%u]", buf_name, any.addr);
+      r.element = buf;
+      r.expected = e ? lanes(*e) : "(nothing)";
+      r.actual = a ? lanes(*a) : "(never written)";
+      return;
+    }
+    case emu::Stage::Post: {
+      if (a && e) {
+        for (int lane = 0; lane < 8; ++lane) {
+          if (e->data[lane] != a->data[lane]) {
+            std::snprintf(buf, sizeof buf, "out[%u] lane %d", any.addr, lane);
+            r.element = buf;
+            r.expected = std::to_string(static_cast<int8_t>(e->data[lane]));
+            r.actual = std::to_string(static_cast<int8_t>(a->data[lane]));
+            return;
+          }
+        }
+      }
+      std::snprintf(buf, sizeof buf, "out[%u]", any.addr);
+      r.element = buf;
+      r.expected = e ? lanes(*e) : "(nothing)";
+      r.actual = a ? lanes(*a) : "(never written)";
+      return;
+    }
+    case emu::Stage::Store: {
+      if (a && e && a->addr == e->addr) {
+        for (size_t i = 0; i < any.size; ++i) {
+          if (e->data[i] != a->data[i]) {
+            const std::string t = tensor_element(p.program, any.addr + static_cast<uint32_t>(i));
+            std::snprintf(buf, sizeof buf, "dram 0x%x", any.addr + static_cast<uint32_t>(i));
+            r.element = std::string(buf) + (t.empty() ? "" : " (" + t + ")");
+            r.expected = std::to_string(static_cast<int8_t>(e->data[i]));
+            r.actual = std::to_string(static_cast<int8_t>(a->data[i]));
+            return;
+          }
+        }
+      }
+      std::snprintf(buf, sizeof buf, "dram write 0x%x (%u bytes)", any.addr, any.size);
+      r.element = buf;
+      if (e) r.expected = "write to 0x" + [&] {
+        char h[16];
+        std::snprintf(h, sizeof h, "%x", e->addr);
+        return std::string(h);
+      }();
+      if (a) {
+        char h[16];
+        std::snprintf(h, sizeof h, "%x", a->addr);
+        r.actual = std::string("write to 0x") + h;
+      }
+      return;
+    }
+  }
+}
+
+/// Fills the verdict from what the checker found and whether the results are wrong.
+void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
+              bool results_failed, const std::string& result_detail) {
+  std::vector<Divergence> firsts;
+  for (int s = 0; s < emu::kNumStages; ++s)
+    if (auto d = chk.first_of(static_cast<emu::Stage>(s))) firsts.push_back(*d);
+  std::stable_sort(firsts.begin(), firsts.end(), [](const Divergence& a, const Divergence& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.stage < b.stage;
+  });
+  for (int s = 2; s < 7; ++s) {
+    const auto st = static_cast<emu::Stage>(s - 2);
+    auto d = chk.first_of(st);
+    std::string what = d ? d->describe() : "";
+    if (what.size() > 140) what = what.substr(0, 137) + "...";
+    r.ladder.push_back(std::string(kLadder[s]) + ": " +
+                       (d ? "DIVERGES at cycle " + std::to_string(d->cycle) + " (" + what + ")"
+                          : "matches the golden model"));
+  }
+  r.ladder.push_back(std::string("result: ") + (results_failed ? "FAILS (" + result_detail + ")" : "matches"));
+  if (firsts.empty()) {
+    if (results_failed) {
+      r.verdict = "fail";
+      r.first_failing_stage = "result";
+      r.persistent = true;
+      r.message = "every stage matched the golden model, but the result did not: " + result_detail;
+    } else {
+      r.verdict = "pass";
+      r.message = "no divergence: every stage and the results match the golden model";
+    }
+    return;
+  }
+  const Divergence& first = firsts.front();
+  if (!results_failed) {
+    r.verdict = "transient";
+    for (const auto& d : firsts)
+      r.transients.push_back({emu::stage_name(d.stage), d.cycle, d.describe()});
+    r.message = "transient: " + std::string(emu::stage_name(first.stage)) + " diverged at cycle " +
+                std::to_string(first.cycle) + " but the results are right (overwritten or masked)";
+    r.first_divergence_cycle = first.cycle;
+    return;
+  }
+  r.verdict = "fail";
+  r.persistent = true;
+  r.first_failing_stage = emu::stage_name(first.stage);
+  r.first_divergence_cycle = first.cycle;
+  r.command_index = first.cmd_id;
+  r.divergence_kind = first.kind_name();
+  if (first.cmd_id < p.program.commands.size()) {
+    r.command = p.program.commands[first.cmd_id].to_string();
+    if (auto l = p.program.layer_of_command(first.cmd_id);
+        l && *l >= 0 && static_cast<size_t>(*l) < p.workload.layers.size())
+      r.layer = p.workload.layers[*l].name;
+  }
+  describe_element(first, p, r);
+  for (size_t i = 1; i < firsts.size(); ++i) {
+    const std::string s = emu::stage_name(firsts[i].stage);
+    if (std::find(r.downstream_stages.begin(), r.downstream_stages.end(), s) ==
+        r.downstream_stages.end())
+      r.downstream_stages.push_back(s);
+  }
+  r.downstream_stages.push_back("result");
+  r.message = r.first_failing_stage + " first went wrong at cycle " +
+              std::to_string(first.cycle) + " on command #" + std::to_string(first.cmd_id) +
+              (r.layer.empty() ? "" : " (layer " + r.layer + ")") + ": " + r.element +
+              (r.expected.empty() && r.actual.empty() ? ""
+                                                      : " expected " + r.expected + " actual " +
+                                                            r.actual);
+}
+
+/// Whether the final state differs from the golden model's: outputs or DRAM data region.
+bool final_state_failed(const run::PreparedRun& p, const GoldenTrace& trace, emu::Emulator& emu,
+                        std::string& detail) {
+  if (emu.state() != emu::RunState::Finished) {
+    detail = std::string(emu::run_state_name(emu.state())) + " at cycle " +
+             std::to_string(emu.cycle());
+    return true;
+  }
+  const auto out = golden::check_outputs(p.program, p.reference, [&](uint32_t a, std::span<uint8_t> o) {
+    return emu.read_memory("dram", a, o);
+  });
+  if (!out.ok()) {
+    detail = out.summary();
+    return true;
+  }
+  const uint32_t from = workload::kDataBase, to = p.program.data_end;
+  std::vector<uint8_t> rtl(to > from ? to - from : 0);
+  if (!rtl.empty() && emu.read_memory("dram", from, rtl) &&
+      std::memcmp(rtl.data(), trace.dram.data() + from, rtl.size()) != 0) {
+    for (size_t i = 0; i < rtl.size(); ++i)
+      if (rtl[i] != trace.dram[from + i]) {
+        char b[64];
+        std::snprintf(b, sizeof b, "DRAM 0x%zx differs from the golden model", from + i);
+        detail = b;
+        break;
+      }
+    return true;
+  }
+  return false;
+}
+
+void write_wave(const BisectOptions& o, BisectReport& r, emu::Emulator& emu,
+                const std::function<bool()>& rewind, uint64_t run_end) {
+  if (o.wave_file.empty() || !r.first_divergence_cycle) return;
+  if (!rewind()) return;
+  const uint64_t div = *r.first_divergence_cycle;
+  const uint64_t from = div > o.wave_radius ? div - o.wave_radius : 0;
+  const uint64_t start = emu.cycle();
+  if (from > start) emu.step(from - start);
+  if (!emu.wave_open(o.wave_file).empty()) return;
+  const uint64_t to = std::min(run_end, div + o.wave_radius);
+  if (to > emu.cycle()) emu.step(to - emu.cycle());
+  emu.wave_close();
+  r.wave_file = o.wave_file;
+  r.resimulated_cycles += emu.cycle() - start;
+}
+
+}  // namespace
+
+std::string BisectReport::text() const {
+  std::string s;
+  s += "verdict    " + verdict + (message.empty() ? "" : ": " + message) + "\n";
+  if (!first_failing_stage.empty()) s += "first failing stage  " + first_failing_stage + "\n";
+  if (first_divergence_cycle) s += "cycle      " + std::to_string(*first_divergence_cycle) + "\n";
+  if (command_index)
+    s += "command    " + command +
+         (layer.empty() ? "" : "  [layer " + layer + "]") + "\n";
+  if (!element.empty()) s += "element    " + element + "\n";
+  if (!expected.empty() || !actual.empty())
+    s += "expected   " + expected + "\nactual     " + actual + "\n";
+  if (!downstream_stages.empty()) {
+    s += "downstream ";
+    for (size_t i = 0; i < downstream_stages.size(); ++i) s += (i ? ", " : "") + downstream_stages[i];
+    s += "\n";
+  }
+  if (verdict == "fail") s += std::string("persistent ") + (persistent ? "yes" : "no") + "\n";
+  for (const auto& t : transients)
+    s += "transient  " + t.stage + " at cycle " + std::to_string(t.cycle) + ": " + t.detail + "\n";
+  if (!symptom.empty()) s += "symptom    " + symptom + "\n";
+  s += "cost       re-simulated " + std::to_string(resimulated_cycles) + " of " +
+       std::to_string(run_cycles) + " cycles";
+  if (run_cycles) {
+    char b[32];
+    std::snprintf(b, sizeof b, " (%.3f)", static_cast<double>(resimulated_cycles) / run_cycles);
+    s += b;
+  }
+  if (windows_checked) s += "; " + std::to_string(windows_checked) + " recorded windows checked without simulating";
+  s += "\n";
+  if (!wave_file.empty()) s += "waveform   " + wave_file + "\n";
+  s += "ladder\n";
+  for (const auto& l : ladder) s += "  " + l + "\n";
+  return s;
+}
+
+json::Json BisectReport::to_json() const {
+  json::Json j = json::Json::object();
+  j.set("verdict", verdict);
+  j.set("message", message);
+  j.set("first_failing_stage", first_failing_stage.empty() ? json::Json() : json::Json(first_failing_stage));
+  j.set("first_divergence_cycle", first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json());
+  j.set("persistent", persistent);
+  j.set("command_index", command_index ? json::Json(static_cast<uint64_t>(*command_index)) : json::Json());
+  j.set("command", command);
+  j.set("layer", layer);
+  j.set("element", element);
+  j.set("expected", expected);
+  j.set("actual", actual);
+  j.set("divergence_kind", divergence_kind);
+  json::Json ds = json::Json::array();
+  for (const auto& d : downstream_stages) ds.push(d);
+  j.set("downstream_stages", ds);
+  json::Json ts = json::Json::array();
+  for (const auto& t : transients) {
+    json::Json x = json::Json::object();
+    x.set("stage", t.stage);
+    x.set("cycle", t.cycle);
+    x.set("detail", t.detail);
+    ts.push(x);
+  }
+  j.set("transients", ts);
+  j.set("symptom", symptom);
+  j.set("run_cycles", run_cycles);
+  j.set("resimulated_cycles", resimulated_cycles);
+  j.set("resimulated_fraction",
+        run_cycles ? static_cast<double>(resimulated_cycles) / static_cast<double>(run_cycles) : 0.0);
+  j.set("windows_checked", windows_checked);
+  j.set("wave_file", wave_file.empty() ? json::Json() : json::Json(wave_file));
+  json::Json l = json::Json::array();
+  for (const auto& x : ladder) l.push(x);
+  j.set("ladder", l);
+  return j;
+}
+
+BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& options,
+                        const BisectOptions& bopts) {
+  BisectReport r;
+  r.ladder.push_back("ingress: the workload is valid");
+  if (!p.lowering_failures.empty()) {
+    r.verdict = "fail";
+    r.first_failing_stage = "lowering";
+    r.persistent = true;
+    r.message = p.lowering_failures.front();
+    r.ladder.push_back("lowering: FAILS (" + r.message + ")");
+    return r;
+  }
+  const GoldenTrace trace = GoldenTrace::build(p);
+  if (!trace.error.empty()) {
+    r.verdict = "fail";
+    r.first_failing_stage = "lowering";
+    r.message = "the golden model rejects the command stream: " + trace.error;
+    r.ladder.push_back("lowering: FAILS (" + r.message + ")");
+    return r;
+  }
+  r.ladder.push_back("lowering: the golden model's command stream matches the direct reference");
+  emu::NpuEmulator emu(options.npu);
+  if (auto e = run::start(p, options, emu, &emu); !e.empty()) {
+    r.message = e;
+    return r;
+  }
+  TxnChecker chk(trace, {});
+  emu.set_txn_observer(&chk);
+  while (emu.state() == emu::RunState::Ready && emu.cycle() < options.max_cycles)
+    emu.step(std::min<uint64_t>(1u << 20, options.max_cycles - emu.cycle()));
+  emu.set_txn_observer(nullptr);
+  chk.finish(emu.cycle());
+  r.run_cycles = emu.cycle();
+  r.resimulated_cycles = emu.cycle();
+  std::string detail;
+  const bool failed = final_state_failed(p, trace, emu, detail);
+  r.symptom = failed ? detail : "";
+  conclude(r, chk, p, failed, detail);
+  write_wave(bopts, r, emu, [&] {
+    return run::start(p, options, emu, &emu).empty();
+  }, r.run_cycles);
+  return r;
+}
+
+BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bopts) {
+  BisectReport r;
+  auto spec = replay::spec_from_header(packet.header);
+  if (!spec) {
+    r.message = packet.name + ": " + spec.error();
+    return r;
+  }
+  if (!bopts.allow_revision_mismatch && packet.header.model_revision() != std::string(build::kModelRevision)) {
+    r.message = packet.name + " was recorded with model revision " +
+                packet.header.model_revision() + ", this is " + std::string(build::kModelRevision) +
+                " (use --allow-revision-mismatch)";
+    return r;
+  }
+  auto prepared = replay::prepare_spec(*spec, true);
+  if (!prepared) {
+    r.verdict = "fail";
+    r.first_failing_stage = "ingress";
+    r.persistent = true;
+    r.message = prepared.error();
+    r.ladder.push_back("ingress: FAILS (" + r.message + ")");
+    return r;
+  }
+  const auto& p = *prepared;
+  r.ladder.push_back("ingress: the workload is valid");
+  if (!p.lowering_failures.empty()) {
+    r.verdict = "fail";
+    r.first_failing_stage = "lowering";
+    r.persistent = true;
+    r.message = p.lowering_failures.front();
+    r.ladder.push_back("lowering: FAILS (" + r.message + ")");
+    return r;
+  }
+  const GoldenTrace trace = GoldenTrace::build(p);
+  r.ladder.push_back("lowering: the golden model's command stream matches the direct reference");
+  r.run_cycles = packet.last_cycle();
+  if (packet.symptom) {
+    r.symptom = replay::symptom_kind_name(packet.symptom->kind()) + std::string(" at cycle ") +
+                std::to_string(packet.symptom->cycle()) + ": " + packet.symptom->message();
+  }
+
+  // 1. The recorded windows, checked against the golden prefix digests without simulating.
+  const auto& windows = packet.windows;
+  std::vector<bool> ok(windows.size(), true);
+  for (size_t w = 0; w < windows.size(); ++w) {
+    for (int s = 0; s < emu::kNumStages && s < windows[w].stages_size(); ++s) {
+      emu::StageDigest d{windows[w].stages(s).count(), windows[w].stages(s).sum()};
+      if (!trace.prefix_matches(static_cast<emu::Stage>(s), d)) ok[w] = false;
+    }
+  }
+  r.windows_checked = windows.size();
+  // First window of the all-divergent suffix; a clean window before it is a safe start.
+  size_t first_bad = windows.size();
+  while (first_bad > 0 && !ok[first_bad - 1]) --first_bad;
+  // 2. Re-execute from the checkpoint at the start of that window (or the latest before it).
+  uint64_t from_cycle = first_bad < windows.size() ? windows[first_bad].start_cycle()
+                                                    : (windows.empty() ? 0 : windows.back().start_cycle());
+  std::array<uint64_t, emu::kNumStages> consumed{};
+  auto ck = packet.checkpoint_at_or_before(from_cycle);
+  // The totals at the checkpoint come from the window that ends there.
+  auto totals_at = [&](uint64_t cycle, std::array<uint64_t, emu::kNumStages>& out) {
+    out = {};
+    for (const auto& w : windows)
+      if (w.end_cycle() == cycle)
+        for (int s = 0; s < emu::kNumStages && s < w.stages_size(); ++s) out[s] = w.stages(s).count();
+  };
+  emu::NpuEmulator emu(spec->options.npu);
+  if (auto e = run::start(p, spec->options, emu, &emu); !e.empty()) {
+    r.message = e;
+    return r;
+  }
+  uint64_t start_cycle = 0;
+  auto rewind = [&]() -> bool {
+    if (auto e = run::start(p, spec->options, emu, &emu); !e.empty()) return false;
+    if (ck && packet.checkpoints[*ck].cycle() > 0) {
+      std::string error;
+      auto state = packet.checkpoint_state(*ck, error);
+      if (!state || !emu.restore(*state, error)) {
+        r.message = "checkpoint at cycle " + std::to_string(packet.checkpoints[*ck].cycle()) +
+                    ": " + error;
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!rewind()) return r;
+  start_cycle = emu.cycle();
+  if (start_cycle > 0) totals_at(start_cycle, consumed);
+  TxnChecker chk(trace, consumed);
+  emu.set_txn_observer(&chk);
+  const uint64_t stop_at = first_bad < windows.size() ? windows[first_bad].end_cycle() : UINT64_MAX;
+  const uint64_t limit = spec->options.max_cycles;
+  // Run through the first divergent window; keep going (to the end, if need be) until a
+  // divergence is pinned.
+  while (emu.state() == emu::RunState::Ready && emu.cycle() < limit) {
+    const uint64_t target = emu.cycle() < stop_at ? stop_at : limit;
+    emu.step(std::min<uint64_t>(target - emu.cycle(), 1u << 20));
+    if (emu.cycle() >= stop_at && !chk.divergences().empty()) break;
+  }
+  emu.set_txn_observer(nullptr);
+  if (emu.state() != emu::RunState::Ready) chk.finish(emu.cycle());
+  r.resimulated_cycles = emu.cycle() - start_cycle;
+  // 3. Persistence from what the run itself recorded.
+  bool failed = false;
+  std::string detail;
+  if (packet.symptom) {
+    const auto kind = packet.symptom->kind();
+    if (kind != replay::pb::Symptom::RESULT_MISMATCH) {
+      failed = true;
+      detail = r.symptom;
+    }
+    for (const auto& d : packet.symptom->details())
+      if (d.rfind("outputs:", 0) == 0 || d.rfind("lowering:", 0) == 0) {
+        failed = true;
+        detail = d;
+      }
+  }
+  conclude(r, chk, p, failed, detail);
+  // Downstream stages also from the recorded end totals (no simulation needed).
+  if (!windows.empty() && r.verdict == "fail") {
+    const auto& last = windows.back();
+    for (int s = 0; s < emu::kNumStages && s < last.stages_size(); ++s) {
+      const std::string name = emu::stage_name(static_cast<emu::Stage>(s));
+      emu::StageDigest d{last.stages(s).count(), last.stages(s).sum()};
+      const bool same = d == trace.prefix[s].back();
+      if (!same && name != r.first_failing_stage &&
+          std::find(r.downstream_stages.begin(), r.downstream_stages.end(), name) ==
+              r.downstream_stages.end() &&
+          rung(name) > rung(r.first_failing_stage))
+        r.downstream_stages.insert(r.downstream_stages.end() - 1, name);
+    }
+  }
+  write_wave(bopts, r, emu, rewind, r.run_cycles);
+  return r;
+}
+
+}  // namespace bud::debugger

@@ -1,0 +1,36 @@
+#include "debugger/bisect/GoldenTrace.h"
+
+#include "emu/golden/GoldenNpu.h"
+
+namespace bud::debugger {
+
+GoldenTrace GoldenTrace::build(const run::PreparedRun& p) {
+  GoldenTrace t;
+  golden::GoldenNpu g(p.program.dram_bytes);
+  for (const auto& r : p.program.dram_init) g.write_dram(r.addr, r.bytes);
+  g.set_observer([&t](const emu::StageTxn& x) { t.txns[static_cast<int>(x.stage)].push_back(x); });
+  const auto result = g.run(p.program.commands);
+  if (!result.ok) t.error = result.error;
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    auto& pre = t.prefix[s];
+    pre.resize(t.txns[s].size() + 1);
+    for (size_t i = 0; i < t.txns[s].size(); ++i) {
+      pre[i + 1] = pre[i];
+      pre[i + 1].add(t.txns[s][i]);
+    }
+  }
+  for (int b = 0; b < isa::kNumBuffers; ++b) {
+    auto sp = g.scratchpad(static_cast<isa::Buffer>(b));
+    t.spads[b].assign(sp.begin(), sp.end());
+  }
+  t.dram.assign(g.dram().begin(), g.dram().end());
+  return t;
+}
+
+bool GoldenTrace::prefix_matches(emu::Stage stage, const emu::StageDigest& d) const {
+  const auto& pre = prefix[static_cast<int>(stage)];
+  if (d.count >= pre.size()) return false;
+  return pre[d.count] == d;
+}
+
+}  // namespace bud::debugger

@@ -1,0 +1,64 @@
+// Difftest at the stage boundaries: checks every transaction the RTL produces, as it happens,
+// against the golden model's transactions of the same stage and command (a multiset, so memory
+// reordering inside a command is fine), and reports where the streams first part ways.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "debugger/bisect/GoldenTrace.h"
+#include "emu/core/Emulator.h"
+
+namespace bud::debugger {
+
+/// One place where the RTL's transactions and the golden model's part ways.
+struct Divergence {
+  enum class Kind : uint8_t { Wrong, Extra, Missing };
+  Kind kind = Kind::Wrong;
+  emu::Stage stage = emu::Stage::Fetch;
+  uint64_t cycle = 0;     ///< cycle it was observed (Missing: when the stage moved past it)
+  uint32_t cmd_id = 0;
+  std::optional<emu::StageTxn> actual;    ///< what the RTL produced (Wrong, Extra)
+  std::optional<emu::StageTxn> expected;  ///< the golden transaction it should have been
+  const char* kind_name() const;
+  /// "gemm #12 acc[40]: expected [..] actual [..]" etc.
+  std::string describe() const;
+};
+
+class TxnChecker final : public emu::TxnObserver {
+ public:
+  /// `consumed[s]`: how many of stage s's golden transactions (in program order) the RTL has
+  /// already produced before checking starts (0 from reset; a clean checkpoint's totals).
+  TxnChecker(const GoldenTrace& trace, const std::array<uint64_t, emu::kNumStages>& consumed);
+
+  void on_txn(const emu::StageTxn& txn) override;
+  /// Declares the end of the run at `cycle`: golden transactions never produced become
+  /// Missing divergences.
+  void finish(uint64_t cycle);
+
+  /// Divergences in the order found (at most `limit` kept per stage).
+  const std::vector<Divergence>& divergences() const { return found_; }
+  /// The first divergence of each stage (by cycle), if any.
+  std::optional<Divergence> first_of(emu::Stage s) const;
+  /// Number of RTL transactions checked.
+  uint64_t checked() const { return checked_; }
+
+ private:
+  struct Expect {
+    std::vector<size_t> left;  ///< indices into trace.txns[stage] not yet produced
+  };
+  void note(Divergence d);
+  void sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle);
+
+  const GoldenTrace& trace_;
+  std::array<std::map<uint32_t, Expect>, emu::kNumStages> expect_;
+  std::vector<Divergence> found_;
+  std::array<int, emu::kNumStages> per_stage_{};
+  uint64_t checked_ = 0;
+};
+
+}  // namespace bud::debugger

@@ -1,0 +1,168 @@
+#include "debugger/trigger/TriggerReport.h"
+
+#include <sstream>
+
+namespace bud::debugger {
+
+using json::Json;
+
+std::string describe_hit(const TriggerHit& h) {
+  std::string s = "cycle " + std::to_string(h.cycle) + ": " + h.trigger + " hit " +
+                  std::to_string(h.number) + " (" + h.state_path + ") " + h.condition;
+  std::string acts;
+  for (const auto& a : h.actions) acts += (acts.empty() ? "" : ", ") + a;
+  if (!acts.empty()) s += " -> " + acts;
+  return s;
+}
+
+std::string trigger_report_text(const TriggerEngine& engine) {
+  std::ostringstream o;
+  const auto status = engine.status();
+  o << "\ntriggers   " << status.size() << " armed, " << engine.hits().size() << " hits";
+  if (engine.dropped_hits()) o << " (+" << engine.dropped_hits() << " not kept)";
+  o << "\n";
+  for (const auto& h : engine.hits()) {
+    o << "  " << describe_hit(h) << "\n";
+    if (!h.values.empty()) {
+      o << "      at hit:";
+      for (const auto& [n, v] : h.values) o << " " << n << "=" << v;
+      o << "\n";
+    }
+    if (!h.counters.empty()) {
+      o << "      counters:";
+      for (const auto& [n, v] : h.counters)
+        if (v) o << " " << n << "=" << v;
+      o << "\n";
+    }
+    for (const auto& m : h.messages) o << "      log: " << m << "\n";
+    for (const auto& c : h.captures) {
+      if (!c.error.empty()) {
+        o << "      capture failed: " << c.error << "\n";
+        continue;
+      }
+      o << "      captured cycles " << c.from << ".." << c.to << " -> " << c.fst << ", " << c.log;
+      if (c.truncated)
+        o << " (truncated; requested " << c.requested_from << ".." << c.requested_to << ")";
+      o << "\n";
+    }
+    if (!h.checkpoint.empty()) o << "      checkpoint: " << h.checkpoint << "\n";
+    if (!h.record.empty()) o << "      replay packet: " << h.record << "\n";
+  }
+  o << "coverage\n";
+  for (const auto& s : status) {
+    o << "  " << s.name << ": " << (s.hits ? "FIRED " : "not fired ") << s.hits << "x in "
+      << s.armed_cycles << " armed cycles";
+    if (s.exhausted) o << ", shots used up";
+    if (!s.enabled) o << ", disabled";
+    o << "\n";
+    for (const auto& c : s.conditions) {
+      o << "    " << (c.true_cycles ? "held " : "never ") << c.text;
+      if (c.true_cycles)
+        o << "  (" << c.true_cycles << " cycles, first at " << *c.first_true << ")";
+      o << "\n";
+    }
+    if (s.machine) {
+      o << "    states entered:";
+      for (const auto& [n, k] : s.states_entered) o << " " << n << "=" << k;
+      o << "\n";
+    }
+  }
+  if (engine.history_interval())
+    o << "history    " << engine.history_snapshots() << " snapshots every "
+      << engine.history_interval() << " cycles, " << engine.history_bytes() << " bytes; "
+      << engine.resimulated_cycles() << " cycles re-executed for captures\n";
+  return o.str();
+}
+
+Json hit_json(const TriggerHit& h) {
+  Json j = Json::object();
+  j.set("cycle", h.cycle);
+  j.set("trigger", h.trigger);
+  j.set("id", h.trigger_id);
+  j.set("hit", h.number);
+  j.set("state_path", h.state_path);
+  j.set("condition", h.condition);
+  Json acts = Json::array();
+  for (const auto& a : h.actions) acts.push(a);
+  j.set("actions", acts);
+  Json vals = Json::object();
+  for (const auto& [n, v] : h.values) vals.set(n, v);
+  j.set("values", vals);
+  if (!h.counters.empty()) {
+    Json c = Json::object();
+    for (const auto& [n, v] : h.counters) c.set(n, v);
+    j.set("counters", c);
+  }
+  Json msgs = Json::array();
+  for (const auto& m : h.messages) msgs.push(m);
+  j.set("messages", msgs);
+  Json caps = Json::array();
+  for (const auto& c : h.captures) {
+    Json x = Json::object();
+    x.set("fst", c.fst);
+    x.set("log", c.log);
+    x.set("from", c.from);
+    x.set("to", c.to);
+    x.set("requested_from", c.requested_from);
+    x.set("requested_to", c.requested_to);
+    x.set("truncated", c.truncated);
+    x.set("resimulated", c.resimulated);
+    if (!c.error.empty()) x.set("error", c.error);
+    caps.push(x);
+  }
+  j.set("captures", caps);
+  if (!h.checkpoint.empty()) j.set("checkpoint", h.checkpoint);
+  if (!h.record.empty()) j.set("record", h.record);
+  j.set("halted", h.halted);
+  return j;
+}
+
+Json trigger_report_json(const TriggerEngine& engine) {
+  Json j = Json::object();
+  Json hits = Json::array();
+  for (const auto& h : engine.hits()) hits.push(hit_json(h));
+  j.set("hits", hits);
+  j.set("dropped_hits", engine.dropped_hits());
+  Json cov = Json::array();
+  for (const auto& s : engine.status()) {
+    Json t = Json::object();
+    t.set("id", s.id);
+    t.set("name", s.name);
+    t.set("file", s.file);
+    t.set("kind", s.machine ? "state_machine" : "simple");
+    t.set("enabled", s.enabled);
+    t.set("fired", s.hits > 0);
+    t.set("hits", s.hits);
+    t.set("armed_cycles", s.armed_cycles);
+    t.set("exhausted", s.exhausted);
+    if (s.shots) t.set("shots", *s.shots);
+    t.set("state", s.state);
+    Json conds = Json::array();
+    for (const auto& c : s.conditions) {
+      Json x = Json::object();
+      x.set("condition", c.text);
+      x.set("where", c.loc.to_string());
+      x.set("held", c.true_cycles > 0);
+      x.set("true_cycles", c.true_cycles);
+      if (c.first_true) x.set("first_true", *c.first_true);
+      conds.push(x);
+    }
+    t.set("conditions", conds);
+    if (s.machine) {
+      Json st = Json::object();
+      for (const auto& [n, k] : s.states_entered) st.set(n, k);
+      t.set("states_entered", st);
+    }
+    cov.push(t);
+  }
+  j.set("coverage", cov);
+  Json hist = Json::object();
+  hist.set("interval", engine.history_interval());
+  hist.set("snapshots", static_cast<uint64_t>(engine.history_snapshots()));
+  hist.set("bytes", static_cast<uint64_t>(engine.history_bytes()));
+  hist.set("resimulated_cycles", engine.resimulated_cycles());
+  j.set("history", hist);
+  return j;
+}
+
+}  // namespace bud::debugger
