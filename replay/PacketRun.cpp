@@ -56,44 +56,14 @@ workload::Result<RunSpec> make_spec(const run::RunOptions& options,
   return s;
 }
 
-std::string add_checks(run::PreparedRun& p) {
-  p.reference = workload::run_reference(p.workload);
-  golden::GoldenNpu golden(p.program.dram_bytes);
-  for (const auto& r : p.program.dram_init) golden.write_dram(r.addr, r.bytes);
-  const auto gr = golden.run(p.program.commands);
-  if (!gr.ok) return "golden model rejected the lowered program: " + gr.error;
-  p.golden_digests = golden.digests();
-  p.golden_saturations = gr.saturations;
-  p.lowering_failures.clear();
-  if (auto c = golden::check_outputs(p.program, p.reference, golden.dram()); !c.ok())
-    p.lowering_failures.push_back("lowering: " + c.summary());
-  return {};
-}
+std::string add_checks(run::PreparedRun& p) { return run::add_checks(p); }
 
 workload::Result<run::PreparedRun> prepare_spec(const RunSpec& spec, bool with_checks) {
-  // Mirrors run::prepare (emu/run/RunJob.cpp) for an embedded text instead of a file.
   workload::LoadOptions lo;
   lo.seed = spec.options.seed;
   auto w = workload::parse_workload(spec.workload_text, "packet:workload", lo);
   if (!w) return workload::Error{w.error()};
-  auto program = workload::lower(*w);
-  if (!program) return workload::Error{program.error()};
-  if (program->dram_bytes > spec.options.npu.dram.size_bytes)
-    return workload::Error{"workload needs " + std::to_string(program->dram_bytes) +
-                           " bytes of DRAM, the memory model has " +
-                           std::to_string(spec.options.npu.dram.size_bytes)};
-  run::PreparedRun p;
-  p.workload = std::move(w).value();
-  p.program = std::move(program).value();
-  if (with_checks) {
-    if (auto e = add_checks(p); !e.empty()) return workload::Error{e};
-  }
-  p.job.ring_base = p.program.ring_base;
-  p.job.ring_entries = workload::kRingCommands;
-  p.job.commands.reserve(p.program.commands.size());
-  for (const auto& c : p.program.commands) p.job.commands.push_back(c.encode());
-  for (const auto& r : p.program.dram_init) p.job.image.push_back({r.addr, r.bytes});
-  return p;
+  return run::prepare_workload(std::move(w).value(), spec.options, with_checks);
 }
 
 pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,

@@ -25,7 +25,7 @@ module npu_spad #(
     input logic [WIDTH-1:0] wb_data,
     output logic wb_gnt,
     output logic [1:0] conflicts,  // requests refused this cycle
-    output logic range_error       // a granted access outside [0, DEPTH)
+    output logic [3:0] range_error  // a granted access outside [0, DEPTH): {wb, wa, rb, ra}
 );
   localparam int AW = $clog2(DEPTH);
   localparam int BW = $clog2(BANKS);
@@ -57,8 +57,8 @@ module npu_spad #(
   function automatic logic out_of_range(input logic en, input logic [15:0] a);
     return en && ({16'd0, a} >= DEPTH);
   endfunction
-  assign range_error = out_of_range(ra_en, ra_addr) || out_of_range(rb_gnt, rb_addr) ||
-                       out_of_range(wa_en, wa_addr) || out_of_range(wb_gnt, wb_addr);
+  assign range_error = {out_of_range(wb_gnt, wb_addr), out_of_range(wa_en, wa_addr),
+                        out_of_range(rb_gnt, rb_addr), out_of_range(ra_en, ra_addr)};
 
   always_ff @(posedge clk) begin
     if (ra_en) ra_data <= mem[ra_addr[AW-1:0]];

@@ -224,7 +224,8 @@ module npu_top
   logic [15:0] out_wa_addr, st_rd_addr;
   logic [63:0] out_wa_data, st_rd_data;
   logic [1:0] conflicts[4];
-  logic [3:0] range_err;
+  logic [3:0] range_err_port[4];  // per buffer: {wb, wa, rb, ra}
+  logic [3:0] range_err;          // per buffer: any port
   logic inp_wb_gnt, wgt_wb_gnt, acc_wb_gnt;
 
   npu_load u_load (
@@ -280,25 +281,25 @@ module npu_top
       .rb_en(1'b0), .rb_addr(16'd0), .rb_data(), .rb_gnt(),
       .wa_en(1'b0), .wa_addr(16'd0), .wa_data(64'd0),
       .wb_en(inp_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data[63:0]), .wb_gnt(inp_wb_gnt),
-      .conflicts(conflicts[0]), .range_error(range_err[0]));
+      .conflicts(conflicts[0]), .range_error(range_err_port[0]));
   npu_spad #(.WIDTH(512), .DEPTH(WGT_DEPTH), .BANKS(4), .SINGLE_PORT(1)) u_wgt (
       .clk, .ra_en(wgt_ra_en), .ra_addr(wgt_ra_addr), .ra_data(wgt_ra_data),
       .rb_en(1'b0), .rb_addr(16'd0), .rb_data(), .rb_gnt(),
       .wa_en(1'b0), .wa_addr(16'd0), .wa_data(512'd0),
       .wb_en(wgt_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data), .wb_gnt(wgt_wb_gnt),
-      .conflicts(conflicts[1]), .range_error(range_err[1]));
+      .conflicts(conflicts[1]), .range_error(range_err_port[1]));
   npu_spad #(.WIDTH(256), .DEPTH(ACC_DEPTH), .BANKS(2), .SINGLE_PORT(0)) u_acc (
       .clk, .ra_en(acc_ra_en), .ra_addr(acc_ra_addr), .ra_data(acc_ra_data),
       .rb_en(acc_rb_en), .rb_addr(acc_rb_addr), .rb_data(acc_rb_data), .rb_gnt(acc_rb_gnt),
       .wa_en(acc_wa_en), .wa_addr(acc_wa_addr), .wa_data(acc_wa_data),
       .wb_en(acc_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data[255:0]), .wb_gnt(acc_wb_gnt),
-      .conflicts(conflicts[2]), .range_error(range_err[2]));
+      .conflicts(conflicts[2]), .range_error(range_err_port[2]));
   npu_spad #(.WIDTH(64), .DEPTH(OUT_DEPTH), .BANKS(4), .SINGLE_PORT(1)) u_out (
       .clk, .ra_en(1'b0), .ra_addr(16'd0), .ra_data(),
       .rb_en(st_rd_en), .rb_addr(st_rd_addr), .rb_data(st_rd_data), .rb_gnt(st_rd_gnt),
       .wa_en(out_wa_en), .wa_addr(out_wa_addr), .wa_data(out_wa_data),
       .wb_en(1'b0), .wb_addr(16'd0), .wb_data(64'd0), .wb_gnt(),
-      .conflicts(conflicts[3]), .range_error(range_err[3]));
+      .conflicts(conflicts[3]), .range_error(range_err_port[3]));
   /* verilator lint_on PINCONNECTEMPTY */
 
   // ------------------------------------------------------------------ DRAM arbiter
@@ -355,6 +356,21 @@ module npu_top
   assign obs_st_size = store_req_size;
   assign obs_st_data = store_req_data;
 
+  always_comb for (int b = 0; b < 4; b++) range_err[b] = range_err_port[b] != 0;
+  // Which unit made an out-of-range scratchpad access (for the assertion message and bisect):
+  // INP/WGT: gemm reads (ra), load writes (wb); ACC: gemm reads (ra) and writes (wa), post reads
+  // (rb), load writes (wb); OUT: post writes (wa), store reads (rb).
+  logic [8*8-1:0] range_unit;
+  always_comb begin
+    range_unit = "?";
+    if (range_err_port[0][0] || range_err_port[1][0] || range_err_port[2][0] ||
+        range_err_port[2][2]) range_unit = "gemm";
+    else if (range_err_port[0][3] || range_err_port[1][3] || range_err_port[2][3])
+      range_unit = "load";
+    else if (range_err_port[2][1] || range_err_port[3][2]) range_unit = "post";
+    else if (range_err_port[3][1]) range_unit = "store";
+  end
+
   // ------------------------------------------------------------------ assertions
   // Invariants that only a design bug (or an injected fault) can break. Each prints one line
   // with the cycle and latches the first failure in assert_code for the harness.
@@ -378,18 +394,26 @@ module npu_top
   always_ff @(posedge clk) begin
     if (rst_n) begin
       assert (q_overflow == 0)
-      else $error("NPU ASSERT queue_overflow at cycle %0d: queues %b", cycle, q_overflow);
+      else $error("NPU ASSERT queue_overflow at cycle %0d: by fetch (queues st,cmp,ld = %b)",
+                  cycle, q_overflow);
       assert (!tok_underflow)
-      else $error("NPU ASSERT token_underflow at cycle %0d", cycle);
+      else $error("NPU ASSERT token_underflow at cycle %0d: by %0s", cycle,
+                  (tok_pop[1] && tokens[1] == 0) ? "load" :
+                  (tok_pop[2] && tokens[2] == 0) ? "store" : "compute");
       assert (!tok_overflow)
-      else $error("NPU ASSERT token_overflow at cycle %0d", cycle);
+      else $error("NPU ASSERT token_overflow at cycle %0d: by %0s", cycle,
+                  (tok_push[0] && tokens[0] == 8'd255) ? "load" :
+                  (tok_push[3] && tokens[3] == 8'd255) ? "store" : "compute");
       assert (!error_pulse)
-      else $error("NPU ASSERT illegal_command at cycle %0d: opcode %0d at ring index %0d",
+      else $error("NPU ASSERT illegal_command at cycle %0d: by fetch (opcode %0d at ring index %0d)",
                   cycle, fetch_cmd[3:0], head);
       assert (!unknown_tag)
-      else $error("NPU ASSERT unknown_tag at cycle %0d: tag %0d", cycle, dram_resp_tag);
+      else $error("NPU ASSERT unknown_tag at cycle %0d: by %0s (tag %0d)", cycle,
+                  dram_resp_tag[4:3] == SRC_FETCH ? "fetch" :
+                  dram_resp_tag[4:3] == SRC_LOAD ? "load" : "store", dram_resp_tag);
       assert (range_err == 0)
-      else $error("NPU ASSERT spad_range at cycle %0d: buffers %b", cycle, range_err);
+      else $error("NPU ASSERT spad_range at cycle %0d: by %0s (buffers inp,wgt,acc,out = %b)",
+                  cycle, range_unit, {range_err[0], range_err[1], range_err[2], range_err[3]});
     end
   end
 `endif

@@ -140,32 +140,91 @@ void describe_element(const Divergence& d, const run::PreparedRun& p, BisectRepo
           }
         }
       }
-      std::snprintf(buf, sizeof buf, "dram write 0x%x (%u bytes)", any.addr, any.size);
-      r.element = buf;
-      if (e) r.expected = "write to 0x" + [&] {
-        char h[16];
-        std::snprintf(h, sizeof h, "%x", e->addr);
+      r.element = "DRAM write of command #" + std::to_string(any.cmd_id);
+      auto where = [](const emu::StageTxn& t) {
+        char h[48];
+        std::snprintf(h, sizeof h, "0x%x (%u bytes)", t.addr, t.size);
         return std::string(h);
-      }();
-      if (a) {
-        char h[16];
-        std::snprintf(h, sizeof h, "%x", a->addr);
-        r.actual = std::string("write to 0x") + h;
-      }
+      };
+      r.expected = e ? where(*e) : "(nothing)";
+      r.actual = a ? where(*a) : "(never written)";
       return;
     }
   }
 }
 
 /// Fills the verdict from what the checker found and whether the results are wrong.
-void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
-              bool results_failed, const std::string& result_detail) {
-  std::vector<Divergence> firsts;
+/// How the run ended, for divergences that only show because it stopped.
+struct RunEnd {
+  uint64_t cycle = 0;        ///< cycle the re-simulation ended at
+  bool stopped = false;      ///< by an assertion, a hang or an error (not by finishing)
+  std::string message;       ///< the emulator's message (assertion text names the unit)
+  uint64_t hang_cycles = 0;  ///< watchdog setting, to date a hang's start
+  bool hang = false;
+};
+
+/// "NPU ASSERT x at cycle N: by gemm ..." -> stage and cycle.
+std::optional<std::pair<emu::Stage, uint64_t>> implicated(const std::string& msg) {
+  const auto by = msg.find(": by ");
+  const auto at = msg.find(" at cycle ");
+  if (by == std::string::npos || at == std::string::npos) return std::nullopt;
+  const std::string unit = msg.substr(by + 5, msg.find_first_of(" (", by + 5) - (by + 5));
+  const uint64_t cycle = std::strtoull(msg.c_str() + at + 10, nullptr, 10);
   for (int s = 0; s < emu::kNumStages; ++s)
-    if (auto d = chk.first_of(static_cast<emu::Stage>(s))) firsts.push_back(*d);
+    if (unit == emu::stage_name(static_cast<emu::Stage>(s))) return {{static_cast<emu::Stage>(s), cycle}};
+  if (unit == "compute") return {{emu::Stage::Gemm, cycle}};
+  return std::nullopt;
+}
+
+void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
+              bool results_failed, const std::string& result_detail, const RunEnd& end) {
+  // Transactions missing only because the run stopped are consequences of the stop: they do not
+  // compete with divergences seen while it ran.
+  auto at_stop = [&](const Divergence& d) {
+    return end.stopped && d.kind == Divergence::Kind::Missing && d.cycle >= end.cycle;
+  };
+  std::vector<Divergence> firsts;
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    std::optional<Divergence> best;
+    for (const auto& d : chk.divergences())
+      if (d.stage == static_cast<emu::Stage>(s) && !at_stop(d) && (!best || d.cycle < best->cycle))
+        best = d;
+    if (best) firsts.push_back(*best);
+  }
   std::stable_sort(firsts.begin(), firsts.end(), [](const Divergence& a, const Divergence& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.stage < b.stage;
   });
+  if (firsts.empty() && end.stopped && !chk.divergences().empty()) {
+    // Only the stop shows: the stage the assertion names, or (a hang) the stage holding the
+    // earliest command that never completed, dated to when progress stopped.
+    std::optional<Divergence> pick;
+    const auto imp = implicated(end.message);
+    for (const auto& d : chk.divergences()) {
+      if (imp && d.stage != imp->first) continue;
+      if (!pick || d.cmd_id < pick->cmd_id || (d.cmd_id == pick->cmd_id && d.stage < pick->stage))
+        pick = d;
+    }
+    if (!pick && imp) {
+      Divergence d;
+      d.kind = Divergence::Kind::Extra;
+      d.stage = imp->first;
+      pick = d;
+    }
+    if (pick) {
+      pick->cycle = imp ? imp->second
+                        : (end.hang && end.cycle > end.hang_cycles ? end.cycle - end.hang_cycles
+                                                                   : end.cycle);
+      firsts.push_back(*pick);
+      for (int s = 0; s < emu::kNumStages; ++s) {
+        if (static_cast<emu::Stage>(s) == pick->stage) continue;
+        if (auto d = chk.first_of(static_cast<emu::Stage>(s))) {
+          Divergence later = *d;
+          later.cycle = end.cycle;
+          firsts.push_back(later);
+        }
+      }
+    }
+  }
   for (int s = 2; s < 7; ++s) {
     const auto st = static_cast<emu::Stage>(s - 2);
     auto d = chk.first_of(st);
@@ -386,7 +445,13 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   std::string detail;
   const bool failed = final_state_failed(p, trace, emu, detail);
   r.symptom = failed ? detail : "";
-  conclude(r, chk, p, failed, detail);
+  RunEnd end;
+  end.cycle = emu.cycle();
+  end.stopped = emu.state() != emu::RunState::Finished;
+  end.hang = emu.state() == emu::RunState::Hang || emu.state() == emu::RunState::Ready;
+  end.message = emu.step(0).message;
+  end.hang_cycles = options.npu.hang_cycles;
+  conclude(r, chk, p, failed, detail, end);
   write_wave(bopts, r, emu, [&] {
     return run::start(p, options, emu, &emu).empty();
   }, r.run_cycles);
@@ -509,7 +574,13 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
         detail = d;
       }
   }
-  conclude(r, chk, p, failed, detail);
+  RunEnd end;
+  end.cycle = emu.cycle();
+  end.stopped = emu.state() != emu::RunState::Ready && emu.state() != emu::RunState::Finished;
+  end.hang = emu.state() == emu::RunState::Hang;
+  end.message = emu.step(0).message;
+  end.hang_cycles = spec->options.npu.hang_cycles;
+  conclude(r, chk, p, failed, detail, end);
   // Downstream stages also from the recorded end totals (no simulation needed).
   if (!windows.empty() && r.verdict == "fail") {
     const auto& last = windows.back();

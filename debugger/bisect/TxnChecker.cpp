@@ -103,6 +103,13 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
       break;
     }
   }
+  if (!d.expected && !left.empty()) {
+    // No transaction at that address: it went to the wrong place. Compare with the next one the
+    // command should have produced (stages produce a command's transactions in order, up to the
+    // memory system's reordering).
+    d.expected = trace_.txns[s][left.front()];
+    left.erase(left.begin());
+  }
   if (!d.expected) d.kind = Divergence::Kind::Extra;
   if (left.empty()) expect_[s].erase(it);
   note(std::move(d));

@@ -67,6 +67,7 @@ void register_all_commands(Interpreter& in) {
   register_time_commands(in);
   register_meta_commands(in);
   register_record_commands(in);
+  register_trigger_commands(in);
 }
 
 void Interpreter::add(CommandSpec spec) { commands_.push_back(std::move(spec)); }

@@ -84,6 +84,7 @@ void register_change_commands(Interpreter& in);
 void register_time_commands(Interpreter& in);
 void register_meta_commands(Interpreter& in);
 void register_record_commands(Interpreter& in);
+void register_trigger_commands(Interpreter& in);
 
 /// Writes replay packets for `record start|stop` (implemented by the CLI over bud::replay, which
 /// the debugger does not depend on).

@@ -209,15 +209,37 @@ size_t TriggerEngine::size() const {
   return n;
 }
 
+namespace {
+std::vector<std::pair<const Session*, TriggerEngine*>>& attached() {
+  static std::vector<std::pair<const Session*, TriggerEngine*>> v;
+  return v;
+}
+}  // namespace
+
 void TriggerEngine::attach(Session& session) {
   detach();
   session_ = &session;
   session.add_hook(this);
+  attached().emplace_back(&session, this);
 }
 
 void TriggerEngine::detach() {
   if (session_) session_->remove_hook(this);
+  std::erase_if(attached(), [this](const auto& e) { return e.second == this; });
   session_ = nullptr;
+}
+
+TriggerEngine* TriggerEngine::of(const Session& session) {
+  for (const auto& [s, e] : attached())
+    if (s == &session) return e;
+  return nullptr;
+}
+
+TriggerEnv TriggerEngine::env() const {
+  TriggerEnv env;
+  env.emu = &emu_;
+  if (session_) env.layer_names = &session_->program().layer_names;
+  return env;
 }
 
 bool TriggerEngine::active() const {
@@ -408,6 +430,11 @@ bool TriggerEngine::evaluate(uint64_t cycle) {
       if (taken < 0) continue;
       const TriggerBranch& br = st.branches[taken];
       const uint32_t from = rt.state;
+      const bool fires = br.fires();
+      // Values at the hit are those the conditions saw, before this branch's own actions.
+      if (fires)
+        for (size_t i = 0; i < rt.refs.size(); ++i)
+          rt.hit_values[i] = p.sampler.sample(rt.refs[i].second);
       bool rearm = false;
       for (const auto& a : br.actions) {
         switch (a.kind) {
@@ -424,10 +451,8 @@ bool TriggerEngine::evaluate(uint64_t cycle) {
           default: break;
         }
       }
-      if (br.fires()) {
+      if (fires) {
         ++rt.hits;
-        for (size_t i = 0; i < rt.refs.size(); ++i)
-          rt.hit_values[i] = p.sampler.sample(rt.refs[i].second);
         if (pending_.size() < pending_.capacity()) {
           pending_.push_back({static_cast<uint32_t>(&pp - programs_.data()),
                               static_cast<uint32_t>(&rt - p.triggers.data()), from,

@@ -117,6 +117,10 @@ class TriggerEngine final : public SessionHook {
   /// `checkpoint` action, and registers this engine as a session hook.
   void attach(Session& session);
   void detach();
+  /// The engine attached to `session` (used by the `trigger` commands), or null.
+  static TriggerEngine* of(const Session& session);
+  /// The environment for parsing triggers against this engine's emulator and session program.
+  TriggerEnv env() const;
   void set_record_hook(TriggerRecordHook* hook) { record_hook_ = hook; }
 
   // SessionHook

@@ -412,6 +412,7 @@ class Parser {
     const std::string name(line.substr(nb, ne - nb));
     if (name.empty()) return error_at(line.size(), "expected a trigger name");
     cur_.emplace();
+    trigger_errors_ = errors_.size();
     cur_->name = name;
     cur_->loc = loc(nb);
     local_vars_.clear();
@@ -686,7 +687,8 @@ class Parser {
     TriggerDef& t = *cur_;
     if (t.states.empty()) {
       error(t.loc, "trigger '" + t.name + "' needs 'when COND' and 'do ACTIONS', or states");
-    } else if (!t.machine && t.states[0].branches[0].actions.empty()) {
+    } else if (!t.machine && t.states[0].branches[0].actions.empty() &&
+               errors_.size() == trigger_errors_) {  // not when the actions had errors
       error(t.loc, "trigger '" + t.name + "' has no 'do ACTIONS'");
     }
     // Branches hold pointers into `states`, which is complete now: resolve the gotos.
@@ -732,6 +734,7 @@ class Parser {
   std::vector<std::pair<std::string, uint32_t>> local_vars_;
   std::vector<PendingGoto> pending_gotos_;
   std::vector<TriggerDiagnostic> errors_;
+  size_t trigger_errors_ = 0;  ///< errors_.size() when the current trigger started
   std::vector<std::pair<std::string, SourceLoc>> unresolved_layers_;
 };
 

@@ -46,6 +46,13 @@ struct PreparedRun {
 
 /// Loads a built-in or a file. Returns the error message (FILE:LINE:COL: ...) on failure.
 workload::Result<PreparedRun> prepare(const RunOptions& options);
+/// The same for a workload already parsed (e.g. from text embedded in a packet). Without
+/// `with_checks` the direct reference and golden model are skipped (add_checks adds them).
+workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOptions& options,
+                                               bool with_checks = true);
+/// Computes what checking needs: the direct reference, the golden model's stage digests and
+/// saturations, and the lowering check. Error message (golden model rejected the program) or empty.
+std::string add_checks(PreparedRun& prepared);
 
 /// Result of one run.
 struct RunReport {

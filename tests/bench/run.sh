@@ -51,3 +51,9 @@ fi
 
 # Replay packets (docs/performance.md, "Replay packets").
 "$root/tests/bench/replay_bench.sh" "$build"
+
+# Debugger (docs/performance.md, "Debugger").
+"$root/tests/bench/debug_bench.sh" "$build"
+
+# Triggers (docs/performance.md, "Triggers").
+"$root/tests/bench/trigger_bench.sh" "$build"

@@ -79,8 +79,8 @@ TEST_CASE("wave dump of a past window holds exactly FROM..TO and returns to the 
   CHECK(d.cycle() == 7000);
   CHECK(d.digest() == dig);
   CHECK(fst_to_vcd(g).times == range(9000, 9010));
-  d.ok("wave dump 6000 6000 " + g);
-  CHECK(fst_to_vcd(g).times == range(6000, 6000));
+  d.ok("wave dump 4000 4000 " + g);
+  CHECK(fst_to_vcd(g).times == range(4000, 4000));
   std::remove(g.c_str());
   // Stepping on afterwards is unaffected by the dumps (each returned through a checkpoint).
   d.ok("step 10");

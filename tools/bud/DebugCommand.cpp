@@ -11,6 +11,7 @@
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
 #include "tools/bud/RunCommand.h"
+#include "tools/bud/TriggerCommand.h"
 
 namespace bud::cli {
 
@@ -32,6 +33,11 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
   sub->add_option("--packet", options.packet,
                   "Debug the run recorded in a replay packet (its checkpoints become "
                   "named checkpoints packet@CYCLE)");
+  sub->add_option("--triggers", options.triggers,
+                  "Load the triggers of FILE (evaluated while the program runs; `trigger list`)");
+  sub->add_option("--capture-dir", options.capture_dir,
+                  "Directory for trigger captures (FST + event log)")
+      ->capture_default_str();
   sub->add_option("-x,--script", options.scripts, "Run the commands in FILE first (repeatable)");
   sub->add_flag("--batch", options.batch, "Run the scripts and exit (status 1 if a command failed)");
   sub->add_flag("--json", options.json, "Print each command's result as one JSON object per line");
@@ -224,6 +230,12 @@ int run_debug(const DebugOptions& options) {
   struct Uninstall {
     ~Uninstall() { debugger::set_record_backend(nullptr); }
   } uninstall;
+  auto triggers =
+      attach_triggers(*session, *prepared, ro, options.triggers, options.capture_dir, error);
+  if (!triggers) {
+    std::cerr << error << "\nbud debug: " << options.triggers << " is invalid\n";
+    return 2;
+  }
   debugger::Interpreter interp(*session);
   debugger::ConsoleOptions copts;
   copts.json = options.json;

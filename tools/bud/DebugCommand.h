@@ -15,6 +15,8 @@ struct DebugOptions {
   run::RunOptions run;
   std::vector<std::string> fault_texts;
   std::string packet;                ///< --packet P: debug the run a replay packet recorded
+  std::string triggers;                       ///< --triggers FILE
+  std::string capture_dir = "bud-captures";   ///< --capture-dir DIR
   std::vector<std::string> scripts;  ///< -x FILE, run in order before the prompt
   bool batch = false;                ///< run the scripts and exit
   bool json = false;                 ///< one JSON object per command

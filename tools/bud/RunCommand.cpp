@@ -8,6 +8,7 @@
 
 #include "debugger/json/Json.h"
 #include "tools/bud/Output.h"
+#include "tools/bud/TriggerCommand.h"
 
 namespace bud::cli {
 
@@ -66,6 +67,7 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
       "  bud run mlp --seed 7 --mem-seed 3 --mem-jitter 40 --mem-bursty\n"
       "  bud run my_net.textpb --max-cycles 2000000\n"
       "  bud run gemm_small --fault flip:compute.m_left[0]@400   # corrupt on purpose\n"
+      "  bud run conv --triggers examples/triggers/memory_stall_burst.trig\n"
       "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input.");
   sub->add_option("workload", options.run.workload, "Built-in name (see `bud workloads`) or file")
       ->capture_default_str();
@@ -85,6 +87,13 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
                   "With --record: cycles between state digests")
       ->capture_default_str();
   sub->add_option("--annotate", options.annotations, "With --record: a note kept in the packet");
+  // Counter-based trace triggers (docs/triggers.md).
+  sub->add_option("--triggers", options.triggers,
+                  "Arm the triggers of FILE from cycle 0 (halt, capture, log...; see "
+                  "`bud trigger check`)");
+  sub->add_option("--capture-dir", options.capture_dir,
+                  "With --triggers: directory for captured windows (FST + event log)")
+      ->capture_default_str();
 }
 
 namespace {
@@ -126,6 +135,15 @@ int run_run(const RunCommandOptions& options) {
   if (!prepared) {
     std::cerr << "bud run: " << prepared.error() << "\n";
     return 2;
+  }
+  if (!options.triggers.empty()) {
+    if (!options.record.empty()) {
+      std::cerr << "bud run: --triggers and --record do not combine; use the `record` trigger "
+                   "action\n";
+      return 2;
+    }
+    progress.finish();
+    return run_with_triggers(options, ro, *prepared);
   }
   run::RunReport report;
   if (!options.record.empty()) {

@@ -16,6 +16,8 @@ struct RunCommandOptions {
   std::string record;                    ///< --record FILE: write a replay packet
   replay::RecordConfig record_config;    ///< --checkpoint-interval, --digest-interval
   std::vector<std::string> annotations;  ///< --annotate TEXT (recorded in the packet)
+  std::string triggers;                  ///< --triggers FILE (docs/triggers.md)
+  std::string capture_dir = "bud-captures";  ///< --capture-dir DIR for trigger captures
 };
 
 /// Adds the memory-model, throttle and watchdog options shared by every command that runs the NPU.

@@ -5,9 +5,11 @@
 #include "bud/ModelRevision.h"
 #include "tools/bud/BisectCommand.h"
 #include "tools/bud/DebugCommand.h"
+#include "tools/bud/MinimizeCommand.h"
 #include "tools/bud/PacketCommand.h"
 #include "tools/bud/ReplayCommand.h"
 #include "tools/bud/RunCommand.h"
+#include "tools/bud/TriggerCommand.h"
 #include "tools/bud/WorkloadsCommand.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +20,7 @@ int main(int argc, char** argv) {
       "  bud run gemm_small            # run and check bit-exactly against the golden model\n"
       "  bud run conv --json           # machine-readable result\n"
       "  bud debug conv                # interactive: break, step, print, goto, wave dump\n"
+      "  bud trigger check my.trig     # validate a trigger file (docs/triggers.md)\n"
       "Run `bud COMMAND --help` for each command's options.");
   app.set_version_flag("--version", std::string("bud 0.1.0, model ") +
                                         bud::build::kModelRevision + ", " +
@@ -35,6 +38,10 @@ int main(int argc, char** argv) {
   bud::cli::setup_replay(app, replay_options);
   bud::cli::BisectCommandOptions bisect_options;
   bud::cli::setup_bisect(app, bisect_options);
+  bud::cli::MinimizeCommandOptions minimize_options;
+  bud::cli::setup_minimize(app, minimize_options);
+  bud::cli::TriggerCommandOptions trigger_options;
+  bud::cli::setup_trigger(app, trigger_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -53,5 +60,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("packet")) return bud::cli::run_packet(packet_options);
   if (app.got_subcommand("replay")) return bud::cli::run_replay(replay_options);
   if (app.got_subcommand("bisect")) return bud::cli::run_bisect(bisect_options);
+  if (app.got_subcommand("minimize")) return bud::cli::run_minimize(minimize_options);
+  if (app.got_subcommand("trigger")) return bud::cli::run_trigger(trigger_options);
   return 2;
 }

@@ -1,0 +1,48 @@
+// `bud minimize`: shrink a failing run to the smallest reproducer that keeps the same symptom
+// and the same first failing stage. Greedy reduction in the spirit of ddmin / Lockstep: drop
+// layers (shortest failing prefix first, then single layers), shrink tensor shapes, bring the
+// injected faults earlier with the shapes, and tighten the hang watchdog; every candidate is run
+// and bisected, and accepted only if the failure is the same.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "debugger/json/Json.h"
+#include "emu/run/RunJob.h"
+
+namespace bud::debugger {
+
+/// A run to shrink: the workload text plus everything else that defines the run.
+struct MinimizeInput {
+  std::string workload_text;
+  run::RunOptions options;  ///< seeds, memory model, limits, faults
+};
+
+struct MinimizeOptions {
+  uint32_t max_candidates = 300;  ///< candidate runs at most
+  /// Called after each candidate (for progress display): candidates tried, accepted.
+  std::function<void(uint32_t, uint32_t)> progress;
+};
+
+struct MinimizeResult {
+  bool ok = false;
+  std::string error;
+  std::string symptom;             ///< what the failure is (kept throughout)
+  std::string first_failing_stage; ///< kept throughout
+  MinimizeInput minimized;
+  uint64_t commands_before = 0, commands_after = 0;
+  uint64_t cycles_before = 0, cycles_after = 0;
+  uint32_t layers_before = 0, layers_after = 0;
+  uint32_t candidates = 0, accepted = 0;
+  std::vector<std::string> steps;  ///< the accepted reductions, in order
+
+  std::string text() const;
+  json::Json to_json() const;
+};
+
+MinimizeResult minimize(const MinimizeInput& input, const MinimizeOptions& options);
+
+}  // namespace bud::debugger

@@ -1,0 +1,150 @@
+// Counter-based trace triggers at the prompt: trigger add | list | delete | enable | disable |
+// load | hits. The session's TriggerEngine (TriggerEngine::of) does the work; the CLI attaches
+// one to every `bud debug` session.
+#include <cctype>
+
+#include "debugger/commands/Format.h"
+#include "debugger/commands/Interpreter.h"
+#include "debugger/trigger/TriggerReport.h"
+
+namespace bud::debugger {
+
+namespace {
+
+std::string errors_text(const TriggerParse& p) {
+  std::string s;
+  for (size_t i = 0; i < p.errors.size(); ++i) s += (i ? "; " : "") + p.errors[i].to_string();
+  return s;
+}
+
+void added(TriggerEngine& engine, const std::vector<int>& ids, CommandResult& r) {
+  json::Json arr = json::Json::array();
+  for (const auto& s : engine.status())
+    for (int id : ids)
+      if (s.id == id) {
+        r.say("trigger " + std::to_string(id) + ": " + s.summary[0]);
+        for (size_t i = 1; i < s.summary.size(); ++i) r.say("    " + s.summary[i]);
+        arr.push(id);
+      }
+  r.data.set("ids", arr);
+}
+
+std::optional<int> parse_id(const Args& a, CommandResult& r, const char* usage) {
+  auto n = a.words.size() == 2 ? parse_number(a.words[1]) : std::nullopt;
+  if (!n || *n == 0 || *n > INT32_MAX) {
+    r.fail(std::string("usage: ") + usage);
+    return std::nullopt;
+  }
+  return static_cast<int>(*n);
+}
+
+void do_trigger(Interpreter& in, const Args& a, CommandResult& r) {
+  TriggerEngine* engine = TriggerEngine::of(in.session());
+  if (!engine) {
+    r.fail("triggers are not available in this session");
+    return;
+  }
+  const std::string sub = a.words.empty() ? "list" : a.words[0];
+  if (sub == "add") {
+    // Everything after "add" is one trigger in the one-line form.
+    std::string text = a.rest;
+    size_t i = text.find("add");
+    text = i == std::string::npos ? "" : text.substr(i + 3);
+    size_t b = text.find_first_not_of(" \t");
+    text = b == std::string::npos ? "" : text.substr(b);
+    if (text.empty()) {
+      r.fail("usage: trigger add NAME [shots K] when COND do ACTIONS");
+      return;
+    }
+    if (text.rfind("trigger ", 0) != 0) text = "trigger " + text;
+    auto p = parse_triggers(text, "<prompt>", engine->env());
+    if (!p.ok()) {
+      r.fail(errors_text(p));
+      return;
+    }
+    added(*engine, engine->add(std::move(*p.program)), r);
+  } else if (sub == "load") {
+    if (a.words.size() != 2) {
+      r.fail("usage: trigger load FILE");
+      return;
+    }
+    auto p = load_trigger_file(a.words[1], engine->env());
+    if (!p.ok()) {
+      r.fail(errors_text(p));
+      return;
+    }
+    added(*engine, engine->add(std::move(*p.program)), r);
+  } else if (sub == "list") {
+    auto st = engine->status();
+    if (st.empty()) r.say("no triggers");
+    json::Json arr = json::Json::array();
+    for (const auto& s : st) {
+      std::string flags = s.enabled ? (s.exhausted ? "done" : "armed") : "disabled";
+      r.say(std::to_string(s.id) + "  [" + flags + ", " + std::to_string(s.hits) + " hits" +
+            (s.machine ? ", state " + s.state : "") + "]  " + s.summary[0]);
+      for (size_t i = 1; i < s.summary.size(); ++i) r.say("      " + s.summary[i]);
+      json::Json t = json::Json::object();
+      t.set("id", s.id);
+      t.set("name", s.name);
+      t.set("enabled", s.enabled);
+      t.set("exhausted", s.exhausted);
+      t.set("hits", s.hits);
+      t.set("state", s.state);
+      t.set("file", s.file);
+      arr.push(t);
+    }
+    r.data.set("triggers", arr);
+  } else if (sub == "hits") {
+    json::Json arr = json::Json::array();
+    for (const auto& h : engine->hits()) {
+      r.say(describe_hit(h));
+      for (const auto& c : h.captures)
+        if (c.error.empty()) r.say("    captured " + c.fst + ", " + c.log);
+      arr.push(hit_json(h));
+    }
+    if (engine->hits().empty()) r.say("no trigger hits");
+    r.data.set("hits", arr);
+  } else if (sub == "delete") {
+    if (a.words.size() == 2 && a.words[1] == "all") {
+      for (const auto& s : engine->status()) engine->remove(s.id);
+      r.say("deleted all triggers");
+      return;
+    }
+    auto id = parse_id(a, r, "trigger delete ID|all");
+    if (!id) return;
+    if (!engine->remove(*id)) return r.fail("no trigger " + std::to_string(*id));
+    r.say("deleted trigger " + std::to_string(*id));
+  } else if (sub == "enable" || sub == "disable") {
+    auto id = parse_id(a, r, "trigger enable|disable ID");
+    if (!id) return;
+    if (!engine->set_enabled(*id, sub == "enable"))
+      return r.fail("no trigger " + std::to_string(*id));
+    r.say((sub == "enable" ? "enabled trigger " : "disabled trigger ") + std::to_string(*id) +
+          (sub == "enable" ? " (shots refreshed, windows restart at the next run)" : ""));
+  } else {
+    r.fail("usage: trigger add TEXT | list | hits | delete ID | enable ID | disable ID | "
+           "load FILE");
+  }
+}
+
+}  // namespace
+
+void register_trigger_commands(Interpreter& in) {
+  in.add({"trigger", {"trig"},
+          "trigger add NAME [shots K] when COND do ACTIONS | trigger list | trigger hits | "
+          "trigger delete ID|all | trigger enable ID | trigger disable ID | trigger load FILE",
+          "Counter-based trace triggers: conditions, state machines, halt and capture",
+          "Triggers are evaluated after every cycle while the program runs (continue, step, "
+          "until); windows continue across stops and restart after time travel. Actions: halt, "
+          "capture [pre N] [post N], checkpoint [NAME], snapshot, log \"TEXT\", rearm. State "
+          "machines and event definitions come from files (`trigger load`); docs/triggers.md "
+          "has the language.",
+          {"trigger add stall when rate(load.stall_mem, 1024) > 0.8 do halt, capture pre 500 "
+           "post 100",
+           "trigger add sat shots 3 when delta(saturations, 64) > 10 do log \"saturation storm\"",
+           "trigger load examples/triggers/memory_stall_burst.trig", "trigger list",
+           "trigger disable 2"},
+          kNeedsNothing, false, do_trigger});
+}
+
+}  // namespace bud::debugger

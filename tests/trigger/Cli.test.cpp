@@ -1,0 +1,99 @@
+// The `bud` binary as a user runs it: `bud trigger check` (exit 0/2, FILE:LINE:COL), `bud run
+// --triggers` (report section, --json, nothing runs with an invalid file), the examples.
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/trigger/TriggerTestSupport.h"
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+Result bud_run(const std::string& args) {
+  const auto dir = std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "cli";
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
+  const std::string cmd = "cd " + dir.string() + " && " + std::string(BUD_BINARY_DIR) + "/bud " +
+                          args + " >" + out + " 2>" + err + " </dev/null";
+  const int rc = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "cli" / name;
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+const std::string kExamples = std::string(BUD_SOURCE_DIR) + "/examples/triggers/";
+
+}  // namespace
+
+TEST_CASE("bud trigger check validates without running", "[trigger][cli]") {
+  for (const char* f : {"memory_stall_burst.trig", "dependency_starvation.trig",
+                        "throughput_drop.trig", "saturation_storm.trig"}) {
+    auto r = bud_run("trigger check " + kExamples + f + " --workload conv");
+    INFO(f << ": " << r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find(": ok, ") != std::string::npos);
+  }
+  const auto bad = write("bad.trig", "trigger t\n  when load.stal_mem > 3\n  do halt\nend\n");
+  auto r = bud_run("trigger check " + bad);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("bad.trig:2:8: error: unknown name 'load.stal_mem' (did you mean "
+                   "load.stall_mem") != std::string::npos);
+  r = bud_run("trigger check " + bad + " --json");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("\"valid\":false") != std::string::npos);
+  CHECK(r.out.find("\"line\":2,\"column\":8") != std::string::npos);
+  r = bud_run("trigger check /nonexistent.trig");
+  CHECK(r.status == 2);
+}
+
+TEST_CASE("bud run --triggers: nothing runs with an invalid file; hits in the report",
+          "[trigger][cli]") {
+  const auto bad = write("bad2.trig", "trigger t when cycle > 3 do hlat\n");
+  auto r = bud_run("run gemm_small --triggers " + bad);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("bad2.trig:1:29: error: unknown action 'hlat' (did you mean halt?)") !=
+        std::string::npos);
+
+  const auto good = write("good.trig",
+                          "trigger at500 shots 1 when cycle == 500 do capture pre 10 post 10, "
+                          "log \"five hundred\"\n"
+                          "trigger never when assertion do halt\n");
+  r = bud_run("run gemm_small --triggers " + good + " --capture-dir caps");
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("cycle 500: at500 hit 1 (armed) cycle == 500") != std::string::npos);
+  CHECK(r.out.find("captured cycles 490..510") != std::string::npos);
+  CHECK(r.out.find("never: not fired") != std::string::npos);
+  r = bud_run("run gemm_small --triggers " + good + " --capture-dir caps --json");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("\"triggers\":{\"hits\":[{\"cycle\":500,\"trigger\":\"at500\"") !=
+        std::string::npos);
+
+  const auto halt = write("halt.trig", "trigger stop when cycle == 300 do halt\n");
+  r = bud_run("run gemm_small --triggers " + halt);
+  CHECK(r.status == 1);
+  CHECK(r.out.find("halted by trigger stop at cycle 300") != std::string::npos);
+}

@@ -1,0 +1,126 @@
+// Triggers inside a debugging session: a halt stops `continue` exactly at the hit cycle with a
+// "trigger" reason, windows continue across stops, and the prompt commands (trigger add | list |
+// delete | enable | disable | load | hits) manage them.
+#include <filesystem>
+#include <fstream>
+
+#include "debugger/commands/Interpreter.h"
+#include "tests/trigger/TriggerTestSupport.h"
+
+using namespace bud;
+
+namespace {
+
+struct Dbg {
+  std::unique_ptr<debugger::Session> session;
+  std::unique_ptr<debugger::TriggerEngine> engine;
+  std::unique_ptr<debugger::Interpreter> in;
+  ~Dbg() {
+    in.reset();
+    engine.reset();
+  }
+};
+
+std::unique_ptr<Dbg> make_debugger(const std::string& workload) {
+  const auto& p = test::prepared(workload);
+  auto o = test::options_for(workload);
+  auto emu = std::make_unique<emu::NpuEmulator>(o.npu);
+  REQUIRE(run::start(p, o, *emu, emu.get()).empty());
+  debugger::ProgramInfo info;
+  info.workload = p.workload.name;
+  info.commands = p.program.commands;
+  info.layer_names = test::layer_names(p);
+  auto d = std::make_unique<Dbg>();
+  d->session = std::make_unique<debugger::Session>(std::move(emu), std::move(info));
+  debugger::TriggerEngineConfig config;
+  config.capture_dir = (std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "session").string();
+  config.make_replica = [&p, o](std::string& error) -> std::unique_ptr<emu::Emulator> {
+    auto e = std::make_unique<emu::NpuEmulator>(o.npu);
+    error = run::start(p, o, *e, e.get());
+    return error.empty() ? std::move(e) : nullptr;
+  };
+  d->engine = std::make_unique<debugger::TriggerEngine>(d->session->emu(), config);
+  d->engine->attach(*d->session);
+  d->in = std::make_unique<debugger::Interpreter>(*d->session);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("a halt trigger stops the session exactly at the hit cycle", "[trigger][session]") {
+  const auto s = test::record("conv");
+  const int stall_mem = *isa::find_counter("load.stall_mem");
+  auto want = test::edges(s, [&](uint64_t t) {
+    return s.at(stall_mem, t) - s.at(stall_mem, t - std::min<uint64_t>(t, 64)) > 40;
+  });
+  REQUIRE(want.size() >= 3);
+  auto d = make_debugger("conv");
+  auto r = d->in->execute("trigger add burst when delta(load.stall_mem, 64) > 40 do halt, capture "
+                          "pre 20 post 5");
+  INFO(r.error);
+  REQUIRE(r.ok);
+  // Stepping in small pieces must not restart the windows: hits stay where a straight run has them.
+  r = d->in->execute("step 7");
+  REQUIRE(r.ok);
+  for (size_t k = 0; k < 3; ++k) {
+    r = d->in->execute("continue");
+    REQUIRE(r.ok);
+    REQUIRE(r.stop);
+    CHECK(r.stop->cycle == want[k]);
+    CHECK(r.stop->has("trigger"));
+  }
+  r = d->in->execute("trigger hits");
+  REQUIRE(r.ok);
+  REQUIRE(d->engine->hits().size() == 3);
+  const auto& c = d->engine->hits()[0].captures.at(0);
+  CHECK(c.error.empty());
+  CHECK(c.from == want[0] - 20);
+  CHECK(c.to == want[0] + 5);
+  CHECK(std::filesystem::exists(c.fst));
+
+  SECTION("disable, enable and delete") {
+    r = d->in->execute("trigger disable 1");
+    REQUIRE(r.ok);
+    r = d->in->execute("continue");
+    REQUIRE(r.stop);
+    CHECK_FALSE(r.stop->has("trigger"));
+    CHECK(r.stop->has("finished"));
+    CHECK(d->in->execute("trigger delete 1").ok);
+    CHECK_FALSE(d->in->execute("trigger delete 1").ok);
+    r = d->in->execute("trigger list");
+    CHECK(r.lines.at(0) == "no triggers");
+  }
+  SECTION("time travel re-arms: a hit is found again after going back") {
+    REQUIRE(d->in->execute("goto 0").ok);
+    r = d->in->execute("continue");
+    REQUIRE(r.stop);
+    CHECK(r.stop->cycle == want[0]);
+  }
+}
+
+TEST_CASE("trigger commands report errors with positions and load files", "[trigger][session]") {
+  auto d = make_debugger("conv");
+  auto r = d->in->execute("trigger add t when gemm.stal_mem > 3 do halt");
+  CHECK_FALSE(r.ok);
+  CHECK(r.error.find("<prompt>:1:16: error: unknown name 'gemm.stal_mem'") != std::string::npos);
+  CHECK(r.error.find("gemm.stall_mem") != std::string::npos);
+  r = d->in->execute("trigger add");
+  CHECK_FALSE(r.ok);
+  const auto path = std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "load.trig";
+  std::filesystem::create_directories(path.parent_path());
+  {
+    std::ofstream f(path);
+    f << "def g2 = dispatch GEMM layer conv2\ntrigger third shots 1 when count(g2) == 3 do halt\n";
+  }
+  r = d->in->execute("trigger load " + path.string());
+  INFO(r.error);
+  REQUIRE(r.ok);
+  r = d->in->execute("continue");
+  REQUIRE(r.stop);
+  CHECK(r.stop->has("trigger"));
+  r = d->in->execute("trigger list");
+  REQUIRE(r.ok);
+  CHECK(r.lines.at(0).find("[done, 1 hits]") != std::string::npos);
+  CHECK(d->in->execute("trigger enable 1").ok);
+  CHECK(d->in->execute("trigger list").lines.at(0).find("[armed, 1 hits]") != std::string::npos);
+}

@@ -1,0 +1,111 @@
+#include "tools/bud/MinimizeCommand.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "bud/ModelRevision.h"
+#include "debugger/bisect/Minimizer.h"
+#include "replay/PacketReader.h"
+#include "replay/PacketRun.h"
+#include "replay/Recorder.h"
+#include "replay/Replayer.h"
+
+namespace bud::cli {
+
+void setup_minimize(CLI::App& app, MinimizeCommandOptions& options) {
+  auto* sub = app.add_subcommand(
+      "minimize", "Shrink a failing packet while the same symptom and first failing stage persist");
+  sub->footer(
+      "Examples:\n"
+      "  bud minimize bad.bpk -o min.bpk\n"
+      "  bud minimize bad.bpk -o min.bpk --json --max-candidates 100\n"
+      "The result is a valid packet that replays deterministically (checked before exiting).\n"
+      "Exit status: 0 minimized, 1 nothing to minimize or the result did not reproduce,\n"
+      "2 bad usage, 125 the packet cannot be used.");
+  sub->add_option("packet", options.packet, "Replay packet of a failing run")->required();
+  sub->add_option("-o,--output", options.output, "Where to write the minimized packet")->required();
+  sub->add_option("--max-candidates", options.max_candidates, "Candidate runs at most")
+      ->capture_default_str();
+  sub->add_flag("--allow-revision-mismatch", options.allow_revision_mismatch,
+                "Use a packet recorded with another model revision");
+  sub->add_flag("--json", options.json, "One JSON object");
+}
+
+int run_minimize(const MinimizeCommandOptions& o) {
+  std::string error;
+  auto packet = replay::read_packet(o.packet, error);
+  if (!packet) {
+    std::cerr << "bud minimize: " << error << "\n";
+    return 125;
+  }
+  if (!o.allow_revision_mismatch && packet->header.model_revision() != build::kModelRevision) {
+    std::cerr << "bud minimize: " << o.packet << " was recorded with model revision "
+              << packet->header.model_revision() << ", this is " << build::kModelRevision
+              << " (use --allow-revision-mismatch)\n";
+    return 125;
+  }
+  auto spec = replay::spec_from_header(packet->header);
+  if (!spec) {
+    std::cerr << "bud minimize: " << o.packet << ": " << spec.error() << "\n";
+    return 125;
+  }
+  debugger::MinimizeInput in;
+  in.workload_text = spec->workload_text;
+  in.options = spec->options;
+  debugger::MinimizeOptions mo;
+  mo.max_candidates = o.max_candidates;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  mo.progress = [tty](uint32_t tried, uint32_t kept) {
+    if (tty) std::fprintf(stderr, "\rminimize: %u candidates, %u kept   ", tried, kept);
+  };
+  auto r = debugger::minimize(in, mo);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  if (!r.ok) {
+    if (o.json) std::cout << r.to_json().dump() << "\n";
+    std::cerr << "bud minimize: " << r.error << "\n";
+    return 1;
+  }
+  // Record the reproducer and prove it replays.
+  replay::RunSpec out_spec = *spec;
+  out_spec.workload_text = r.minimized.workload_text;
+  out_spec.options = r.minimized.options;
+  out_spec.annotations.push_back("minimized from " + o.packet + " (" +
+                                 std::to_string(r.cycles_before) + " -> " +
+                                 std::to_string(r.cycles_after) + " cycles)");
+  auto prepared = replay::prepare_spec(out_spec, true);
+  if (!prepared) {
+    std::cerr << "bud minimize: the minimized workload does not prepare: " << prepared.error() << "\n";
+    return 1;
+  }
+  replay::RecordConfig rc;
+  rc.digest_interval = packet->header.intervals().digest();
+  rc.checkpoint_interval = packet->header.intervals().checkpoint();
+  if (!rc.validate().empty()) rc = replay::RecordConfig{};
+  const auto rec = replay::record_run(o.output, out_spec, *prepared, rc);
+  if (!rec.error.empty()) {
+    std::cerr << "bud minimize: " << rec.error << "\n";
+    return 1;
+  }
+  const auto check = replay::replay_file(o.output, {});
+  json::Json j = r.to_json();
+  std::error_code ec;
+  const auto before = std::filesystem::file_size(o.packet, ec);
+  const auto after = std::filesystem::file_size(o.output, ec);
+  j.set("bytes_before", static_cast<uint64_t>(before));
+  j.set("bytes_after", static_cast<uint64_t>(after));
+  j.set("output", o.output);
+  j.set("replay", replay::verdict_name(check.verdict));
+  if (o.json) {
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << r.text() << "bytes      " << before << " -> " << after << "\n"
+              << "packet     " << o.output << " (replay: " << replay::verdict_name(check.verdict)
+              << ")\n";
+  }
+  return check.verdict == replay::Verdict::Reproduced ? 0 : 1;
+}
+
+}  // namespace bud::cli

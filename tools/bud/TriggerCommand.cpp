@@ -1,0 +1,257 @@
+#include "tools/bud/TriggerCommand.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "debugger/trigger/TriggerReport.h"
+#include "emu/npu/NpuEmulator.h"
+#include "replay/PacketRun.h"
+#include "replay/Recorder.h"
+#include "tools/bud/Output.h"
+#include "tools/bud/RunCommand.h"
+
+namespace bud::cli {
+
+using debugger::TriggerEngine;
+
+void setup_trigger(CLI::App& app, TriggerCommandOptions& options) {
+  auto* sub = app.add_subcommand("trigger", "Counter-based trace triggers (docs/triggers.md)");
+  sub->require_subcommand(1);
+  auto* check = sub->add_subcommand("check", "Validate a trigger file without running anything");
+  check->footer(
+      "Examples:\n"
+      "  bud trigger check examples/triggers/memory_stall_burst.trig\n"
+      "  bud trigger check my.trig --workload conv      # also check `layer NAME` against conv\n"
+      "  bud trigger check my.trig --json\n"
+      "Errors are printed as FILE:LINE:COL: error: MESSAGE, with near names for unknown ones.\n"
+      "Exit status: 0 valid, 2 invalid or unreadable.");
+  check->add_option("file", options.file, "Trigger file")->required();
+  check->add_option("--workload", options.workload,
+                    "Built-in name or workload file whose layer names `layer NAME` must match");
+  check->add_flag("--json", options.json, "Print one JSON object");
+}
+
+namespace {
+
+std::vector<std::string> layer_names(const run::PreparedRun& p) {
+  std::vector<std::string> v;
+  for (const auto& l : p.workload.layers) v.push_back(l.name);
+  return v;
+}
+
+debugger::ReplicaFactory npu_replica(const run::PreparedRun& prepared, const run::RunOptions& ro) {
+  return [&prepared, ro](std::string& error) -> std::unique_ptr<emu::Emulator> {
+    auto e = std::make_unique<emu::NpuEmulator>(ro.npu);
+    if (auto x = run::start(prepared, ro, *e, e.get()); !x.empty()) {
+      error = x;
+      return nullptr;
+    }
+    return e;
+  };
+}
+
+// `record` in a batch run: the run is deterministic, so the packet is written after it ends by
+// recording the same run again (bud::replay), annotated with the hits that asked for it.
+class BatchRecordHook final : public debugger::TriggerRecordHook {
+ public:
+  std::string record(const debugger::TriggerHit& hit, const std::string& file,
+                     std::string& written) override {
+    const std::string path = file.empty() ? "trigger-" + hit.trigger + ".bpk" : file;
+    for (auto& r : requests)
+      if (r.first == path) {
+        r.second.push_back(describe(hit));
+        written = path + " (written after the run)";
+        return {};
+      }
+    requests.push_back({path, {describe(hit)}});
+    written = path + " (written after the run)";
+    return {};
+  }
+  static std::string describe(const debugger::TriggerHit& h) {
+    return "trigger " + h.trigger + " hit " + std::to_string(h.number) + " at cycle " +
+           std::to_string(h.cycle);
+  }
+  std::vector<std::pair<std::string, std::vector<std::string>>> requests;
+};
+
+}  // namespace
+
+int run_trigger(const TriggerCommandOptions& options) {
+  emu::NpuEmulator emu(emu::NpuConfig{});
+  std::optional<run::PreparedRun> prepared;
+  std::vector<std::string> layers;
+  if (!options.workload.empty()) {
+    run::RunOptions ro;
+    ro.workload = options.workload;
+    auto p = run::prepare(ro);
+    if (!p) {
+      std::cerr << "bud trigger check: " << p.error() << "\n";
+      return 2;
+    }
+    layers = layer_names(*p);
+  }
+  debugger::TriggerEnv env;
+  env.emu = &emu;
+  if (!options.workload.empty()) env.layer_names = &layers;
+  auto parse = debugger::load_trigger_file(options.file, env);
+  if (options.json) {
+    Json j = Json::object();
+    j.set("file", options.file);
+    j.set("valid", parse.ok());
+    Json errs = Json::array();
+    for (const auto& e : parse.errors) {
+      Json x = Json::object();
+      x.set("line", e.loc.line);
+      x.set("column", e.loc.column);
+      x.set("message", e.message);
+      Json s = Json::array();
+      for (const auto& n : e.suggestions) s.push(n);
+      x.set("suggestions", s);
+      x.set("text", e.to_string());
+      errs.push(x);
+    }
+    j.set("errors", errs);
+    if (parse.ok()) {
+      Json t = Json::array();
+      for (const auto& d : parse.program->triggers) {
+        Json x = Json::object();
+        x.set("name", d.name);
+        x.set("line", d.loc.line);
+        x.set("kind", d.machine ? "state_machine" : "simple");
+        x.set("conditions", static_cast<uint64_t>(d.conds.size()));
+        x.set("states", static_cast<uint64_t>(d.states.size()));
+        x.set("max_pre", d.max_pre());
+        x.set("max_post", d.max_post());
+        t.push(x);
+      }
+      j.set("triggers", t);
+      Json ev = Json::array();
+      for (const auto& e : parse.program->events) ev.push(e.to_string());
+      j.set("events", ev);
+      Json ul = Json::array();
+      for (const auto& [n, loc] : parse.unresolved_layers) ul.push(loc.to_string() + ": " + n);
+      j.set("unchecked_layers", ul);
+    }
+    std::cout << j.dump() << "\n";
+    return parse.ok() ? 0 : 2;
+  }
+  if (!parse.ok()) {
+    for (const auto& e : parse.errors) std::cerr << e.to_string() << "\n";
+    std::cerr << options.file << ": " << parse.errors.size()
+              << (parse.errors.size() == 1 ? " error" : " errors") << "\n";
+    return 2;
+  }
+  const auto& prog = *parse.program;
+  std::cout << options.file << ": ok, " << prog.triggers.size()
+            << (prog.triggers.size() == 1 ? " trigger" : " triggers") << ", "
+            << prog.events.size() << (prog.events.size() == 1 ? " event" : " events") << "\n";
+  for (const auto& d : prog.triggers) {
+    std::cout << "  " << d.name << " (line " << d.loc.line << "): "
+              << (d.machine ? "state machine, " + std::to_string(d.states.size()) + " states"
+                            : "when " + d.conds[0].text);
+    if (d.captures()) std::cout << "; captures pre " << d.max_pre() << " post " << d.max_post();
+    std::cout << "\n";
+  }
+  for (const auto& [n, loc] : parse.unresolved_layers)
+    std::cout << loc.to_string() << ": note: layer '" << n
+              << "' is checked when a workload is given (--workload)\n";
+  return 0;
+}
+
+int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& ro,
+                      const run::PreparedRun& prepared) {
+  emu::NpuEmulator emu(ro.npu);
+  if (auto e = run::start(prepared, ro, emu, &emu); !e.empty()) {
+    std::cerr << "bud run: " << e << "\n";
+    return 2;
+  }
+  const auto layers = layer_names(prepared);
+  debugger::TriggerEnv env;
+  env.emu = &emu;
+  env.layer_names = &layers;
+  auto parse = debugger::load_trigger_file(options.triggers, env);
+  if (!parse.ok()) {
+    for (const auto& e : parse.errors) std::cerr << e.to_string() << "\n";
+    std::cerr << "bud run: " << options.triggers << " is invalid; nothing was run\n";
+    return 2;
+  }
+  debugger::TriggerEngineConfig config;
+  config.capture_dir = options.capture_dir;
+  config.make_replica = npu_replica(prepared, ro);
+  TriggerEngine engine(emu, config);
+  engine.add(std::move(*parse.program));
+  BatchRecordHook recorder;
+  engine.set_record_hook(&recorder);
+
+  ProgressLine progress("run");
+  const auto d = debugger::drive(
+      emu, engine, ro.max_cycles, [&progress](uint64_t c) { progress.update(c); },
+      ro.progress_interval);
+  run::RunReport report;
+  if (d.halted) {
+    run::RunOptions stop_here = ro;
+    stop_here.max_cycles = emu.cycle();
+    report = run::finish(prepared, stop_here, emu);
+    report.state = emu.state();
+    report.message.clear();
+    report.failures = prepared.lowering_failures;
+    std::string who;
+    for (const auto& h : engine.hits())
+      if (h.halted && h.cycle == emu.cycle()) who += (who.empty() ? "" : ", ") + h.trigger;
+    report.failures.push_back("halted by trigger " + who + " at cycle " +
+                              std::to_string(emu.cycle()) + " (outputs not checked)");
+    report.passed = false;
+  } else {
+    report = run::finish(prepared, ro, emu);
+  }
+  engine.finish_run(emu.state(), emu.state() == emu::RunState::Finished && !report.passed);
+  progress.finish();
+
+  for (const auto& [path, notes] : recorder.requests) {
+    auto spec = replay::make_spec(ro, prepared);
+    if (!spec) {
+      std::cerr << "bud run: record " << path << ": " << spec.error() << "\n";
+      continue;
+    }
+    spec->annotations = notes;
+    std::ifstream f(options.triggers);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    spec->triggers.push_back(ss.str());
+    auto out = replay::record_run(path, *spec, prepared, replay::RecordConfig{});
+    if (!out.error.empty()) std::cerr << "bud run: record " << path << ": " << out.error << "\n";
+    else std::cerr << "bud run: recorded " << path << " for " << notes.size() << " trigger hit(s)\n";
+  }
+
+  if (options.json) {
+    Json j = report_json(report);
+    j.set("triggers", debugger::trigger_report_json(engine));
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << report_text(report, prepared) << debugger::trigger_report_text(engine);
+  }
+  return report.passed ? 0 : 1;
+}
+
+std::unique_ptr<TriggerEngine> attach_triggers(debugger::Session& session,
+                                               const run::PreparedRun& prepared,
+                                               const run::RunOptions& ro, const std::string& file,
+                                               const std::string& capture_dir,
+                                               std::string& error) {
+  debugger::TriggerEngineConfig config;
+  config.capture_dir = capture_dir;
+  config.make_replica = npu_replica(prepared, ro);
+  auto engine = std::make_unique<TriggerEngine>(session.emu(), config);
+  engine->attach(session);
+  if (file.empty()) return engine;
+  auto parse = debugger::load_trigger_file(file, engine->env());
+  if (!parse.ok()) {
+    for (const auto& e : parse.errors) error += (error.empty() ? "" : "\n") + e.to_string();
+    return nullptr;
+  }
+  engine->add(std::move(*parse.program));
+  return engine;
+}
+
+}  // namespace bud::cli
