@@ -252,7 +252,7 @@ void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
     r.verdict = "transient";
     for (const auto& d : firsts)
       r.transients.push_back({emu::stage_name(d.stage), d.cycle, d.describe()});
-    r.message = "transient: " + std::string(emu::stage_name(first.stage)) + " diverged at cycle " +
+    r.message = std::string(emu::stage_name(first.stage)) + " diverged at cycle " +
                 std::to_string(first.cycle) + " but the results are right (overwritten or masked)";
     r.first_divergence_cycle = first.cycle;
     return;

@@ -296,8 +296,8 @@ void info_program(Interpreter& in, CommandResult& r) {
 
 }  // namespace
 
-void register_inspect_commands(Interpreter& in) {
-  in.add({"print", {"p"}, "print[/x|/d|/b] NAME | EXPR",
+void register_inspect_commands(Interpreter& interp) {
+  interp.add({"print", {"p"}, "print[/x|/d|/b] NAME | EXPR",
           "Print a signal, counter, CSR or expression",
           "NAME is a signal (load.state, tokens[2]), a PMU counter with or without pmu. "
           "(gemm.stall_mem), a CSR (STATUS, csr.RING_HEAD) or cycle. Anything else is evaluated "
@@ -305,17 +305,17 @@ void register_inspect_commands(Interpreter& in) {
           {"print load.state", "print/x fetch.head_q", "print gemm.active * 100 / cycles",
            "print STATUS"},
           kNeedsNothing, false, do_print});
-  in.add({"counters", {"pmu"}, "counters [FILTER]",
+  interp.add({"counters", {"pmu"}, "counters [FILTER]",
           "All PMU counters with their change since the previous stop", "",
           {"counters", "counters stall"}, kNeedsNothing, false, do_counters});
-  in.add({"x", {"examine"}, "x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]",
+  interp.add({"x", {"examine"}, "x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]",
           "Examine memory (dram, inp, wgt, acc, out); ADDR is a byte offset",
           "", {"x dram 0x10000", "x/i8 out 0 32", "x/i32 acc 0x40 8"}, kNeedsNothing, false,
           do_examine});
-  in.add({"where", {"bt"}, "where", "The command each engine is executing and its layer", "",
+  interp.add({"where", {"bt"}, "where", "The command each engine is executing and its layer", "",
           {"where"}, kNeedsNothing, false,
           [](Interpreter& in, const Args&, CommandResult& r) { info_stages(in, r, true); }});
-  in.add({"info", {"i"}, "info breakpoints|stages|checkpoints|signals [PATTERN]|registers|program",
+  interp.add({"info", {"i"}, "info breakpoints|stages|checkpoints|signals [PATTERN]|registers|program",
           "Show breakpoints, engine states, checkpoints, signals, CSRs or the program", "",
           {"info breakpoints", "info stages", "info signals load", "info registers"},
           kNeedsNothing, false, [](Interpreter& in, const Args& a, CommandResult& r) {

@@ -4,8 +4,8 @@
 
 namespace bud::debugger {
 
-void register_meta_commands(Interpreter& in) {
-  in.add({"help", {"h", "?"}, "help [COMMAND]", "List commands, or explain one with examples", "",
+void register_meta_commands(Interpreter& interp) {
+  interp.add({"help", {"h", "?"}, "help [COMMAND]", "List commands, or explain one with examples", "",
           {"help", "help break"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.empty()) {
@@ -39,7 +39,7 @@ void register_meta_commands(Interpreter& in) {
             }
             r.data.set("usage", c->usage);
           }});
-  in.add({"source", {}, "source FILE", "Run the commands in FILE (stops at the first error)", "",
+  interp.add({"source", {}, "source FILE", "Run the commands in FILE (stops at the first error)", "",
           {"source session.bud"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.size() != 1) {
@@ -69,10 +69,10 @@ void register_meta_commands(Interpreter& in) {
                 }
             }
           }});
-  in.add({"echo", {}, "echo TEXT", "Print TEXT (for scripts)", "", {"echo layer 2 starts"},
+  interp.add({"echo", {}, "echo TEXT", "Print TEXT (for scripts)", "", {"echo layer 2 starts"},
           kNeedsNothing, false,
           [](Interpreter&, const Args& a, CommandResult& r) { r.say(a.rest); }});
-  in.add({"set", {}, "set checkpoint-interval CYCLES",
+  interp.add({"set", {}, "set checkpoint-interval CYCLES",
           "Change a session setting", "", {"set checkpoint-interval 50000"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.size() == 2 && a.words[0] == "checkpoint-interval") {
@@ -87,7 +87,7 @@ void register_meta_commands(Interpreter& in) {
             }
             r.fail("usage: set checkpoint-interval CYCLES");
           }});
-  in.add({"quit", {"q", "exit"}, "quit", "End the session", "", {"quit"}, kNeedsNothing, false,
+  interp.add({"quit", {"q", "exit"}, "quit", "End the session", "", {"quit"}, kNeedsNothing, false,
           [](Interpreter&, const Args&, CommandResult& r) { r.quit = true; }});
 }
 

@@ -164,8 +164,8 @@ void set_enabled(Interpreter& in, const Args& a, CommandResult& r, bool enabled)
 
 }  // namespace
 
-void register_run_commands(Interpreter& in) {
-  in.add({"continue", {"c", "run", "r", "cont"}, "continue [CYCLES]",
+void register_run_commands(Interpreter& interp) {
+  interp.add({"continue", {"c", "run", "r", "cont"}, "continue [CYCLES]",
           "Run until a breakpoint, the end of the program, Ctrl-C, or CYCLES more cycles",
           "Breakpoints and watchpoints are evaluated after every cycle. The stop report lists every "
           "reason that applied.",
@@ -175,7 +175,7 @@ void register_run_commands(Interpreter& in) {
             if (!n) return;
             report_stop(in.session().run(*n, true, "limit"), r);
           }});
-  in.add({"step", {"s", "stepi", "si"}, "step [CYCLES]",
+  interp.add({"step", {"s", "stepi", "si"}, "step [CYCLES]",
           "Advance CYCLES clock cycles (default 1), stopping early at a breakpoint", "",
           {"step", "step 64"}, kNeedsLiveRun, true,
           [](Interpreter& in, const Args& a, CommandResult& r) {
@@ -183,7 +183,7 @@ void register_run_commands(Interpreter& in) {
             if (!n) return;
             report_stop(in.session().run(*n, true, "step"), r);
           }});
-  in.add({"until", {"u"}, "until CYCLE", "Run until CYCLE (or an earlier breakpoint)", "",
+  interp.add({"until", {"u"}, "until CYCLE", "Run until CYCLE (or an earlier breakpoint)", "",
           {"until 50000"}, kNeedsLiveRun, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             auto c = a.words.empty() ? std::nullopt : parse_number(a.words[0]);
@@ -199,18 +199,18 @@ void register_run_commands(Interpreter& in) {
             }
             report_stop(in.session().run(*c - now, true, "until"), r);
           }});
-  in.add({"break", {"b"}, "break CYCLE | break if EXPR | break cmd [OPCODE] [#INDEX] [layer L]",
+  interp.add({"break", {"b"}, "break CYCLE | break if EXPR | break cmd [OPCODE] [#INDEX] [layer L]",
           "Set a breakpoint on a cycle, a condition, or a dispatched command",
           "A condition stops on the cycle it becomes true (see docs/expressions.md). A command "
           "breakpoint stops after the fetch unit dispatches a matching command.",
           {"break 12000", "break if gemm.stall_mem > 1000", "break if rate(load.stall_mem, 256) > 0.5",
            "break cmd gemm layer 1", "break cmd #42"},
           kNeedsNothing, false, do_break});
-  in.add({"watch", {"w"}, "watch SIGNAL | watch MEMORY ADDR [BYTES]",
+  interp.add({"watch", {"w"}, "watch SIGNAL | watch MEMORY ADDR [BYTES]",
           "Stop when a signal or a memory word changes", "",
           {"watch load.state", "watch tokens[0]", "watch dram 0x10040 4"}, kNeedsNothing, false,
           do_watch});
-  in.add({"delete", {"d"}, "delete [ID...]", "Delete breakpoints (all if no ID)", "",
+  interp.add({"delete", {"d"}, "delete [ID...]", "Delete breakpoints (all if no ID)", "",
           {"delete 2", "delete"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             auto& bps = in.session().breakpoints();
@@ -228,9 +228,9 @@ void register_run_commands(Interpreter& in) {
             }
             r.say("deleted " + a.rest);
           }});
-  in.add({"enable", {}, "enable [ID...]", "Enable breakpoints", "", {"enable 1 3"}, kNeedsNothing,
+  interp.add({"enable", {}, "enable [ID...]", "Enable breakpoints", "", {"enable 1 3"}, kNeedsNothing,
           false, [](Interpreter& in, const Args& a, CommandResult& r) { set_enabled(in, a, r, true); }});
-  in.add({"disable", {}, "disable [ID...]", "Disable breakpoints", "", {"disable 2"},
+  interp.add({"disable", {}, "disable [ID...]", "Disable breakpoints", "", {"disable 2"},
           kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) { set_enabled(in, a, r, false); }});
 }

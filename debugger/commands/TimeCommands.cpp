@@ -92,8 +92,8 @@ void do_wave(Interpreter& in, const Args& a, CommandResult& r) {
 
 }  // namespace
 
-void register_time_commands(Interpreter& in) {
-  in.add({"checkpoint", {"ck"}, "checkpoint [NAME]", "Save the whole state under a name",
+void register_time_commands(Interpreter& interp) {
+  interp.add({"checkpoint", {"ck"}, "checkpoint [NAME]", "Save the whole state under a name",
           "Named checkpoints are kept until deleted; automatic ones are taken every interval.",
           {"checkpoint before_layer2"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
@@ -109,7 +109,7 @@ void register_time_commands(Interpreter& in) {
             r.data.set("name", name);
             r.data.set("cycle", in.session().emu().cycle());
           }});
-  in.add({"restore", {}, "restore NAME", "Return to a named checkpoint", "",
+  interp.add({"restore", {}, "restore NAME", "Return to a named checkpoint", "",
           {"restore before_layer2"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.size() != 1) {
@@ -129,7 +129,7 @@ void register_time_commands(Interpreter& in) {
             r.say(s.describe());
             r.stop = s;
           }});
-  in.add({"goto", {"g"}, "goto CYCLE", "Travel to any cycle of this run, backward or forward",
+  interp.add({"goto", {"g"}, "goto CYCLE", "Travel to any cycle of this run, backward or forward",
           "Restores the nearest earlier checkpoint and re-executes deterministically; the state "
           "is bit-identical to reaching CYCLE by running forward. Breakpoints are not evaluated.",
           {"goto 1000", "goto 0"}, kNeedsNothing, false,
@@ -145,7 +145,7 @@ void register_time_commands(Interpreter& in) {
             }
             landed(in, "goto", r);
           }});
-  in.add({"reverse-step", {"rs", "rsi"}, "reverse-step [CYCLES]", "Go back CYCLES cycles (default 1)",
+  interp.add({"reverse-step", {"rs", "rsi"}, "reverse-step [CYCLES]", "Go back CYCLES cycles (default 1)",
           "", {"reverse-step", "reverse-step 100"}, kNeedsNothing, true,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             uint64_t n = 1;
@@ -168,7 +168,7 @@ void register_time_commands(Interpreter& in) {
             }
             landed(in, "reverse-step", r);
           }});
-  in.add({"reverse-continue", {"rc"}, "reverse-continue",
+  interp.add({"reverse-continue", {"rc"}, "reverse-continue",
           "Go back to the previous breakpoint or watchpoint hit", "", {"reverse-continue"},
           kNeedsNothing, false, [](Interpreter& in, const Args&, CommandResult& r) {
             std::string error;
@@ -180,7 +180,7 @@ void register_time_commands(Interpreter& in) {
             r.say(s->describe());
             r.stop = *s;
           }});
-  in.add({"wave", {}, "wave on FILE | wave off | wave dump FROM TO FILE",
+  interp.add({"wave", {}, "wave on FILE | wave off | wave dump FROM TO FILE",
           "Write FST waveforms (GTKWave, Surfer): from now on, or for any past window",
           "`wave dump` re-executes the window from the nearest checkpoint with tracing on; the "
           "file holds exactly the cycles FROM..TO (time unit = 1 cycle).",

@@ -122,15 +122,17 @@ void do_trigger(Interpreter& in, const Args& a, CommandResult& r) {
     r.say((sub == "enable" ? "enabled trigger " : "disabled trigger ") + std::to_string(*id) +
           (sub == "enable" ? " (shots refreshed, windows restart at the next run)" : ""));
   } else {
-    r.fail("usage: trigger add TEXT | list | hits | delete ID | enable ID | disable ID | "
-           "load FILE");
+    r.fail(
+        "usage: trigger add TEXT | list | hits | delete ID | enable ID | disable ID | "
+        "load FILE");
   }
 }
 
 }  // namespace
 
 void register_trigger_commands(Interpreter& in) {
-  in.add({"trigger", {"trig"},
+  in.add({"trigger",
+          {"trig"},
           "trigger add NAME [shots K] when COND do ACTIONS | trigger list | trigger hits | "
           "trigger delete ID|all | trigger enable ID | trigger disable ID | trigger load FILE",
           "Counter-based trace triggers: conditions, state machines, halt and capture",
@@ -144,7 +146,9 @@ void register_trigger_commands(Interpreter& in) {
            "trigger add sat shots 3 when delta(saturations, 64) > 10 do log \"saturation storm\"",
            "trigger load examples/triggers/memory_stall_burst.trig", "trigger list",
            "trigger disable 2"},
-          kNeedsNothing, false, do_trigger});
+          kNeedsNothing,
+          false,
+          do_trigger});
 }
 
 }  // namespace bud::debugger

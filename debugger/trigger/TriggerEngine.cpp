@@ -10,7 +10,9 @@ namespace bud::debugger {
 
 namespace {
 
-constexpr uint64_t kMinHistoryInterval = uint64_t{1} << 17;
+// Saving a snapshot costs a few milliseconds (state checksum included): every 2^19 cycles keeps
+// that near 1% of the run; a capture then re-executes at most this many cycles beyond its window.
+constexpr uint64_t kMinHistoryInterval = uint64_t{1} << 19;
 
 // Reads the quantities of one program: the design through the emulator, the program's own
 // variables (events, state-machine counters and flags, built-ins) from its variable array.
@@ -84,8 +86,8 @@ class EventLog final : public emu::TxnObserver {
         std::snprintf(buf, sizeof buf, "%llu post #%u out[%u]\n", c, t.cmd_id, t.addr);
         break;
       case emu::Stage::Store:
-        std::snprintf(buf, sizeof buf, "%llu store #%u dram[0x%x] %u bytes\n", c, t.cmd_id,
-                      t.addr, t.size);
+        std::snprintf(buf, sizeof buf, "%llu store #%u dram[0x%x] %u bytes\n", c, t.cmd_id, t.addr,
+                      t.size);
         break;
     }
     text += buf;
@@ -97,8 +99,9 @@ class EventLog final : public emu::TxnObserver {
 
 std::string sanitize(const std::string& s) {
   std::string out;
-  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-                           c == '.') ? c : '_';
+  for (char c : s)
+    out +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
   return out;
 }
 
@@ -122,6 +125,9 @@ struct TriggerEngine::Runtime {
   std::vector<uint64_t> entered;     ///< per state
   std::vector<std::pair<std::string, Ref>> refs;
   std::vector<uint64_t> hit_values;  ///< refs sampled at the last hit
+  /// Per state: the conditions evaluated while in it. Stateful conditions are in every list (their
+  /// windows must see every cycle); a stateless one only in the states whose branches use it.
+  std::vector<std::vector<uint32_t>> eval_lists;
 };
 
 struct TriggerEngine::Program {
@@ -158,6 +164,15 @@ std::vector<int> TriggerEngine::add(TriggerProgram program) {
         if (!seen) rt.refs.emplace_back(ref_name(emu_, p->prog, r), r);
       }
     rt.hit_values.assign(rt.refs.size(), 0);
+    for (const auto& st : def.states) {
+      std::vector<uint32_t> list;
+      for (uint32_t c = 0; c < def.conds.size(); ++c) {
+        bool used = def.conds[c].expr.stateful();
+        for (const auto& b : st.branches) used |= b.cond == static_cast<int>(c);
+        if (used) list.push_back(c);
+      }
+      rt.eval_lists.push_back(std::move(list));
+    }
     ids.push_back(rt.id);
     p->triggers.push_back(std::move(rt));
   }
@@ -404,7 +419,7 @@ bool TriggerEngine::evaluate(uint64_t cycle) {
       TriggerDef& def = *rt.def;
       ++rt.armed_cycles;
       ++v[def.state_cycles_var];
-      for (size_t c = 0; c < def.conds.size(); ++c) {
+      for (const uint32_t c : rt.eval_lists[rt.state]) {
         const bool t = def.conds[c].expr.eval(p.sampler).truthy();
         rt.truth[c] = t;
         if (t) {
@@ -438,17 +453,28 @@ bool TriggerEngine::evaluate(uint64_t cycle) {
       bool rearm = false;
       for (const auto& a : br.actions) {
         switch (a.kind) {
-          case ActionKind::Incr: v[a.var] += static_cast<uint64_t>(a.amount); break;
-          case ActionKind::Reset: v[a.var] = 0; break;
-          case ActionKind::SetFlag: v[a.var] = 1; break;
-          case ActionKind::ClearFlag: v[a.var] = 0; break;
+          case ActionKind::Incr:
+            v[a.var] += static_cast<uint64_t>(a.amount);
+            break;
+          case ActionKind::Reset:
+            v[a.var] = 0;
+            break;
+          case ActionKind::SetFlag:
+            v[a.var] = 1;
+            break;
+          case ActionKind::ClearFlag:
+            v[a.var] = 0;
+            break;
           case ActionKind::Goto:
             rt.state = a.target;
             v[def.state_cycles_var] = 0;
             ++rt.entered[a.target];
             break;
-          case ActionKind::Rearm: rearm = true; break;
-          default: break;
+          case ActionKind::Rearm:
+            rearm = true;
+            break;
+          default:
+            break;
         }
       }
       if (fires) {
@@ -505,7 +531,8 @@ void TriggerEngine::perform(const PendingHit& ph) {
       h.state_path += " -> " + def.states[br.target].name;
   }
   h.condition = br.cond >= 0 ? def.conds[br.cond].text : "else";
-  for (size_t i = 0; i < rt.refs.size(); ++i) h.values.emplace_back(rt.refs[i].first, rt.hit_values[i]);
+  for (size_t i = 0; i < rt.refs.size(); ++i)
+    h.values.emplace_back(rt.refs[i].first, rt.hit_values[i]);
   int capture_no = 0;
   for (const auto& a : br.actions) {
     h.actions.push_back(a.to_string());
@@ -543,8 +570,8 @@ void TriggerEngine::perform(const PendingHit& ph) {
         CaptureFile cf;
         cf.requested_from = want;
         cf.requested_to = ph.cycle + a.post;
-        std::string base = config_.capture_dir + "/" + sanitize(def.name) + "-" +
-                           std::to_string(rt.hits);
+        std::string base =
+            config_.capture_dir + "/" + sanitize(def.name) + "-" + std::to_string(rt.hits);
         if (capture_no++) base += "-" + std::to_string(capture_no);
         cf.fst = base + ".fst";
         cf.log = base + ".log";
@@ -567,8 +594,10 @@ void TriggerEngine::perform(const PendingHit& ph) {
           std::ofstream f(path, std::ios::binary);
           f.write(reinterpret_cast<const char*>(state.data()),
                   static_cast<std::streamsize>(state.size()));
-          if (f) h.checkpoint = path;
-          else h.messages.push_back("checkpoint: cannot write " + path);
+          if (f)
+            h.checkpoint = path;
+          else
+            h.messages.push_back("checkpoint: cannot write " + path);
         }
         break;
       }
@@ -604,8 +633,8 @@ void TriggerEngine::service(std::vector<StopReason>* reasons) {
     perform(ph);
     if (hits_.size() > before && hits_.back().halted && reasons) {
       const auto& h = hits_.back();
-      reasons->push_back({"trigger", h.trigger_id,
-                          h.trigger + ": " + h.condition + " (" + h.state_path + ")"});
+      reasons->push_back(
+          {"trigger", h.trigger_id, h.trigger + ": " + h.condition + " (" + h.state_path + ")"});
     }
   }
   pending_.clear();
@@ -635,8 +664,8 @@ std::string TriggerEngine::advance(emu::Emulator& e, uint64_t target) {
     uint64_t stop_at = target;
     for (const auto& iv : ivs) {
       if (iv.cycle == e.cycle()) {
-        if (!iv.apply(e)) return "cannot re-apply an intervention at cycle " +
-                                 std::to_string(iv.cycle);
+        if (!iv.apply(e))
+          return "cannot re-apply an intervention at cycle " + std::to_string(iv.cycle);
       } else if (iv.cycle > e.cycle() && iv.cycle < stop_at) {
         stop_at = iv.cycle;
       }
@@ -675,8 +704,8 @@ void TriggerEngine::materialize(CaptureRequest& req, std::optional<uint64_t> run
     return;
   }
   if (replica_->cycle() != from) {
-    cf->error = "the run ended at cycle " + std::to_string(replica_->cycle()) +
-                " before the window starts";
+    cf->error =
+        "the run ended at cycle " + std::to_string(replica_->cycle()) + " before the window starts";
     return;
   }
   std::error_code ec;

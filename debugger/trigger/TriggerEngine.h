@@ -25,13 +25,13 @@ using ReplicaFactory = std::function<std::unique_ptr<emu::Emulator>(std::string&
 
 /// One capture window written to disk.
 struct CaptureFile {
-  std::string fst;        ///< waveform of cycles from..to (FST time unit = 1 cycle)
-  std::string log;        ///< compact event log of the same window
+  std::string fst;  ///< waveform of cycles from..to (FST time unit = 1 cycle)
+  std::string log;  ///< compact event log of the same window
   uint64_t requested_from = 0, requested_to = 0;  ///< hit - pre, hit + post
   uint64_t from = 0, to = 0;                      ///< what the files hold
-  bool truncated = false;  ///< the run ended (or history began) inside the window
+  bool truncated = false;    ///< the run ended (or history began) inside the window
   uint64_t resimulated = 0;  ///< cycles re-executed to produce it
-  std::string error;       ///< why no file was written (empty on success)
+  std::string error;         ///< why no file was written (empty on success)
 };
 
 /// One time a trigger fired.
@@ -67,7 +67,7 @@ class TriggerRecordHook {
 struct TriggerEngineConfig {
   std::string capture_dir = ".";  ///< where captures, logs and state files go
   ReplicaFactory make_replica;    ///< required for `capture`
-  /// Cycles between history snapshots; 0 chooses max(131072, largest pre depth / 2).
+  /// Cycles between history snapshots; 0 chooses max(524288, largest pre depth / 2).
   uint64_t history_interval = 0;
   uint64_t max_captures_per_trigger = 16;  ///< later hits are reported without files
   size_t max_hits = 10000;                 ///< hits kept in detail (the rest are counted)

@@ -22,8 +22,8 @@ const char* const kBuiltinNames[kNumBuiltinVars] = {
 
 const std::vector<std::string>& keywords() {
   static const std::vector<std::string> k = {
-      "def",  "trigger", "when", "do",   "shots",    "counter", "flag",  "state",
-      "if",   "then",    "else", "end",  "dispatch", "every",   "index", "layer",
+      "def",  "trigger", "when",  "do",  "shots",    "counter",     "flag",  "state",
+      "if",   "then",    "else",  "end", "dispatch", "every",       "index", "layer",
       "goto", "incr",    "reset", "set", "clear",    "state_cycles"};
   return k;
 }
@@ -125,13 +125,18 @@ size_t find_word(std::string_view line, std::string_view word, size_t from) {
   for (size_t i = from; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '\\') ++i;
-      else if (c == '"') quoted = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        quoted = false;
       continue;
     }
-    if (c == '"') quoted = true;
-    else if (c == '(' || c == '[') ++depth;
-    else if (c == ')' || c == ']') --depth;
+    if (c == '"')
+      quoted = true;
+    else if (c == '(' || c == '[')
+      ++depth;
+    else if (c == ')' || c == ']')
+      --depth;
     else if (depth == 0 && line.compare(i, word.size(), word) == 0 &&
              (i == 0 || !is_ident_char(line[i - 1]) || line[i - 1] == '.') &&
              (i + word.size() >= line.size() || !is_ident_char(line[i + word.size()])))
@@ -225,8 +230,10 @@ class Parser {
     bool quoted = false;
     for (size_t i = 0; i < line.size(); ++i) {
       if (quoted) {
-        if (line[i] == '\\') ++i;
-        else if (line[i] == '"') quoted = false;
+        if (line[i] == '\\')
+          ++i;
+        else if (line[i] == '"')
+          quoted = false;
       } else if (line[i] == '"') {
         quoted = true;
       } else if (line[i] == '#') {
@@ -258,11 +265,13 @@ class Parser {
         error_at(skip_space(line, e), "unexpected text after 'end'");
       return finish_trigger();
     }
-    static const std::vector<std::string> inner = {"when",  "do",    "shots", "counter",
-                                                   "flag",  "state", "if",    "else"};
+    static const std::vector<std::string> inner = {"when", "do",    "shots", "counter",
+                                                   "flag", "state", "if",    "else"};
     if (std::find(inner.begin(), inner.end(), kw) != inner.end()) {
-      if (!cur_) return error_at(b, "'" + std::string(kw) + "' outside a trigger (start one with "
-                                                            "'trigger NAME')");
+      if (!cur_)
+        return error_at(b, "'" + std::string(kw) +
+                               "' outside a trigger (start one with "
+                               "'trigger NAME')");
       if (kw == "when") return do_when(line, e, std::string_view::npos);
       if (kw == "do") return do_do(line, e);
       if (kw == "shots") return do_shots(line, e, line.size());
@@ -273,8 +282,7 @@ class Parser {
     }
     std::vector<std::string> words = {"def", "trigger", "end"};
     if (cur_) words.insert(words.end(), inner.begin(), inner.end());
-    error_at(b, "unknown statement '" + std::string(kw) + "'",
-             suggest_names(kw, words, 3));
+    error_at(b, "unknown statement '" + std::string(kw) + "'", suggest_names(kw, words, 3));
   }
 
   // def NAME = dispatch [OPCODE] [index N] [layer L]  |  def NAME = every N QUANTITY
@@ -298,9 +306,9 @@ class Parser {
       if (i < t.size() && t[i].text != "index" && t[i].text != "layer") {
         auto op = isa::parse_opcode(t[i].text);
         if (!op)
-          return error_at(t[i].pos, "unknown opcode '" + t[i].text + "'",
-                          suggest_names(t[i].text,
-                                        {"LOAD", "GEMM", "POST", "STORE", "SYNC", "END"}, 3));
+          return error_at(
+              t[i].pos, "unknown opcode '" + t[i].text + "'",
+              suggest_names(t[i].text, {"LOAD", "GEMM", "POST", "STORE", "SYNC", "END"}, 3));
         ev.opcode = static_cast<uint8_t>(*op);
         ++i;
       }
@@ -512,9 +520,9 @@ class Parser {
 
   void do_vars(std::string_view line, size_t after, bool counter) {
     if (!cur_->states.empty())
-      return error_at(skip_space(line, 0),
-                      std::string("declare ") + (counter ? "counters" : "flags") +
-                          " before the first state");
+      return error_at(
+          skip_space(line, 0),
+          std::string("declare ") + (counter ? "counters" : "flags") + " before the first state");
     std::optional<size_t> bad;
     auto t = tokenize(line.substr(after), after, bad);
     if (bad) return error_at(*bad, "unterminated string");
@@ -603,9 +611,9 @@ class Parser {
       }
     }
     if (items.back().empty()) return error_at(end, "expected an action after ','");
-    static const std::vector<std::string> names = {
-        "halt", "capture", "checkpoint", "snapshot", "record", "log", "rearm",
-        "incr", "reset",   "set",        "clear",    "goto"};
+    static const std::vector<std::string> names = {"halt",   "capture", "checkpoint", "snapshot",
+                                                   "record", "log",     "rearm",      "incr",
+                                                   "reset",  "set",     "clear",      "goto"};
     for (const auto& it : items) {
       const Token& w = it[0];
       TriggerAction a;
@@ -752,18 +760,30 @@ std::string TriggerDiagnostic::to_string() const {
 
 const char* action_name(ActionKind k) {
   switch (k) {
-    case ActionKind::Halt: return "halt";
-    case ActionKind::Capture: return "capture";
-    case ActionKind::Checkpoint: return "checkpoint";
-    case ActionKind::Snapshot: return "snapshot";
-    case ActionKind::Record: return "record";
-    case ActionKind::Log: return "log";
-    case ActionKind::Rearm: return "rearm";
-    case ActionKind::Incr: return "incr";
-    case ActionKind::Reset: return "reset";
-    case ActionKind::SetFlag: return "set";
-    case ActionKind::ClearFlag: return "clear";
-    case ActionKind::Goto: return "goto";
+    case ActionKind::Halt:
+      return "halt";
+    case ActionKind::Capture:
+      return "capture";
+    case ActionKind::Checkpoint:
+      return "checkpoint";
+    case ActionKind::Snapshot:
+      return "snapshot";
+    case ActionKind::Record:
+      return "record";
+    case ActionKind::Log:
+      return "log";
+    case ActionKind::Rearm:
+      return "rearm";
+    case ActionKind::Incr:
+      return "incr";
+    case ActionKind::Reset:
+      return "reset";
+    case ActionKind::SetFlag:
+      return "set";
+    case ActionKind::ClearFlag:
+      return "clear";
+    case ActionKind::Goto:
+      return "goto";
   }
   return "?";
 }
@@ -795,8 +815,7 @@ std::string TriggerAction::to_string() const {
 }
 
 bool TriggerBranch::fires() const {
-  for (const auto& a : actions)
-    switch (a.kind) {
+  for (const auto& a : actions) switch (a.kind) {
       case ActionKind::Incr:
       case ActionKind::Reset:
       case ActionKind::SetFlag:
@@ -842,8 +861,10 @@ std::string EventDef::to_string() const {
   s += "dispatch";
   if (opcode) s += " " + isa::opcode_name(*opcode);
   if (cmd_id) s += " index " + std::to_string(*cmd_id);
-  if (!layer_name.empty()) s += " layer " + layer_name;
-  else if (layer) s += " layer " + std::to_string(*layer);
+  if (!layer_name.empty())
+    s += " layer " + layer_name;
+  else if (layer)
+    s += " layer " + std::to_string(*layer);
   return s;
 }
 

@@ -54,12 +54,12 @@ const char* action_name(ActionKind k);
 
 struct TriggerAction {
   ActionKind kind = ActionKind::Halt;
-  uint64_t pre = 0;      ///< Capture: cycles before the hit
-  uint64_t post = 0;     ///< Capture: cycles after the hit
-  int64_t amount = 1;    ///< Incr
-  uint32_t var = 0;      ///< Incr/Reset/SetFlag/ClearFlag: variable slot
-  uint32_t target = 0;   ///< Goto: state index
-  std::string text;      ///< Log message, Checkpoint name, Record file, variable/state name
+  uint64_t pre = 0;     ///< Capture: cycles before the hit
+  uint64_t post = 0;    ///< Capture: cycles after the hit
+  int64_t amount = 1;   ///< Incr
+  uint32_t var = 0;     ///< Incr/Reset/SetFlag/ClearFlag: variable slot
+  uint32_t target = 0;  ///< Goto: state index
+  std::string text;     ///< Log message, Checkpoint name, Record file, variable/state name
   SourceLoc loc;
   /// Normalized source form, e.g. "capture pre 1000 post 200", "log \"burst\"".
   std::string to_string() const;

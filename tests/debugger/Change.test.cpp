@@ -21,7 +21,7 @@ TEST_CASE("deposit into pmu.cycles changes the next value", "[debugger][change]"
   CHECK(d.cycle() == 110);  // the simulated cycle is not the counter
 }
 
-TEST_CASE("force holds a signal across steps; release lets it move", "[debugger][change]") {
+TEST_CASE("force holds a signal across steps, release lets it move", "[debugger][change]") {
   Debugger d("gemm_small");
   d.ok("step 100");
   auto r = d.ok("force pmu.cycles 7");

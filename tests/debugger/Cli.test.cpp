@@ -236,7 +236,7 @@ TEST_CASE("--json prints one JSON object per command", "[debugger][cli]") {
   std::remove(s.c_str());
 }
 
-TEST_CASE("Ctrl-C interrupts a running continue; the session goes on",
+TEST_CASE("Ctrl-C interrupts a running continue and the session goes on",
           "[debugger][cli][interrupt]") {
   // About 7 million cycles: a `continue` runs for seconds, so the signal lands while it runs.
   BudProcess p({"examples/long_run.textpb"});

@@ -13,12 +13,12 @@ TEST_CASE("print a signal in hex, decimal and binary", "[debugger][print]") {
   d.ok("until 150");
   const uint64_t head = d.value("fetch.head_q");
   const uint64_t y = d.value("load.y_left");
-  CHECK(text(d.ok("print fetch.head_q")) ==
-        "fetch.head_q = " + std::to_string(head) + " (0x" + [&] {
-          char b[24];
-          std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(head));
-          return std::string(b);
-        }() + ")\n");
+  CHECK(
+      text(d.ok("print fetch.head_q")) == "fetch.head_q = " + std::to_string(head) + " (0x" + [&] {
+        char b[24];
+        std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(head));
+        return std::string(b);
+      }() + ")\n");
   auto r = d.ok("print/d load.y_left");
   CHECK(r.lines.at(0) == "load.y_left = " + std::to_string(y));
   CHECK(contains(r.data.dump(), "\"value\":" + std::to_string(y)));
@@ -46,8 +46,8 @@ TEST_CASE("print counters (with or without pmu.), CSRs and expressions", "[debug
   const auto status = emu.read_csr(status_addr);
   REQUIRE(status);
   auto r = d.ok("print STATUS");
-  CHECK(r.lines.at(0) == "csr.STATUS = " + std::to_string(*status) + " (0x" +
-                             std::to_string(*status) + ")");
+  CHECK(r.lines.at(0) ==
+        "csr.STATUS = " + std::to_string(*status) + " (0x" + std::to_string(*status) + ")");
   CHECK(contains(text(d.ok("print csr.STATUS")), "csr.STATUS = "));
   CHECK(contains(text(d.ok("info registers")), "STATUS"));
 
@@ -89,9 +89,9 @@ TEST_CASE("counters shows each counter's change since the previous stop", "[debu
   const uint64_t active = d.value("pmu.gemm.active");
   d.ok("step 10");
   r = d.ok("counters gemm.active");
-  CHECK(contains(r.data.dump(), "\"value\":" + std::to_string(d.value("pmu.gemm.active")) +
-                                    ",\"delta\":" +
-                                    std::to_string(d.value("pmu.gemm.active") - active)));
+  CHECK(contains(r.data.dump(),
+                 "\"value\":" + std::to_string(d.value("pmu.gemm.active")) +
+                     ",\"delta\":" + std::to_string(d.value("pmu.gemm.active") - active)));
 }
 
 TEST_CASE("x examines DRAM and scratchpads as int8, int32 and hex", "[debugger][print]") {
@@ -187,9 +187,27 @@ TEST_CASE("info program, info signals, info checkpoints and help", "[debugger][p
   CHECK(contains(text(r), "3 checkpoints"));
   CHECK(contains(text(r), "interval 5000"));
   r = d.ok("help");
-  for (const char* c : {"continue", "step", "until", "break", "watch", "delete", "print", "x",
-                        "counters", "where", "info", "deposit", "force", "release", "checkpoint",
-                        "restore", "goto", "reverse-step", "reverse-continue", "wave", "source"})
+  for (const char* c : {"continue",
+                        "step",
+                        "until",
+                        "break",
+                        "watch",
+                        "delete",
+                        "print",
+                        "x",
+                        "counters",
+                        "where",
+                        "info",
+                        "deposit",
+                        "force",
+                        "release",
+                        "checkpoint",
+                        "restore",
+                        "goto",
+                        "reverse-step",
+                        "reverse-continue",
+                        "wave",
+                        "source"})
     CHECK(contains(text(r), std::string("  ") + c + " "));
   r = d.ok("help break");
   CHECK(contains(text(r), "examples:"));

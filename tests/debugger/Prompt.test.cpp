@@ -72,8 +72,8 @@ TEST_CASE("the prompt completes commands and signal names and recalls history",
   const std::string exe = std::string(BUD_BINARY_DIR) + "/bud";
   Tmux t;
   // The pane stays after exit so that we can read the last screen and the status.
-  REQUIRE(t.start("cd " + std::string(BUD_SOURCE_DIR) + " && HOME=" + home + " TERM=xterm " +
-                  exe + " debug gemm_small; echo EXIT=$?; sleep 30"));
+  REQUIRE(t.start("cd " + std::string(BUD_SOURCE_DIR) + " && HOME=" + home + " TERM=xterm " + exe +
+                  " debug gemm_small; echo EXIT=$?; sleep 30"));
   // capture-pane drops trailing blanks: "(bud) " reads "(bud)".
   REQUIRE(t.wait_for("(bud)"));
 

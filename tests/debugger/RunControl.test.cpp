@@ -27,8 +27,7 @@ uint64_t first_cycle_where(const std::string& workload, Pred pred) {
 
 }  // namespace
 
-TEST_CASE("continue stops exactly at a cycle breakpoint; step N advances N",
-          "[debugger][run]") {
+TEST_CASE("continue stops exactly at a cycle breakpoint and step N advances N", "[debugger][run]") {
   Debugger d("gemm_small");
   auto b = d.ok("break 500");
   CHECK(contains(text(b), "breakpoint 1: cycle 500"));
@@ -49,7 +48,7 @@ TEST_CASE("continue stops exactly at a cycle breakpoint; step N advances N",
   CHECK(d.cycle() == 540);
 }
 
-TEST_CASE("until runs to a cycle; until backwards is refused", "[debugger][run]") {
+TEST_CASE("until runs to a cycle and refuses one behind", "[debugger][run]") {
   Debugger d("gemm_small");
   auto r = d.ok("until 321");
   CHECK(d.cycle() == 321);
@@ -184,8 +183,8 @@ TEST_CASE("a watchpoint on a signal stops on change with old -> new", "[debugger
     Debugger d("gemm_small");
     initial = d.value("load.state");
   }
-  const uint64_t expected =
-      first_cycle_where("gemm_small", [&](Debugger& d) { return d.value("load.state") != initial; });
+  const uint64_t expected = first_cycle_where(
+      "gemm_small", [&](Debugger& d) { return d.value("load.state") != initial; });
   Debugger d("gemm_small");
   auto w = d.ok("watch load.state");
   CHECK(contains(text(w), "watchpoint 1"));
@@ -193,8 +192,8 @@ TEST_CASE("a watchpoint on a signal stops on change with old -> new", "[debugger
   REQUIRE(r.stop);
   CHECK(r.stop->cycle == expected);
   REQUIRE(reason_kinds(r) == std::vector<std::string>{"watchpoint"});
-  const std::string want = "load.state: 0x" + std::to_string(initial) + " -> 0x" +
-                           std::to_string(d.value("load.state"));
+  const std::string want =
+      "load.state: 0x" + std::to_string(initial) + " -> 0x" + std::to_string(d.value("load.state"));
   CHECK(r.stop->reasons[0].detail == want);
 }
 
@@ -224,8 +223,8 @@ TEST_CASE("a watchpoint on a DRAM word stops when the design writes it", "[debug
   REQUIRE(reason_kinds(r) == std::vector<std::string>{"watchpoint"});
   const uint64_t hit = r.stop->cycle;
   uint32_t now = 0;
-  REQUIRE(d.session->emu().read_memory(
-      "dram", addr, std::span<uint8_t>(reinterpret_cast<uint8_t*>(&now), 4)));
+  REQUIRE(d.session->emu().read_memory("dram", addr,
+                                       std::span<uint8_t>(reinterpret_cast<uint8_t*>(&now), 4)));
   char want[48];
   std::snprintf(want, sizeof want, "-> 0x%x", now);
   CHECK(contains(r.stop->reasons[0].detail, want));
@@ -233,8 +232,8 @@ TEST_CASE("a watchpoint on a DRAM word stops when the design writes it", "[debug
   // One cycle earlier the word still held the old value.
   d.ok("reverse-step");
   uint32_t before = 0;
-  REQUIRE(d.session->emu().read_memory(
-      "dram", addr, std::span<uint8_t>(reinterpret_cast<uint8_t*>(&before), 4)));
+  REQUIRE(d.session->emu().read_memory("dram", addr,
+                                       std::span<uint8_t>(reinterpret_cast<uint8_t*>(&before), 4)));
   CHECK(before != now);
   std::snprintf(want, sizeof want, "0x%x -> 0x%x", before, now);
   CHECK(contains(r.stop->reasons[0].detail, want));
@@ -247,8 +246,8 @@ TEST_CASE("every stop reports all reasons that applied on the same cycle", "[deb
     Debugger d("gemm_small");
     initial = d.value("load.state");
   }
-  const uint64_t change =
-      first_cycle_where("gemm_small", [&](Debugger& d) { return d.value("load.state") != initial; });
+  const uint64_t change = first_cycle_where(
+      "gemm_small", [&](Debugger& d) { return d.value("load.state") != initial; });
   Debugger d("gemm_small");
   d.ok("break " + std::to_string(change));
   d.ok("watch load.state");

@@ -47,11 +47,13 @@ TEST_CASE("capture windows hold exactly the requested pre/post cycles", "[trigge
   }
   const auto s = test::record("conv");
   const std::string dir = temp_dir("exact");
-  auto run = test::run_triggers("conv", R"(
+  auto run = test::run_triggers("conv",
+                                R"(
 trigger mid shots 1 when cycle == 5000 do capture pre 300 post 120
 trigger early shots 1 when cycle == 40 do capture pre 100 post 10
-trigger late shots 1 when cycle == )" + std::to_string(s.end_cycle - 30) +
-                                                R"( do capture pre 50 post 500
+trigger late shots 1 when cycle == )" +
+                                    std::to_string(s.end_cycle - 30) +
+                                    R"( do capture pre 50 post 500
 trigger big shots 1 when cycle == 20000 do capture pre 150000 post 0
 )",
                                 dir);

@@ -1,5 +1,5 @@
-// Every condition type fires at exactly the right cycles on a deterministic workload (conv), checked
-// against an independent computation from per-cycle counter samples (TriggerTestSupport.h).
+// Every condition type fires at exactly the right cycles on a deterministic workload (conv),
+// checked against an independent computation from per-cycle counter samples (TriggerTestSupport.h).
 #include <algorithm>
 
 #include "tests/trigger/TriggerTestSupport.h"
@@ -54,9 +54,8 @@ trigger logic when not (load.state == 0) and gemm.active > 2000 or cycle == 700 
     CHECK(run->hit_cycles("threshold").size() == 1);
   }
   SECTION("delta over a sliding window") {
-    auto want = edges(s, [&](uint64_t t) {
-      return s.at(stall_mem, t) - s.at(stall_mem, t - win(t, 64)) > 40;
-    });
+    auto want = edges(
+        s, [&](uint64_t t) { return s.at(stall_mem, t) - s.at(stall_mem, t - win(t, 64)) > 40; });
     CHECK(want.size() > 3);
     CHECK(run->hit_cycles("delta_w") == want);
   }

@@ -34,8 +34,8 @@ TEST_CASE("trigger file errors name FILE:LINE:COL", "[trigger][errors]") {
       {"trigger t when cycle > 3 do capture pre x", 1, 41, "cycle count", ""},
       {"trigger t when cycle > 3 do log unquoted", 1, 33, "log \"MESSAGE\"", ""},
       {"trigger t when cycle > 3 do log \"open", 1, 33, "unterminated string", ""},
-      {"trigger t\n  state watch\n    if cycle > 3 then goto wach\nend", 3, 28, "unknown state 'wach'",
-       "watch"},
+      {"trigger t\n  state watch\n    if cycle > 3 then goto wach\nend", 3, 28,
+       "unknown state 'wach'", "watch"},
       {"trigger t\n  state a\n    if cycle > 3 then incr n\nend", 3, 28, "unknown counter 'n'", ""},
       {"trigger t\n  when cycle > 3\n", 1, 9, "has no 'end'", ""},
       {"end", 1, 1, "'end' without a trigger", ""},
@@ -70,9 +70,9 @@ TEST_CASE("trigger file errors name FILE:LINE:COL", "[trigger][errors]") {
       REQUIRE(!e.suggestions.empty());
       CHECK(e.suggestions[0] == c.suggestion);
     }
-    CHECK(e.to_string().rfind("bad.trig:" + std::to_string(c.line) + ":" +
-                                  std::to_string(c.column) + ": error: ",
-                              0) == 0);
+    CHECK(e.to_string().rfind(
+              "bad.trig:" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": error: ",
+              0) == 0);
   }
 }
 

@@ -33,7 +33,8 @@ std::unique_ptr<Dbg> make_debugger(const std::string& workload) {
   auto d = std::make_unique<Dbg>();
   d->session = std::make_unique<debugger::Session>(std::move(emu), std::move(info));
   debugger::TriggerEngineConfig config;
-  config.capture_dir = (std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "session").string();
+  config.capture_dir =
+      (std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "session").string();
   config.make_replica = [&p, o](std::string& error) -> std::unique_ptr<emu::Emulator> {
     auto e = std::make_unique<emu::NpuEmulator>(o.npu);
     error = run::start(p, o, *e, e.get());
@@ -55,8 +56,9 @@ TEST_CASE("a halt trigger stops the session exactly at the hit cycle", "[trigger
   });
   REQUIRE(want.size() >= 3);
   auto d = make_debugger("conv");
-  auto r = d->in->execute("trigger add burst when delta(load.stall_mem, 64) > 40 do halt, capture "
-                          "pre 20 post 5");
+  auto r = d->in->execute(
+      "trigger add burst when delta(load.stall_mem, 64) > 40 do halt, capture "
+      "pre 20 post 5");
   INFO(r.error);
   REQUIRE(r.ok);
   // Stepping in small pieces must not restart the windows: hits stay where a straight run has them.

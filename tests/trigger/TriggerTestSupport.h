@@ -143,7 +143,8 @@ struct TriggerRun {
   }
 };
 
-inline std::unique_ptr<TriggerRun> run_triggers(const std::string& workload, const std::string& text,
+inline std::unique_ptr<TriggerRun> run_triggers(const std::string& workload,
+                                                const std::string& text,
                                                 const std::string& capture_dir = ".",
                                                 const emu::NpuConfig& npu = {},
                                                 const std::vector<emu::FaultSpec>& faults = {}) {

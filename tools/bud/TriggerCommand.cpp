@@ -144,8 +144,8 @@ int run_trigger(const TriggerCommandOptions& options) {
   }
   const auto& prog = *parse.program;
   std::cout << options.file << ": ok, " << prog.triggers.size()
-            << (prog.triggers.size() == 1 ? " trigger" : " triggers") << ", "
-            << prog.events.size() << (prog.events.size() == 1 ? " event" : " events") << "\n";
+            << (prog.triggers.size() == 1 ? " trigger" : " triggers") << ", " << prog.events.size()
+            << (prog.events.size() == 1 ? " event" : " events") << "\n";
   for (const auto& d : prog.triggers) {
     std::cout << "  " << d.name << " (line " << d.loc.line << "): "
               << (d.machine ? "state machine, " + std::to_string(d.states.size()) + " states"
@@ -220,8 +220,10 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
     ss << f.rdbuf();
     spec->triggers.push_back(ss.str());
     auto out = replay::record_run(path, *spec, prepared, replay::RecordConfig{});
-    if (!out.error.empty()) std::cerr << "bud run: record " << path << ": " << out.error << "\n";
-    else std::cerr << "bud run: recorded " << path << " for " << notes.size() << " trigger hit(s)\n";
+    if (!out.error.empty())
+      std::cerr << "bud run: record " << path << ": " << out.error << "\n";
+    else
+      std::cerr << "bud run: recorded " << path << " for " << notes.size() << " trigger hit(s)\n";
   }
 
   if (options.json) {
@@ -237,8 +239,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
 std::unique_ptr<TriggerEngine> attach_triggers(debugger::Session& session,
                                                const run::PreparedRun& prepared,
                                                const run::RunOptions& ro, const std::string& file,
-                                               const std::string& capture_dir,
-                                               std::string& error) {
+                                               const std::string& capture_dir, std::string& error) {
   debugger::TriggerEngineConfig config;
   config.capture_dir = capture_dir;
   config.make_replica = npu_replica(prepared, ro);

@@ -32,11 +32,8 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
 
 /// `bud debug --triggers FILE`: an engine attached to `session` (always created, so `trigger add`
 /// works), loaded with the files' triggers. Null with `error` (FILE:LINE:COL lines) on failure.
-std::unique_ptr<debugger::TriggerEngine> attach_triggers(debugger::Session& session,
-                                                        const run::PreparedRun& prepared,
-                                                        const run::RunOptions& ro,
-                                                        const std::string& file,
-                                                        const std::string& capture_dir,
-                                                        std::string& error);
+std::unique_ptr<debugger::TriggerEngine> attach_triggers(
+    debugger::Session& session, const run::PreparedRun& prepared, const run::RunOptions& ro,
+    const std::string& file, const std::string& capture_dir, std::string& error);
 
 }  // namespace bud::cli
