@@ -147,6 +147,8 @@ void Console::install_interrupt_handler() {
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
+  // Restart interrupted reads: Ctrl-C at a piped prompt must not look like end of input.
+  sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
 }

@@ -147,6 +147,16 @@ bool Breakpoints::set_enabled(int id, bool enabled) {
   return false;
 }
 
+bool Breakpoints::set_hits(int id, uint64_t hits) {
+  for (auto& b : bps_) {
+    if (b.id == id) {
+      b.hits = hits;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool Breakpoints::any_enabled() const {
   for (const auto& b : bps_)
     if (b.enabled) return true;

@@ -70,6 +70,7 @@ class Breakpoints final : public emu::CycleHook, public emu::TxnObserver {
   bool remove(int id);
   void remove_all();
   bool set_enabled(int id, bool enabled);
+  bool set_hits(int id, uint64_t hits);
   const std::vector<Breakpoint>& list() const { return bps_; }
   bool any_enabled() const;
 

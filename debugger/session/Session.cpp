@@ -149,6 +149,13 @@ std::optional<StopInfo> Session::reverse_continue(std::string& error) {
   }
   std::vector<uint8_t> undo;
   emu_->save(undo);
+  // The scan re-runs hits the user already saw: keep the hit counts as they are.
+  std::vector<uint64_t> hits_before;
+  for (const auto& b : breakpoints_.list()) hits_before.push_back(b.hits);
+  auto restore_hits = [&] {
+    for (size_t i = 0; i < hits_before.size() && i < breakpoints_.list().size(); ++i)
+      breakpoints_.set_hits(breakpoints_.list()[i].id, hits_before[i]);
+  };
   // Scan checkpoint windows backwards; in each, re-execute to `now` (or the window's end) with
   // breakpoints and remember the last hit strictly before `now`.
   auto starts = timeline_.checkpoint_cycles_before(now);
@@ -191,12 +198,14 @@ std::optional<StopInfo> Session::reverse_continue(std::string& error) {
         error = e2;
         break;
       }
+      restore_hits();
       return last;
     }
     window_end = *it;
   }
   std::string ignored;
   emu_->restore(undo, ignored);
+  restore_hits();
   if (error.empty()) error = "no breakpoint or watchpoint fired before cycle " + std::to_string(now);
   return std::nullopt;
 }

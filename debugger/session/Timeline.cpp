@@ -3,6 +3,10 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstring>
+
+#include "replay/Chunker.h"
+#include "replay/Framing.h"
 
 namespace bud::debugger {
 
@@ -24,33 +28,64 @@ void Timeline::set_interval(uint64_t cycles) {
   config_.interval = interval_;
 }
 
-Timeline::Checkpoint Timeline::capture() const {
+Timeline::Checkpoint Timeline::capture() {
   std::vector<uint8_t> raw;
   emu_.save(raw);
   Checkpoint c;
   c.cycle = emu_.cycle();
   c.raw_bytes = raw.size();
-  c.data.resize(ZSTD_compressBound(raw.size()));
-  const size_t n =
-      ZSTD_compress(c.data.data(), c.data.size(), raw.data(), raw.size(), config_.compression_level);
-  if (ZSTD_isError(n)) {
-    c.data = std::move(raw);  // keep it uncompressed rather than lose it
-    c.raw_bytes = 0;
-  } else {
-    c.data.resize(n);
-    c.data.shrink_to_fit();
+  const auto spans = replay::split_chunks(raw);
+  c.chunks.reserve(spans.size());
+  for (const auto& sp : spans) {
+    const std::span<const uint8_t> piece(raw.data() + sp.offset, sp.size);
+    const uint64_t key = replay::hash64(piece) ^ (static_cast<uint64_t>(sp.size) << 48);
+    if (auto it = store_.find(key); it != store_.end()) {
+      if (auto existing = it->second.lock(); existing && existing->raw_size == sp.size) {
+        c.chunks.push_back(std::move(existing));
+        continue;
+      }
+    }
+    auto chunk = std::make_shared<Chunk>();
+    chunk->raw_size = static_cast<uint32_t>(sp.size);
+    chunk->zstd.resize(ZSTD_compressBound(sp.size));
+    const size_t n = ZSTD_compress(chunk->zstd.data(), chunk->zstd.size(), piece.data(),
+                                   piece.size(), config_.compression_level);
+    if (ZSTD_isError(n)) {
+      chunk->zstd.assign(piece.begin(), piece.end());
+      chunk->raw_size = 0;  // stored raw
+    } else {
+      chunk->zstd.resize(n);
+      chunk->zstd.shrink_to_fit();
+    }
+    // The store's byte count follows the chunk's life.
+    const size_t bytes = chunk->zstd.size();
+    *store_bytes_ += bytes;
+    std::shared_ptr<const Chunk> shared(
+        new Chunk(std::move(*chunk)),
+        [counter = store_bytes_, bytes](const Chunk* p) {
+          *counter -= bytes;
+          delete p;
+        });
+    c.new_bytes += bytes;
+    store_[key] = shared;
+    c.chunks.push_back(std::move(shared));
   }
   return c;
 }
 
 std::string Timeline::restore(const Checkpoint& c) {
   std::vector<uint8_t> raw;
-  if (c.raw_bytes == 0) {
-    raw = c.data;
-  } else {
-    raw.resize(c.raw_bytes);
-    const size_t n = ZSTD_decompress(raw.data(), raw.size(), c.data.data(), c.data.size());
-    if (ZSTD_isError(n) || n != c.raw_bytes)
+  raw.reserve(c.raw_bytes);
+  for (const auto& chunk : c.chunks) {
+    if (chunk->raw_size == 0) {
+      raw.insert(raw.end(), chunk->zstd.begin(), chunk->zstd.end());
+      continue;
+    }
+    const size_t at = raw.size();
+    raw.resize(at + chunk->raw_size);
+    const size_t n = ZSTD_decompress(raw.data() + at, chunk->raw_size, chunk->zstd.data(),
+                                     chunk->zstd.size());
+    if (ZSTD_isError(n) || n != chunk->raw_size)
       return "checkpoint at cycle " + std::to_string(c.cycle) + " is corrupt";
   }
   std::string error;
@@ -58,12 +93,18 @@ std::string Timeline::restore(const Checkpoint& c) {
   return {};
 }
 
+void Timeline::forget_expired_chunks() {
+  for (auto it = store_.begin(); it != store_.end();) {
+    if (it->second.expired()) it = store_.erase(it);
+    else ++it;
+  }
+}
+
 void Timeline::reset() {
   auto_.clear();
-  auto_bytes_ = 0;
+  forget_expired_chunks();
   interval_ = std::max<uint64_t>(1, config_.interval);
   auto c = capture();
-  auto_bytes_ += c.data.size();
   auto_.emplace(c.cycle, std::move(c));
 }
 
@@ -76,23 +117,19 @@ void Timeline::maybe_checkpoint() {
   const uint64_t now = emu_.cycle();
   if (now % interval_ != 0 || auto_.count(now)) return;
   auto c = capture();
-  auto_bytes_ += c.data.size();
   auto_.emplace(now, std::move(c));
   enforce_budget();
 }
 
 void Timeline::enforce_budget() {
-  while (auto_bytes_ > config_.memory_budget && auto_.size() > 2) {
+  while (*store_bytes_ > config_.memory_budget && auto_.size() > 2) {
     // Double the interval and keep only checkpoints on the new grid (cycle 0 always stays).
     interval_ *= 2;
     for (auto it = auto_.begin(); it != auto_.end();) {
-      if (it->first != 0 && it->first % interval_ != 0) {
-        auto_bytes_ -= it->second.data.size();
-        it = auto_.erase(it);
-      } else {
-        ++it;
-      }
+      if (it->first != 0 && it->first % interval_ != 0) it = auto_.erase(it);
+      else ++it;
     }
+    forget_expired_chunks();
   }
 }
 
@@ -103,7 +140,11 @@ std::optional<uint64_t> Timeline::named_cycle(const std::string& name) const {
   if (it == named_.end()) return std::nullopt;
   return it->second.cycle;
 }
-bool Timeline::remove_named(const std::string& name) { return named_.erase(name) != 0; }
+bool Timeline::remove_named(const std::string& name) {
+  const bool removed = named_.erase(name) != 0;
+  forget_expired_chunks();
+  return removed;
+}
 
 std::string Timeline::restore_named(const std::string& name) {
   auto it = named_.find(name);
@@ -165,63 +206,45 @@ std::string Timeline::run_to(uint64_t target, const std::vector<Intervention>& i
 
 std::string Timeline::seek(uint64_t cycle, const std::vector<Intervention>& interventions) {
   const uint64_t now = emu_.cycle();
-  std::string error;
   last_resimulated_ = 0;
   if (cycle == now) return {};
-  // Going forward within the current interval: just run.
   uint64_t from = now;
-  if (cycle < now || (auto_.upper_bound(cycle) != auto_.begin() &&
-                      std::prev(auto_.upper_bound(cycle))->first > now)) {
-    std::vector<uint8_t> undo;
-    emu_.save(undo);
+  // Backward, or forward past a checkpoint we already have: restore the nearest one first.
+  auto later = auto_.upper_bound(cycle);
+  const bool restore_first =
+      cycle < now || (later != auto_.begin() && std::prev(later)->first > now);
+  std::string error;
+  if (restore_first) {
     auto c = restore_at_or_before(cycle, error);
-    if (!c) {
-      std::string ignored;
-      emu_.restore(undo, ignored);
-      return error;
-    }
+    if (!c) return error;  // a failed restore leaves the emulator unchanged
     from = *c;
-    error = run_to(cycle, interventions);
-    if (!error.empty()) {
-      std::string ignored;
-      emu_.restore(undo, ignored);
-      return error;
-    }
-  } else {
-    std::vector<uint8_t> undo;
-    emu_.save(undo);
-    error = run_to(cycle, interventions);
-    if (!error.empty()) {
-      std::string ignored;
-      emu_.restore(undo, ignored);
-      return error;
-    }
+  }
+  error = run_to(cycle, interventions);
+  if (!error.empty()) {
+    // Put the emulator back where it was: `now` was reached before, so this re-execution works.
+    std::string ignored;
+    if (restore_at_or_before(now, ignored)) run_to(now, interventions);
+    return error;
   }
   last_resimulated_ = cycle - from;
   return {};
 }
 
 void Timeline::truncate_after(uint64_t cycle) {
-  for (auto it = auto_.upper_bound(cycle); it != auto_.end();) {
-    auto_bytes_ -= it->second.data.size();
-    it = auto_.erase(it);
-  }
+  auto_.erase(auto_.upper_bound(cycle), auto_.end());
+  forget_expired_chunks();
 }
 
 std::vector<CheckpointInfo> Timeline::list() const {
   std::vector<CheckpointInfo> out;
-  for (const auto& [c, cp] : auto_) out.push_back({"", c, cp.data.size(), cp.raw_bytes});
-  for (const auto& [n, cp] : named_) out.push_back({n, cp.cycle, cp.data.size(), cp.raw_bytes});
+  for (const auto& [c, cp] : auto_) out.push_back({"", c, cp.new_bytes, cp.raw_bytes});
+  for (const auto& [n, cp] : named_) out.push_back({n, cp.cycle, cp.new_bytes, cp.raw_bytes});
   std::stable_sort(out.begin(), out.end(),
                    [](const CheckpointInfo& a, const CheckpointInfo& b) { return a.cycle < b.cycle; });
   return out;
 }
 
-size_t Timeline::bytes() const {
-  size_t n = auto_bytes_;
-  for (const auto& [name, cp] : named_) n += cp.data.size();
-  return n;
-}
+size_t Timeline::bytes() const { return *store_bytes_; }
 
 size_t Timeline::count() const { return auto_.size() + named_.size(); }
 

@@ -2,14 +2,18 @@
 // checkpoint, then re-execute deterministically (re-applying the user's interventions at their
 // cycles). Automatic checkpoints every `interval` cycles live in a bounded memory budget; when
 // the budget is exceeded every other automatic checkpoint is dropped and the interval doubles, so
-// a jump re-executes at most one (current) interval. Checkpoints are zstd-compressed emulator
-// states (Emulator::save).
+// a jump re-executes at most one (current) interval. Checkpoints are emulator states
+// (Emulator::save) cut into content-defined chunks that are shared between checkpoints and
+// zstd-compressed once: successive checkpoints mostly differ in a few DRAM pages and scratchpad
+// entries, so each new one costs only what changed.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "emu/core/Emulator.h"
@@ -41,8 +45,8 @@ struct TimelineConfig {
 struct CheckpointInfo {
   std::string name;        ///< empty for automatic ones
   uint64_t cycle = 0;
-  size_t bytes = 0;        ///< compressed size
-  size_t raw_bytes = 0;    ///< uncompressed size
+  size_t bytes = 0;        ///< compressed bytes of the chunks it added (shared ones not counted)
+  size_t raw_bytes = 0;    ///< uncompressed state size
 };
 
 class Timeline {
@@ -84,7 +88,7 @@ class Timeline {
   void truncate_after(uint64_t cycle);
 
   std::vector<CheckpointInfo> list() const;
-  size_t bytes() const;          ///< compressed bytes held, automatic + named
+  size_t bytes() const;          ///< compressed bytes held (every distinct chunk once)
   size_t count() const;
   /// Cycles re-executed by the last seek().
   uint64_t last_resimulated() const { return last_resimulated_; }
@@ -94,21 +98,31 @@ class Timeline {
   std::string run_to(uint64_t target, const std::vector<Intervention>& interventions);
 
  private:
+  /// A zstd-compressed piece of a state, shared by every checkpoint that contains it.
+  struct Chunk {
+    std::vector<uint8_t> zstd;
+    uint32_t raw_size = 0;
+  };
   struct Checkpoint {
     uint64_t cycle = 0;
     size_t raw_bytes = 0;
-    std::vector<uint8_t> data;  ///< zstd frame
+    size_t new_bytes = 0;  ///< compressed bytes of chunks first stored by this checkpoint
+    std::vector<std::shared_ptr<const Chunk>> chunks;
   };
-  Checkpoint capture() const;
+  Checkpoint capture();
   std::string restore(const Checkpoint& c);
   void enforce_budget();
+  void forget_expired_chunks();
 
   emu::Emulator& emu_;
   TimelineConfig config_;
   uint64_t interval_;
   std::map<uint64_t, Checkpoint> auto_;
   std::map<std::string, Checkpoint> named_;
-  size_t auto_bytes_ = 0;
+  /// Content hash -> chunk, while any checkpoint holds it. Lookups only; never iterated in an
+  /// order that matters.
+  std::unordered_map<uint64_t, std::weak_ptr<const Chunk>> store_;
+  std::shared_ptr<size_t> store_bytes_ = std::make_shared<size_t>(0);
   uint64_t last_resimulated_ = 0;
 };
 

@@ -171,6 +171,13 @@ struct NpuEmulator::Impl {
   size_t num_forces = 0;
   std::unique_ptr<VerilatedFstC> fst;
 
+  /// Verilator's trace-activity flags as a never-traced model has them (all set).
+  void normalize_trace_activity() {
+    top->rootp->vlSymsp->__Vm_activity = true;
+    auto& act = top->rootp->__Vm_traceActivity;
+    for (size_t i = 0; i < sizeof(act) / sizeof(act[0]); ++i) act[i] = 1;
+  }
+
   /// An injected fault, resolved against the design, with its progress.
   struct ActiveFault {
     FaultSpec spec;
@@ -622,11 +629,9 @@ StepResult NpuEmulator::step(uint64_t max_cycles) {
   while (m.cycle - start < max_cycles) {
     m.tick();
     m.check_state();
-    if (m.state != RunState::Ready) break;
-    if (m.hook && m.hook->after_cycle(m.cycle)) {
-      r.hook_stop = true;
-      break;
-    }
+    // The hook sees every cycle, including the one on which the run finishes, hangs or asserts.
+    if (m.hook && m.hook->after_cycle(m.cycle)) r.hook_stop = true;
+    if (r.hook_stop || m.state != RunState::Ready) break;
   }
   r.cycles = m.cycle - start;
   r.state = m.state;
@@ -773,11 +778,17 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
 uint64_t NpuEmulator::digest() {
   BUD_BIND_CONTEXT();
   auto& m = *impl_;
+  // Hash the state as if no waveform were open: tracing only changes bookkeeping flags.
+  const bool activity = m.top->rootp->vlSymsp->__Vm_activity;
+  const auto trace_activity = m.top->rootp->__Vm_traceActivity;
+  m.normalize_trace_activity();
   std::vector<uint8_t> model;
   {
     MemSave ms(model);
     ms << *m.top;
   }
+  m.top->rootp->vlSymsp->__Vm_activity = activity;
+  m.top->rootp->__Vm_traceActivity = trace_activity;
   uint64_t h = fnv1a(model);
   h = mix(h, m.dram.digest());
   return mix(h, m.cycle);
@@ -1077,6 +1088,9 @@ void NpuEmulator::trace_close() {
   if (!m.fst) return;
   m.fst->close();
   m.fst.reset();
+  // Tracing clears Verilator's activity flags at each dump; without a trace they stay set. Put
+  // them back so a traced stretch leaves no mark on the state (digests, checkpoints).
+  m.normalize_trace_activity();
 }
 
 bool NpuEmulator::tracing() const { return impl_->fst != nullptr; }

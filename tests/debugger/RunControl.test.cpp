@@ -268,7 +268,7 @@ TEST_CASE("every stop reports all reasons that applied on the same cycle", "[deb
 // hook, so breakpoints and watchpoints are not evaluated on the cycle a run finishes (or hangs or
 // asserts): the stop says only "finished".
 TEST_CASE("a breakpoint on the last cycle reports both the breakpoint and the end",
-          "[debugger][break][!mayfail]") {
+          "[debugger][break]") {
   Debugger probe("gemm_small");
   probe.ok("continue");
   const uint64_t end = probe.cycle();

@@ -125,7 +125,7 @@ TEST_CASE("reverse-continue lands on the previous breakpoint or watchpoint hit",
 // Bug: the backward scan re-executes windows with the breakpoints installed, so every hit seen
 // while scanning is counted again (observed: hits 3 -> 5 after one reverse-continue).
 TEST_CASE("reverse-continue leaves the hit counts of info breakpoints as forward runs left them",
-          "[debugger][timetravel][!mayfail]") {
+          "[debugger][timetravel]") {
   Debugger d("conv", 1000);
   d.ok("break cmd gemm");
   d.ok("continue");

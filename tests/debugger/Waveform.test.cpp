@@ -95,7 +95,7 @@ TEST_CASE("wave dump of a past window holds exactly FROM..TO and returns to the 
 // before the current cycle), the digest no longer matches a forward run, and checkpoints taken
 // while tracing differ from untraced ones.
 TEST_CASE("wave on/off and wave dump leave the state digest as a forward run has it",
-          "[debugger][wave][!mayfail]") {
+          "[debugger][wave]") {
   const uint64_t at7000 = bud::test::forward_digest("conv", 7000);
   const uint64_t at7010 = bud::test::forward_digest("conv", 7010);
   const std::string f = temp_path("digest.fst");
