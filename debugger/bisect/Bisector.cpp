@@ -215,8 +215,9 @@ void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
                         : (end.hang && end.cycle > end.hang_cycles ? end.cycle - end.hang_cycles
                                                                    : end.cycle);
       firsts.push_back(*pick);
-      for (int s = 0; s < emu::kNumStages; ++s) {
-        if (static_cast<emu::Stage>(s) == pick->stage) continue;
+      // Stages after it on the ladder that never completed their work are consequences; earlier
+      // ones (e.g. fetch's END never dispatched) only show that the run stopped.
+      for (int s = static_cast<int>(pick->stage) + 1; s < emu::kNumStages; ++s) {
         if (auto d = chk.first_of(static_cast<emu::Stage>(s))) {
           Divergence later = *d;
           later.cycle = end.cycle;
@@ -227,7 +228,10 @@ void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
   }
   for (int s = 2; s < 7; ++s) {
     const auto st = static_cast<emu::Stage>(s - 2);
-    auto d = chk.first_of(st);
+    std::optional<Divergence> d;
+    for (const auto& f : firsts)
+      if (f.stage == st) d = f;
+    if (!d && !end.stopped) d = chk.first_of(st);
     std::string what = d ? d->describe() : "";
     if (what.size() > 140) what = what.substr(0, 137) + "...";
     r.ladder.push_back(std::string(kLadder[s]) + ": " +
@@ -300,14 +304,19 @@ bool final_state_failed(const run::PreparedRun& p, const GoldenTrace& trace, emu
     detail = out.summary();
     return true;
   }
-  const uint32_t from = workload::kDataBase, to = p.program.data_end;
-  std::vector<uint8_t> rtl(to > from ? to - from : 0);
-  if (!rtl.empty() && emu.read_memory("dram", from, rtl) &&
-      std::memcmp(rtl.data(), trace.dram.data() + from, rtl.size()) != 0) {
+  // Every layer's output in DRAM (inputs and weights are the run's inputs, not its results:
+  // a fault injected there is not a difference in what the NPU computed).
+  for (const auto& t : p.program.tensors) {
+    if (t.role != workload::TensorRole::Activation || t.layer < 0) continue;
+    std::vector<uint8_t> rtl(t.bytes);
+    if (rtl.empty() || !emu.read_memory("dram", t.addr, rtl)) continue;
+    if (t.addr + rtl.size() > trace.dram.size()) continue;
+    if (std::memcmp(rtl.data(), trace.dram.data() + t.addr, rtl.size()) == 0) continue;
     for (size_t i = 0; i < rtl.size(); ++i)
-      if (rtl[i] != trace.dram[from + i]) {
-        char b[64];
-        std::snprintf(b, sizeof b, "DRAM 0x%zx differs from the golden model", from + i);
+      if (rtl[i] != trace.dram[t.addr + i]) {
+        char b[96];
+        std::snprintf(b, sizeof b, "DRAM 0x%zx (tensor %s) differs from the golden model",
+                      t.addr + i, t.name.c_str());
         detail = b;
         break;
       }
@@ -460,6 +469,11 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
 
 BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bopts) {
   BisectReport r;
+  if (!packet.complete) {
+    r.message = packet.name + ": incomplete packet (" + packet.incomplete +
+                "); bisect needs a finished recording";
+    return r;
+  }
   auto spec = replay::spec_from_header(packet.header);
   if (!spec) {
     r.message = packet.name + ": " + spec.error();

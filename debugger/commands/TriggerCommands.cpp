@@ -99,7 +99,15 @@ void do_trigger(Interpreter& in, const Args& a, CommandResult& r) {
     for (const auto& h : engine->hits()) {
       r.say(describe_hit(h));
       for (const auto& c : h.captures)
-        if (c.error.empty()) r.say("    captured " + c.fst + ", " + c.log);
+        if (!c.error.empty())
+          r.say("    capture failed: " + c.error);
+        else if (c.written)
+          r.say("    captured cycles " + std::to_string(c.from) + ".." + std::to_string(c.to) +
+                " to " + c.fst + ", " + c.log);
+        else
+          r.say("    capture of cycles " + std::to_string(c.requested_from) + ".." +
+                std::to_string(c.requested_to) + " pending: written when the run passes cycle " +
+                std::to_string(c.requested_to));
       arr.push(hit_json(h));
     }
     if (engine->hits().empty()) r.say("no trigger hits");

@@ -20,18 +20,25 @@ std::optional<Ref> EmulatorResolver::resolve(std::string_view name, std::optiona
   // reports "not an array" from resolve(name, nullopt).
   if (name == "cycle") {
     if (index) return std::nullopt;
-    return Ref{RefKind::Cycle, 0, 0, 1, 64};
+    Ref r{RefKind::Cycle, 0, 0, 1, 64};
+    if ((r.direct = emu_.cycle_address())) r.direct_bytes = 8;
+    return r;
   }
   if (auto c = counter_index(name)) {
     if (index) return std::nullopt;
-    return Ref{RefKind::Counter, static_cast<uint32_t>(*c), 0, 1, 64};
+    Ref r{RefKind::Counter, static_cast<uint32_t>(*c), 0, 1, 64};
+    if ((r.direct = emu_.counter_address(*c))) r.direct_bytes = 8;
+    return r;
   }
   auto id = emu_.find_signal(name);
   if (!id || *id >= emu_.signals().size()) return std::nullopt;
   const emu::SignalInfo& info = emu_.signals()[*id];
   const uint32_t elements = info.elements == 0 ? 1 : info.elements;
   if (index && (elements <= 1 || *index >= elements)) return std::nullopt;
-  return Ref{RefKind::Signal, *id, index.value_or(0), elements, info.width};
+  Ref r{RefKind::Signal, *id, index.value_or(0), elements, info.width};
+  uint32_t bytes = 0;
+  if ((r.direct = emu_.signal_address(*id, r.element, bytes))) r.direct_bytes = bytes;
+  return r;
 }
 
 std::vector<std::string> EmulatorResolver::names() const {

@@ -74,7 +74,7 @@ int64_t Expr::delta(const Ring& r) const {
 }
 
 void Expr::arm(Sampler& sampler) {
-  for (size_t i = 0; i < refs_.size(); ++i) samples_[i] = sampler.sample(refs_[i]);
+  for (size_t i = 0; i < refs_.size(); ++i) samples_[i] = read(refs_[i], sampler);
   for (Ring& r : rings_) {
     r.pos = 0;
     history_[r.offset] = samples_[r.ref];
@@ -88,7 +88,7 @@ Value Expr::eval(Sampler& sampler) {
   if (!armed_) arm(sampler);
   if (nodes_.empty()) return Value::make_int(0);
   ++elapsed_;
-  for (size_t i = 0; i < refs_.size(); ++i) samples_[i] = sampler.sample(refs_[i]);
+  for (size_t i = 0; i < refs_.size(); ++i) samples_[i] = read(refs_[i], sampler);
   for (Ring& r : rings_) {
     r.pos = r.pos == r.window ? 0 : r.pos + 1;
     history_[r.offset + r.pos] = samples_[r.ref];

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,13 @@ class Expr {
 
  private:
   friend class detail::ExprBuilder;
+  /// One sample: straight from memory when the resolver gave an address, else the Sampler.
+  static uint64_t read(const Ref& r, Sampler& sampler) {
+    if (!r.direct) return sampler.sample(r);
+    uint64_t v = 0;
+    std::memcpy(&v, r.direct, r.direct_bytes);
+    return v;
+  }
 
   // Node kinds: leaves (Int, Real, Load), unary, arithmetic, comparison and logic, then the
   // stateful functions.

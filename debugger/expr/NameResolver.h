@@ -27,6 +27,10 @@ struct Ref {
   uint32_t element = 0;   ///< array element (0 for scalars)
   uint32_t elements = 1;  ///< number of elements of the named signal (> 1: an array)
   uint32_t width = 64;    ///< bits per element; only the low 64 bits are ever sampled
+  /// Where the value lives, if the resolver knows (then Expr reads it directly instead of
+  /// calling the Sampler): `direct_bytes` little-endian bytes. Not part of the identity.
+  const void* direct = nullptr;
+  uint32_t direct_bytes = 0;
   bool operator==(const Ref& o) const {
     return kind == o.kind && id == o.id && element == o.element;
   }

@@ -74,7 +74,7 @@ std::unique_ptr<RemoteClient> RemoteClient::connect(const ClientOptions& o, std:
 RemoteClient::~RemoteClient() { detach(); }
 
 void RemoteClient::detach() {
-  if (detached_) return;
+  if (detached_ || !stub_ || !stream_) return;  // never attached
   detached_ = true;
   if (!stream_done_.load()) {
     auto ctx = context(std::chrono::milliseconds(2000));

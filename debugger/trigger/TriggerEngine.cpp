@@ -128,6 +128,7 @@ struct TriggerEngine::Runtime {
   /// Per state: the conditions evaluated while in it. Stateful conditions are in every list (their
   /// windows must see every cycle); a stateless one only in the states whose branches use it.
   std::vector<std::vector<uint32_t>> eval_lists;
+  bool reads_mismatch = false;
 };
 
 struct TriggerEngine::Program {
@@ -164,6 +165,9 @@ std::vector<int> TriggerEngine::add(TriggerProgram program) {
         if (!seen) rt.refs.emplace_back(ref_name(emu_, p->prog, r), r);
       }
     rt.hit_values.assign(rt.refs.size(), 0);
+    for (const auto& [n, r] : rt.refs)
+      rt.reads_mismatch |=
+          r.kind == RefKind::Other && r.id == static_cast<uint32_t>(BuiltinVar::Mismatch);
     for (const auto& st : def.states) {
       std::vector<uint32_t> list;
       for (uint32_t c = 0; c < def.conds.size(); ++c) {
@@ -390,7 +394,20 @@ void TriggerEngine::on_txn(const emu::StageTxn& txn) {
 
 bool TriggerEngine::after_cycle(uint64_t cycle) {
   if (cycle >= next_snapshot_) take_snapshot(cycle);
+  // The emulator calls its hook on the cycle the run ends too, with the state already set.
+  if (const auto st = emu_.state(); st != emu::RunState::Ready) set_symptoms(st, false);
   return evaluate(cycle);
+}
+
+void TriggerEngine::set_symptoms(emu::RunState state, bool mismatch) {
+  for (auto& p : programs_) {
+    auto& v = p->vars;
+    v[static_cast<uint32_t>(BuiltinVar::Assertion)] = state == emu::RunState::Assertion;
+    v[static_cast<uint32_t>(BuiltinVar::Hang)] = state == emu::RunState::Hang;
+    v[static_cast<uint32_t>(BuiltinVar::Error)] = state == emu::RunState::Error;
+    v[static_cast<uint32_t>(BuiltinVar::Finished)] = state == emu::RunState::Finished;
+    v[static_cast<uint32_t>(BuiltinVar::Mismatch)] = mismatch ? 1 : 0;
+  }
 }
 
 bool TriggerEngine::evaluate(uint64_t cycle) {
@@ -416,6 +433,7 @@ bool TriggerEngine::evaluate(uint64_t cycle) {
     }
     for (auto& rt : p.triggers) {
       if (!rt.enabled || rt.exhausted || !rt.armed) continue;
+      if (only_mismatch_ && !rt.reads_mismatch) continue;
       TriggerDef& def = *rt.def;
       ++rt.armed_cycles;
       ++v[def.state_cycles_var];
@@ -764,20 +782,23 @@ void TriggerEngine::materialize(CaptureRequest& req, std::optional<uint64_t> run
   }
   while (m < marks.size()) f << marks[m++].second;
   if (!f) cf->error = "cannot write " + cf->log;
+  cf->written = cf->error.empty();
 }
 
 void TriggerEngine::finish_run(emu::RunState state, bool mismatch) {
   if (state != emu::RunState::Ready && armed_) {
     const uint64_t cycle = emu_.cycle();
-    for (auto& p : programs_) {
-      auto& v = p->vars;
-      v[static_cast<uint32_t>(BuiltinVar::Assertion)] = state == emu::RunState::Assertion;
-      v[static_cast<uint32_t>(BuiltinVar::Hang)] = state == emu::RunState::Hang;
-      v[static_cast<uint32_t>(BuiltinVar::Error)] = state == emu::RunState::Error;
-      v[static_cast<uint32_t>(BuiltinVar::Finished)] = state == emu::RunState::Finished;
-      v[static_cast<uint32_t>(BuiltinVar::Mismatch)] = mismatch ? 1 : 0;
+    set_symptoms(state, mismatch);
+    if (cycle != last_cycle_) {
+      // An emulator that does not hook its final cycle: evaluate it now.
+      evaluate(cycle);
+    } else if (mismatch) {
+      // The checks ran after the final cycle was evaluated: evaluate it again, only for the
+      // triggers that read `mismatch` (their windows see the final sample twice).
+      only_mismatch_ = true;
+      evaluate(cycle);
+      only_mismatch_ = false;
     }
-    if (cycle != last_cycle_) evaluate(cycle);
     service(nullptr);
   }
   service_captures(emu_.cycle());

@@ -29,6 +29,7 @@ struct CaptureFile {
   std::string log;  ///< compact event log of the same window
   uint64_t requested_from = 0, requested_to = 0;  ///< hit - pre, hit + post
   uint64_t from = 0, to = 0;                      ///< what the files hold
+  bool written = false;      ///< false while the post window has not passed yet
   bool truncated = false;    ///< the run ended (or history began) inside the window
   uint64_t resimulated = 0;  ///< cycles re-executed to produce it
   std::string error;         ///< why no file was written (empty on success)
@@ -139,9 +140,10 @@ class TriggerEngine final : public SessionHook {
   /// Performs the actions of the hits of the last evaluated cycle and writes captures whose
   /// window has closed. Appends a reason per halt to `reasons` (may be null).
   void service(std::vector<StopReason>* reasons);
-  /// The run ended (the emulator left the Ready state): evaluates its last cycle once with the
-  /// symptom names set, performs the actions, and writes every pending capture, truncated at the
-  /// end of the run.
+  /// The run ended: the symptom names are set from `state` (the hooked final cycle already saw
+  /// assertion/hang/error/finished); `mismatch` (known only after the checks) re-evaluates the
+  /// final cycle for the triggers that read it. Performs the actions and writes every pending
+  /// capture, truncated at the end of the run.
   void finish_run(emu::RunState state, bool mismatch);
   /// Whether a halt action fired since the last clear_halt().
   bool halt_requested() const { return halt_; }
@@ -178,6 +180,7 @@ class TriggerEngine final : public SessionHook {
   };
 
   bool evaluate(uint64_t cycle);
+  void set_symptoms(emu::RunState state, bool mismatch);
   void take_snapshot(uint64_t cycle);
   void plan_history();
   void perform(const PendingHit& p);
@@ -198,6 +201,7 @@ class TriggerEngine final : public SessionHook {
   uint64_t last_progress_ = 0;
   bool progress_ = false;
   bool halt_ = false;
+  bool only_mismatch_ = false;
   std::vector<PendingHit> pending_;
   uint64_t dropped_hits_ = 0;
   std::vector<TriggerHit> hits_;

@@ -40,6 +40,11 @@ std::string trigger_report_text(const TriggerEngine& engine) {
         o << "      capture failed: " << c.error << "\n";
         continue;
       }
+      if (!c.written) {
+        o << "      capture of cycles " << c.requested_from << ".." << c.requested_to
+          << " pending\n";
+        continue;
+      }
       o << "      captured cycles " << c.from << ".." << c.to << " -> " << c.fst << ", " << c.log;
       if (c.truncated)
         o << " (truncated; requested " << c.requested_from << ".." << c.requested_to << ")";
@@ -105,6 +110,7 @@ Json hit_json(const TriggerHit& h) {
     x.set("to", c.to);
     x.set("requested_from", c.requested_from);
     x.set("requested_to", c.requested_to);
+    x.set("written", c.written);
     x.set("truncated", c.truncated);
     x.set("resimulated", c.resimulated);
     if (!c.error.empty()) x.set("error", c.error);

@@ -145,6 +145,15 @@ class Emulator {
   virtual std::string add_fault(const FaultSpec& /*fault*/) { return "fault injection not supported"; }
   virtual std::vector<FaultSpec> faults() const { return {}; }
 
+  /// Where a value lives in memory, for per-cycle readers that must not pay a virtual call per
+  /// read (conditions, triggers). Valid for the emulator's lifetime (restore() writes in place);
+  /// nullptr when the design cannot offer it. `bytes` is how many little-endian bytes to read.
+  virtual const void* counter_address(int /*index*/) const { return nullptr; }
+  virtual const void* signal_address(SignalId /*id*/, uint32_t /*element*/, uint32_t& /*bytes*/) const {
+    return nullptr;
+  }
+  virtual const uint64_t* cycle_address() const { return nullptr; }
+
   /// Engines and what they are doing (empty if the design has no such notion).
   virtual std::vector<EngineStatus> engines() const { return {}; }
   /// CSRs the host can read, and a side-effect-free read of one (nullopt: no such register).

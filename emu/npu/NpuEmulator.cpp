@@ -939,6 +939,22 @@ std::string NpuEmulator::engine_report() const {
   return r;
 }
 
+const void* NpuEmulator::counter_address(int index) const {
+  if (index < 0 || index >= isa::kNumCounters || !impl_->pmu) return nullptr;
+  return impl_->pmu + index;
+}
+
+const void* NpuEmulator::signal_address(SignalId id, uint32_t element, uint32_t& bytes) const {
+  const auto& m = *impl_;
+  if (id >= m.signals.size() || element >= m.signals[id].elements) return nullptr;
+  const auto& a = m.access[id];
+  if (a.ent_bytes == 0 || a.ent_bytes > 8) return nullptr;  // wide values: no direct read
+  bytes = a.ent_bytes;
+  return a.data + size_t{element} * a.ent_bytes;
+}
+
+const uint64_t* NpuEmulator::cycle_address() const { return &impl_->cycle; }
+
 std::string NpuEmulator::add_fault(const FaultSpec& f) {
   auto& m = *impl_;
   Impl::ActiveFault a;

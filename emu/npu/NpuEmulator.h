@@ -86,6 +86,9 @@ class NpuEmulator final : public Emulator {
   void set_cycle_hook(CycleHook* hook) override;
   void set_txn_observer(TxnObserver* observer) override;
 
+  const void* counter_address(int index) const override;
+  const void* signal_address(SignalId id, uint32_t element, uint32_t& bytes) const override;
+  const uint64_t* cycle_address() const override;
   std::string add_fault(const FaultSpec& fault) override;
   std::vector<FaultSpec> faults() const override;
   std::vector<EngineStatus> engines() const override;

@@ -57,3 +57,6 @@ fi
 
 # Triggers (docs/performance.md, "Triggers").
 "$root/tests/bench/trigger_bench.sh" "$build"
+
+# Bisect (docs/performance.md, "Bisect").
+"$root/tests/bench/bisect_bench.sh" "$build"

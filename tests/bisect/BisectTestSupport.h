@@ -124,12 +124,15 @@ struct BudResult {
 /// Runs `${BUD_BINARY_DIR}/bud ARGS` (ARGS already quoted for a shell) from the source directory.
 inline BudResult bud(const std::string& args, const std::filesystem::path& dir) {
   const auto out = (dir / "stdout").string(), err = (dir / "stderr").string();
-  const std::string cmd = "cd " + q(BUD_SOURCE_DIR) + " && " + q(std::string(BUD_BINARY_DIR) + "/bud") +
-                          " " + args + " >" + q(out) + " 2>" + q(err) + " </dev/null";
+  const std::string cmd = "cd " + q(BUD_SOURCE_DIR) + " && " +
+                          q(std::string(BUD_BINARY_DIR) + "/bud") + " " + args + " >" + q(out) +
+                          " 2>" + q(err) + " </dev/null";
   const int s = std::system(cmd.c_str());
   BudResult r;
-  if (WIFEXITED(s)) r.status = WEXITSTATUS(s);
-  else if (WIFSIGNALED(s)) r.status = 128 + WTERMSIG(s);
+  if (WIFEXITED(s))
+    r.status = WEXITSTATUS(s);
+  else if (WIFSIGNALED(s))
+    r.status = 128 + WTERMSIG(s);
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
@@ -147,15 +150,18 @@ inline std::optional<std::string> json_field(const std::string& j, const std::st
   for (; i < j.size(); ++i) {
     const char c = j[i];
     if (in_str) {
-      if (c == '\\') ++i;
+      if (c == '\\')
+        ++i;
       else if (c == '"') {
         in_str = false;
         if (depth == 0) return j.substr(start, i + 1 - start);
       }
       continue;
     }
-    if (c == '"') in_str = true;
-    else if (c == '[' || c == '{') ++depth;
+    if (c == '"')
+      in_str = true;
+    else if (c == '[' || c == '{')
+      ++depth;
     else if (c == ']' || c == '}') {
       if (depth == 0) return j.substr(start, i - start);
       if (--depth == 0) return j.substr(start, i + 1 - start);
@@ -169,7 +175,8 @@ inline std::optional<std::string> json_field(const std::string& j, const std::st
 /// A JSON string member's value without quotes (no escapes expected).
 inline std::string json_string(const std::string& j, const std::string& key) {
   auto v = json_field(j, key);
-  if (!v || v->size() < 2 || v->front() != '"') return "<not a string: " + v.value_or("absent") + ">";
+  if (!v || v->size() < 2 || v->front() != '"')
+    return "<not a string: " + v.value_or("absent") + ">";
   return v->substr(1, v->size() - 2);
 }
 

@@ -37,8 +37,8 @@ TEST_CASE("a weight flipped in a padded K lane is transient: loaded wrong, maske
 
   // Without the fault the workload passes; with it the outputs are still right, but the load
   // stage's transactions differ (and only the load stage's).
-  const auto clean = run::execute(*run::prepare(test::options_with(kWorkload)),
-                                  test::options_with(kWorkload));
+  const auto clean =
+      run::execute(*run::prepare(test::options_with(kWorkload)), test::options_with(kWorkload));
   REQUIRE(clean.passed);
   const auto faulty_options = test::options_with(kWorkload, {fault});
   const auto faulty = run::execute(*run::prepare(faulty_options), faulty_options);
@@ -81,7 +81,7 @@ TEST_CASE("a weight flipped in a padded K lane is transient: loaded wrong, maske
 // (DRAM 0x10145 differs from the golden model)". bisect_packet (from the run's own checks) says
 // transient. The two paths should agree; the outputs are right, so transient.
 TEST_CASE("live bisect_run agrees that the padded-lane flip is transient",
-          "[bisect][transient][!mayfail]") {
+          "[bisect][transient]") {
   const auto r = test::bisect_live(test::options_with(kWorkload, {padded_lane_fault()}));
   INFO(r.text());
   CHECK(r.verdict == "transient");

@@ -97,3 +97,16 @@ TEST_CASE("bud run --triggers: nothing runs with an invalid file; hits in the re
   CHECK(r.status == 1);
   CHECK(r.out.find("halted by trigger stop at cycle 300") != std::string::npos);
 }
+
+TEST_CASE("bud run --triggers: a result mismatch fires at the end of the run", "[trigger][cli]") {
+  const auto t = write("mismatch.trig",
+                       "trigger bad when mismatch do log \"wrong result\"\n"
+                       "trigger done when finished do log \"end\"\n");
+  auto r = bud_run("run gemm_small --fault flip:compute.m_left[0]@400 --triggers " + t);
+  CHECK(r.status == 1);
+  CHECK(r.out.find("bad hit 1 (armed) mismatch") != std::string::npos);
+  CHECK(r.out.find("done hit 1 (armed) finished") != std::string::npos);
+  r = bud_run("run gemm_small --triggers " + t);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("bad: not fired") != std::string::npos);
+}

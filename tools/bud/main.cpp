@@ -3,12 +3,14 @@
 #include <iostream>
 
 #include "bud/ModelRevision.h"
+#include "tools/bud/AttachCommand.h"
 #include "tools/bud/BisectCommand.h"
 #include "tools/bud/DebugCommand.h"
 #include "tools/bud/MinimizeCommand.h"
 #include "tools/bud/PacketCommand.h"
 #include "tools/bud/ReplayCommand.h"
 #include "tools/bud/RunCommand.h"
+#include "tools/bud/ServeCommand.h"
 #include "tools/bud/TriggerCommand.h"
 #include "tools/bud/WorkloadsCommand.h"
 
@@ -21,6 +23,7 @@ int main(int argc, char** argv) {
       "  bud run conv --json           # machine-readable result\n"
       "  bud debug conv                # interactive: break, step, print, goto, wave dump\n"
       "  bud trigger check my.trig     # validate a trigger file (docs/triggers.md)\n"
+      "  bud serve conv --listen unix:/tmp/conv.sock; bud attach unix:/tmp/conv.sock  # remote\n"
       "Run `bud COMMAND --help` for each command's options.");
   app.set_version_flag("--version", std::string("bud 0.1.0, model ") +
                                         bud::build::kModelRevision + ", " +
@@ -42,6 +45,10 @@ int main(int argc, char** argv) {
   bud::cli::setup_minimize(app, minimize_options);
   bud::cli::TriggerCommandOptions trigger_options;
   bud::cli::setup_trigger(app, trigger_options);
+  bud::cli::ServeOptions serve_options;
+  bud::cli::setup_serve(app, serve_options);
+  bud::cli::AttachOptions attach_options;
+  bud::cli::setup_attach(app, attach_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -62,5 +69,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("bisect")) return bud::cli::run_bisect(bisect_options);
   if (app.got_subcommand("minimize")) return bud::cli::run_minimize(minimize_options);
   if (app.got_subcommand("trigger")) return bud::cli::run_trigger(trigger_options);
+  if (app.got_subcommand("serve")) return bud::cli::run_serve(serve_options);
+  if (app.got_subcommand("attach")) return bud::cli::run_attach(attach_options);
   return 2;
 }

@@ -1,0 +1,132 @@
+// Minimization: the failure shrinks while the symptom and the first failing stage stay; the
+// compute_bound accumulator fault shrinks by at least 10x in cycles; the minimized packet replays
+// deterministically (bud replay exits 1, reproduced, with the same output every time); a passing
+// packet has nothing to minimize.
+#include "BisectTestSupport.h"
+#include "debugger/bisect/Minimizer.h"
+
+using namespace bud;
+
+namespace {
+
+debugger::MinimizeInput input_of(const std::string& workload, const std::string& fault) {
+  auto text = replay::workload_text(workload);
+  REQUIRE(text);
+  debugger::MinimizeInput in;
+  in.workload_text = *text;
+  in.options = test::options_with(workload, {fault});
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("minimize keeps the stage and symptom and shrinks compute_bound at least 10x",
+          "[bisect][minimize]") {
+  const auto in = input_of("compute_bound", "flip:compute.accum[3][5]@200001");
+  uint32_t progress_calls = 0;
+  debugger::MinimizeOptions mo;
+  mo.progress = [&](uint32_t, uint32_t) { ++progress_calls; };
+  const auto r = debugger::minimize(in, mo);
+  INFO(r.text() << r.error);
+  REQUIRE(r.ok);
+  CHECK(r.first_failing_stage == "gemm");
+  CHECK(r.cycles_before == 274534);
+  CHECK(r.cycles_after * 10 <= r.cycles_before);
+  WARN("compute_bound accumulator fault: " << r.cycles_before << " -> " << r.cycles_after
+                                           << " cycles, " << r.commands_before << " -> "
+                                           << r.commands_after << " commands");
+  CHECK(r.commands_after < r.commands_before);
+  CHECK(r.accepted == r.steps.size());
+  CHECK(r.candidates >= r.accepted);
+  CHECK(progress_calls == r.candidates);
+
+  // The minimized run, bisected on its own, fails the same way and as long as reported.
+  replay::RunSpec spec;
+  spec.workload_text = r.minimized.workload_text;
+  spec.options = r.minimized.options;
+  auto prepared = replay::prepare_spec(spec, true);
+  INFO(r.minimized.workload_text);
+  REQUIRE(prepared);
+  const auto b = debugger::bisect_run(*prepared, spec.options, {});
+  INFO(b.text());
+  CHECK(b.verdict == "fail");
+  CHECK(b.first_failing_stage == "gemm");
+  CHECK(b.run_cycles == r.cycles_after);
+  REQUIRE(b.first_divergence_cycle);
+  REQUIRE(spec.options.faults.size() == 1);
+  CHECK(*b.first_divergence_cycle >= spec.options.faults[0].cycle);
+}
+
+TEST_CASE("minimize keeps a hang a hang and a post failure in post", "[bisect][minimize]") {
+  for (const char* fault : {"flip:compute.shift[1]@800", "stuck:tokens[0][0]=0@100"}) {
+    DYNAMIC_SECTION(fault) {
+      const auto before = test::bisect_live(test::options_with("gemm_small", {fault}));
+      REQUIRE(before.verdict == "fail");
+      debugger::MinimizeOptions mo;
+      mo.max_candidates = 40;
+      const auto r = debugger::minimize(input_of("gemm_small", fault), mo);
+      INFO(r.text() << r.error);
+      REQUIRE(r.ok);
+      CHECK(r.first_failing_stage == before.first_failing_stage);
+      CHECK(r.cycles_after <= r.cycles_before);
+      CHECK(r.candidates <= 40);
+      replay::RunSpec spec;
+      spec.workload_text = r.minimized.workload_text;
+      spec.options = r.minimized.options;
+      auto prepared = replay::prepare_spec(spec, true);
+      REQUIRE(prepared);
+      const auto after = debugger::bisect_run(*prepared, spec.options, {});
+      INFO(after.text());
+      CHECK(after.first_failing_stage == before.first_failing_stage);
+      // Same symptom: a hang stays a hang, a wrong result stays a finished run.
+      CHECK(test::contains(after.symptom, "hang") == test::contains(before.symptom, "hang"));
+    }
+  }
+}
+
+TEST_CASE("bud minimize writes a packet that replays deterministically",
+          "[bisect][minimize][cli]") {
+  const auto dir = test::temp_dir("minimize_cli");
+  const std::string big = (dir / "cb.bpk").string(), small = (dir / "min.bpk").string();
+  auto r = test::bud(
+      "run compute_bound --fault 'flip:compute.accum[3][5]@200001' --record " + test::q(big), dir);
+  REQUIRE(r.status == 1);
+  r = test::bud("minimize --json " + test::q(big) + " -o " + test::q(small), dir);
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(test::json_field(r.out, "ok") == "true");
+  CHECK(test::json_string(r.out, "first_failing_stage") == "gemm");
+  CHECK(test::json_string(r.out, "replay") == "reproduced");
+  CHECK(test::json_field(r.out, "cycles_before") == "274534");
+  const uint64_t after = std::stoull(test::json_field(r.out, "cycles_after").value_or("0"));
+  CHECK(after > 0);
+  CHECK(after * 10 <= 274534);
+  const uint64_t bytes_before = std::stoull(test::json_field(r.out, "bytes_before").value_or("0"));
+  const uint64_t bytes_after = std::stoull(test::json_field(r.out, "bytes_after").value_or("0"));
+  CHECK(bytes_after < bytes_before);
+
+  // Replays deterministically: exit 1 (reproduced), the same output every time.
+  const auto r1 = test::bud("replay " + test::q(small), dir);
+  const auto r2 = test::bud("replay " + test::q(small), dir);
+  INFO(r1.out << r1.err);
+  CHECK(r1.status == 1);
+  CHECK(test::contains(r1.out, "reproduced"));
+  CHECK(r2.status == 1);
+  CHECK(r1.out == r2.out);
+  // ... and bisects to the same stage.
+  const auto b = test::bud("bisect --json " + test::q(small), dir);
+  CHECK(b.status == 1);
+  CHECK(test::json_string(b.out, "first_failing_stage") == "gemm");
+  CHECK(test::json_field(b.out, "run_cycles") == std::to_string(after));
+}
+
+TEST_CASE("bud minimize of a passing packet exits 1 and says why", "[bisect][minimize][cli]") {
+  const auto dir = test::temp_dir("minimize_pass");
+  const std::string ok = (dir / "ok.bpk").string(), out = (dir / "out.bpk").string();
+  test::record(ok, test::options_with("gemm_small"));
+  const auto r = test::bud("minimize " + test::q(ok) + " -o " + test::q(out), dir);
+  CHECK(r.status == 1);
+  CHECK(test::contains(r.err, "does not fail"));
+  CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
+  CHECK_FALSE(std::filesystem::exists(out));
+}

@@ -1,0 +1,114 @@
+// The report of `bud bisect P`: every --json field the issue promises, consistent with the text
+// form and the library report, and --wave writing an FST around the first divergence that
+// gtkwave's fst2vcd converts.
+#include <cstdio>
+#include <sstream>
+
+#include "BisectTestSupport.h"
+
+using namespace bud;
+
+namespace {
+
+bool have_fst2vcd() { return std::system("command -v fst2vcd >/dev/null 2>&1") == 0; }
+
+/// Every #TIME of the VCD that fst2vcd makes of `fst` (empty if it did not convert).
+std::vector<uint64_t> vcd_times(const std::string& fst) {
+  const std::string vcd = fst + ".vcd";
+  std::vector<uint64_t> times;
+  if (std::system(("fst2vcd " + test::q(fst) + " >" + test::q(vcd) + " 2>/dev/null").c_str()) != 0)
+    return times;
+  std::istringstream lines(test::slurp(vcd));
+  std::string line;
+  while (std::getline(lines, line))
+    if (!line.empty() && line[0] == '#') times.push_back(std::stoull(line.substr(1)));
+  std::remove(vcd.c_str());
+  return times;
+}
+
+}  // namespace
+
+TEST_CASE("bud bisect --json has every report field", "[bisect][report][cli]") {
+  const auto dir = test::temp_dir("report_json");
+  const std::string path = (dir / "accum.bpk").string();
+  test::record(path, test::options_with("gemm_small", {"flip:compute.accum[3][5]@700"}));
+  const auto r = test::bud("bisect --json " + test::q(path), dir);
+  CHECK(r.status == 1);
+  INFO(r.out << r.err);
+  // One object on one line.
+  REQUIRE_FALSE(r.out.empty());
+  CHECK(r.out.front() == '{');
+  CHECK(r.out.find('\n') == r.out.size() - 1);
+  for (const char* k :
+       {"verdict", "first_failing_stage", "first_divergence_cycle", "persistent", "command_index",
+        "layer", "expected", "actual", "downstream_stages", "resimulated_cycles", "wave_file"}) {
+    INFO(k);
+    CHECK(test::json_field(r.out, k));
+  }
+  CHECK(test::json_string(r.out, "verdict") == "fail");
+  CHECK(test::json_string(r.out, "first_failing_stage") == "gemm");
+  CHECK(test::json_field(r.out, "first_divergence_cycle") == "703");
+  CHECK(test::json_field(r.out, "persistent") == "true");
+  CHECK(test::json_field(r.out, "command_index") == "3");
+  CHECK(test::json_string(r.out, "layer") == "fc");
+  CHECK(test::json_string(r.out, "expected") == "456");
+  CHECK(test::json_string(r.out, "actual") == "424");
+  CHECK(test::json_field(r.out, "downstream_stages") == "[\"post\",\"store\",\"result\"]");
+  CHECK(test::json_field(r.out, "resimulated_cycles") == "940");
+  CHECK(test::json_field(r.out, "wave_file") == "null");
+
+  // The text form says the same.
+  const auto t = test::bud("bisect " + test::q(path), dir);
+  CHECK(t.status == 1);
+  CHECK(test::contains(t.out, "first failing stage  gemm"));
+  CHECK(test::contains(t.out, "cycle      703"));
+  CHECK(test::contains(t.out, "[layer fc]"));
+  CHECK(test::contains(t.out, "expected   456"));
+  CHECK(test::contains(t.out, "actual     424"));
+  CHECK(test::contains(t.out, "downstream post, store, result"));
+  CHECK(test::contains(t.out, "persistent yes"));
+  CHECK(test::contains(t.out, "re-simulated 940 of 940 cycles"));
+}
+
+TEST_CASE("bud bisect --wave writes an FST that covers the first divergence",
+          "[bisect][report][wave][cli]") {
+  if (!have_fst2vcd()) {
+    WARN("SKIP: fst2vcd (gtkwave) not installed; tools/setup-deps.sh installs it");
+    return;
+  }
+  const auto dir = test::temp_dir("report_wave");
+  SECTION("gemm_small, one window") {
+    const std::string path = (dir / "accum.bpk").string();
+    const std::string fst = (dir / "first.fst").string();
+    test::record(path, test::options_with("gemm_small", {"flip:compute.accum[3][5]@700"}));
+    const auto r = test::bud(
+        "bisect --json --wave " + test::q(fst) + " --wave-radius 16 " + test::q(path), dir);
+    CHECK(r.status == 1);
+    INFO(r.out << r.err);
+    CHECK(test::json_string(r.out, "wave_file") == fst);
+    const auto times = vcd_times(fst);
+    REQUIRE_FALSE(times.empty());
+    CHECK(times.front() <= 703);
+    CHECK(times.back() >= 703);
+    CHECK(times.front() >= 703 - 16);
+    CHECK(times.back() <= 703 + 16);
+  }
+  SECTION("compute_bound: the window is re-executed from a checkpoint") {
+    const std::string path = (dir / "cb.bpk").string();
+    const std::string fst = (dir / "cb.fst").string();
+    test::record(path, test::options_with("compute_bound", {"flip:compute.accum[3][5]@200001"}),
+                 {.digest_interval = 4096, .checkpoint_interval = 65536});
+    debugger::BisectOptions o;
+    o.wave_file = fst;
+    const auto rep = debugger::bisect_packet(test::read(path), o);
+    INFO(rep.text());
+    REQUIRE(rep.verdict == "fail");
+    REQUIRE(rep.first_divergence_cycle);
+    CHECK(rep.wave_file == fst);
+    const auto times = vcd_times(fst);
+    REQUIRE_FALSE(times.empty());
+    CHECK(times.front() <= *rep.first_divergence_cycle);
+    CHECK(times.back() >= *rep.first_divergence_cycle);
+    CHECK(times.front() + 2 * o.wave_radius + 1 >= times.back());
+  }
+}
