@@ -21,7 +21,7 @@ std::string random_id() {
 }  // namespace
 
 std::optional<ClientInfo> ClientRegistry::add(const std::string& name, bool want_control,
-                                               bool require_control, std::string& error) {
+                                              bool require_control, std::string& error) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (clients_.size() >= max_clients_) {
     error = "too many clients attached (limit " + std::to_string(max_clients_) + ")";

@@ -39,8 +39,7 @@ struct DebugServer::Impl {
         executor(
             session, output, [this](const ExecutorEvent& e) { DebugService::publish(events, e); },
             config.max_queue),
-        service(executor, clients, events,
-                config.token ? TokenAuth(*config.token) : TokenAuth(),
+        service(executor, clients, events, config.token ? TokenAuth(*config.token) : TokenAuth(),
                 RequestLimits{4096, config.max_read_bytes, 256}, [this] { shutdown(); }) {}
 
   void shutdown() {
@@ -83,8 +82,9 @@ std::string DebugServer::start() {
     if (!c.token) return c.address.to_string() + ": a non-loopback address needs --token-file";
   }
   if (c.address.kind == ListenAddress::Kind::Tcp && !c.token)
-    return c.address.to_string() + ": TCP needs --token-file (any local user can connect to a "
-                                   "TCP port; use unix:PATH for a private socket)";
+    return c.address.to_string() +
+           ": TCP needs --token-file (any local user can connect to a "
+           "TCP port; use unix:PATH for a private socket)";
   if (c.address.kind == ListenAddress::Kind::Unix) {
     struct stat st {};
     if (lstat(c.address.path.c_str(), &st) == 0) {

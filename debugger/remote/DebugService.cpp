@@ -56,10 +56,14 @@ bool printable(const std::string& s) {
 
 grpc::Status refused(Refusal why, const std::string& error) {
   switch (why) {
-    case Refusal::Busy: return {grpc::StatusCode::FAILED_PRECONDITION, error};
-    case Refusal::QueueFull: return {grpc::StatusCode::RESOURCE_EXHAUSTED, error};
-    case Refusal::Stopping: return {grpc::StatusCode::UNAVAILABLE, error};
-    case Refusal::None: break;
+    case Refusal::Busy:
+      return {grpc::StatusCode::FAILED_PRECONDITION, error};
+    case Refusal::QueueFull:
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, error};
+    case Refusal::Stopping:
+      return {grpc::StatusCode::UNAVAILABLE, error};
+    case Refusal::None:
+      break;
   }
   return grpc::Status::OK;
 }
@@ -67,8 +71,7 @@ grpc::Status refused(Refusal why, const std::string& error) {
 }  // namespace
 
 DebugService::DebugService(RequestExecutor& executor, ClientRegistry& clients, EventBus& events,
-                           TokenAuth auth, RequestLimits limits,
-                           std::function<void()> on_shutdown)
+                           TokenAuth auth, RequestLimits limits, std::function<void()> on_shutdown)
     : executor_(executor),
       clients_(clients),
       events_(events),
@@ -79,8 +82,12 @@ DebugService::DebugService(RequestExecutor& executor, ClientRegistry& clients, E
 void DebugService::publish(EventBus& bus, const ExecutorEvent& e) {
   v1::Event ev;
   switch (e.kind) {
-    case ExecutorEvent::Kind::Running: ev.mutable_running()->set_cycle(e.cycle); break;
-    case ExecutorEvent::Kind::Stopped: fill_stop(e.stop, ev.mutable_stopped()); break;
+    case ExecutorEvent::Kind::Running:
+      ev.mutable_running()->set_cycle(e.cycle);
+      break;
+    case ExecutorEvent::Kind::Stopped:
+      fill_stop(e.stop, ev.mutable_stopped());
+      break;
     case ExecutorEvent::Kind::TriggerHit: {
       auto* h = ev.mutable_trigger_hit();
       h->set_cycle(e.hit.cycle);
@@ -140,16 +147,14 @@ grpc::Status DebugService::controller(grpc::ServerContext* ctx, ClientInfo& clie
     const std::string who = clients_.controller_name();
     return {grpc::StatusCode::PERMISSION_DENIED,
             "observers may only read (print, counters, x, info, where, help); " +
-                (who.empty() ? std::string("take control first")
-                             : "'" + who + "' has control")};
+                (who.empty() ? std::string("take control first") : "'" + who + "' has control")};
   }
   return grpc::Status::OK;
 }
 
 template <class Reply>
 grpc::Status DebugService::call(grpc::ServerContext* ctx, Access access,
-                                std::function<grpc::Status(Reply&)> work, Reply* reply,
-                                bool wait) {
+                                std::function<grpc::Status(Reply&)> work, Reply* reply, bool wait) {
   struct State {
     std::mutex m;
     std::condition_variable cv;
@@ -206,7 +211,8 @@ grpc::Status DebugService::Attach(grpc::ServerContext* ctx, const v1::AttachRequ
       first.mutable_attached());
   if (!st.ok()) return st;
   std::string error;
-  auto client = clients_.add(req->client_name(), req->want_control(), req->require_control(), error);
+  auto client =
+      clients_.add(req->client_name(), req->want_control(), req->require_control(), error);
   if (!client)
     return {req->require_control() && error.find("limit") == std::string::npos
                 ? grpc::StatusCode::FAILED_PRECONDITION
@@ -282,9 +288,9 @@ grpc::Status DebugService::Execute(grpc::ServerContext* ctx, const v1::ExecuteRe
   if (auto st = identify(ctx, c); !st.ok()) return st;
   const std::string line = req->line();
   if (line.size() > limits_.max_line_bytes || !printable(line))
-    return {grpc::StatusCode::INVALID_ARGUMENT,
-            "a command line is at most " + std::to_string(limits_.max_line_bytes) +
-                " printable bytes"};
+    return {
+        grpc::StatusCode::INVALID_ARGUMENT,
+        "a command line is at most " + std::to_string(limits_.max_line_bytes) + " printable bytes"};
   const bool read_only = is_read_only_line(executor_.commands(), line);
   if (!read_only)
     if (auto st = controller(ctx, c); !st.ok()) return st;
@@ -292,8 +298,7 @@ grpc::Status DebugService::Execute(grpc::ServerContext* ctx, const v1::ExecuteRe
   auto st = call<v1::CommandReply>(
       ctx, access,
       [this, line, read_only](v1::CommandReply& out) {
-        const auto r =
-            read_only ? executor_.execute_read_only(line) : executor_.execute_line(line);
+        const auto r = read_only ? executor_.execute_read_only(line) : executor_.execute_line(line);
         fill_reply(r, executor_.session().emu().cycle(), out);
         return grpc::Status::OK;
       },
@@ -327,7 +332,8 @@ grpc::Status DebugService::Continue(grpc::ServerContext* ctx, const v1::Continue
   auto st = call<v1::CommandReply>(
       ctx, Access::Control,
       [this, line](v1::CommandReply& out) {
-        fill_reply(executor_.execute_line(line), executor_.session().emu().cycle(), out);
+        const auto r = executor_.execute_line(line);  // before reading the cycle it reached
+        fill_reply(r, executor_.session().emu().cycle(), out);
         return grpc::Status::OK;
       },
       reply, req->wait());
@@ -476,9 +482,9 @@ grpc::Status DebugService::ReadMemory(grpc::ServerContext* ctx, const v1::ReadMe
                                   " bytes; cannot read " + std::to_string(length) + " at " +
                                   std::to_string(offset));
         std::string data(length, '\0');
-        if (length && !emu.read_memory(memory, offset,
-                                       std::span<uint8_t>(reinterpret_cast<uint8_t*>(data.data()),
-                                                          data.size())))
+        if (length && !emu.read_memory(
+                          memory, offset,
+                          std::span<uint8_t>(reinterpret_cast<uint8_t*>(data.data()), data.size())))
           return grpc::Status(grpc::StatusCode::INTERNAL, "the emulator refused the read");
         out.set_data(std::move(data));
         out.set_cycle(emu.cycle());

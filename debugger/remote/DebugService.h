@@ -20,17 +20,17 @@ namespace bud::remote {
 
 /// Limits on what one request may ask for.
 struct RequestLimits {
-  size_t max_line_bytes = 4096;            ///< Execute/Complete lines
-  uint32_t max_read_bytes = 1u << 20;      ///< ReadMemory length
-  size_t max_name_bytes = 256;             ///< signal/memory/client names
+  size_t max_line_bytes = 4096;        ///< Execute/Complete lines
+  uint32_t max_read_bytes = 1u << 20;  ///< ReadMemory length
+  size_t max_name_bytes = 256;         ///< signal/memory/client names
 };
 
 class DebugService final : public v1::Debugger::Service {
  public:
   /// `on_shutdown` is called (once per Shutdown request) from a handler thread; it must only
   /// signal the owner, which tears the server down from its own thread.
-  DebugService(RequestExecutor& executor, ClientRegistry& clients, EventBus& events,
-               TokenAuth auth, RequestLimits limits, std::function<void()> on_shutdown);
+  DebugService(RequestExecutor& executor, ClientRegistry& clients, EventBus& events, TokenAuth auth,
+               RequestLimits limits, std::function<void()> on_shutdown);
 
   /// The executor's events as protobuf events on the bus (install as the executor's callback).
   static void publish(EventBus& bus, const ExecutorEvent& e);

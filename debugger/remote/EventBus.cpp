@@ -17,7 +17,8 @@ void Mailbox::push(v1::Event event) {
 
 std::optional<v1::Event> Mailbox::pop(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (!cv_.wait_for(lock, timeout, [&] { return closed_ || !events_.empty(); })) return std::nullopt;
+  if (!cv_.wait_for(lock, timeout, [&] { return closed_ || !events_.empty(); }))
+    return std::nullopt;
   if (events_.empty()) return std::nullopt;
   v1::Event e = std::move(events_.front());
   events_.pop_front();

@@ -11,7 +11,9 @@ namespace bud::remote {
 
 namespace {
 
-bool is_ipv4(const std::string& h, in_addr& out) { return inet_pton(AF_INET, h.c_str(), &out) == 1; }
+bool is_ipv4(const std::string& h, in_addr& out) {
+  return inet_pton(AF_INET, h.c_str(), &out) == 1;
+}
 bool is_ipv6(const std::string& h, in6_addr& out) {
   return inet_pton(AF_INET6, h.c_str(), &out) == 1;
 }

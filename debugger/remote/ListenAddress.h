@@ -12,15 +12,16 @@ namespace bud::remote {
 struct ListenAddress {
   enum class Kind { Unix, Tcp };
   Kind kind = Kind::Unix;
-  std::string path;  ///< Unix: absolute socket path
-  std::string host;  ///< Tcp: IPv4/IPv6 literal or "localhost" (IPv6 without brackets)
-  uint16_t port = 0; ///< Tcp: 0 lets the server choose (see DebugServer::address())
+  std::string path;   ///< Unix: absolute socket path
+  std::string host;   ///< Tcp: IPv4/IPv6 literal or "localhost" (IPv6 without brackets)
+  uint16_t port = 0;  ///< Tcp: 0 lets the server choose (see DebugServer::address())
 
   /// Only this machine can connect: a Unix socket, 127.0.0.0/8, ::1 or localhost.
   bool loopback() const;
   /// The gRPC target/listen URI ("unix:/abs/path", "127.0.0.1:7000", "[::1]:7000").
   std::string grpc_uri() const;
-  /// The user-facing form accepted by parse_listen_address ("unix:/abs/path", "tcp:127.0.0.1:7000").
+  /// The user-facing form accepted by parse_listen_address ("unix:/abs/path",
+  /// "tcp:127.0.0.1:7000").
   std::string to_string() const;
 };
 

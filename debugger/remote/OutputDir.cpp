@@ -18,8 +18,8 @@ std::optional<std::string> canonical(const std::string& p) {
 }
 
 bool inside(const std::string& root, const std::string& p) {
-  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
-                       p[root.size()] == '/');
+  return p == root ||
+         (p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/');
 }
 
 }  // namespace

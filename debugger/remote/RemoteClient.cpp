@@ -1,6 +1,7 @@
 #include "debugger/remote/RemoteClient.h"
 
 #include <grpcpp/grpcpp.h>
+#include <sys/stat.h>
 
 #include "debugger/remote/ListenAddress.h"
 #include "debugger/remote/TokenAuth.h"
@@ -33,6 +34,13 @@ std::string status_text(const grpc::Status& s) {
 std::unique_ptr<RemoteClient> RemoteClient::connect(const ClientOptions& o, std::string& error) {
   auto addr = parse_listen_address(o.address, error);
   if (!addr) return nullptr;
+  if (addr->kind == ListenAddress::Kind::Unix) {
+    struct stat st {};
+    if (stat(addr->path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) {
+      error = addr->to_string() + ": no socket there (is `bud serve` running?)";
+      return nullptr;
+    }
+  }
   std::unique_ptr<RemoteClient> c(new RemoteClient());
   if (!o.token_file.empty()) {
     auto t = load_token_file(o.token_file, error);
@@ -62,7 +70,8 @@ std::unique_ptr<RemoteClient> RemoteClient::connect(const ClientOptions& o, std:
     const auto st = c->stream_->Finish();
     c->stream_.reset();
     c->detached_ = true;
-    error = addr->to_string() + ": " + (st.ok() ? "the server closed the session" : status_text(st));
+    error =
+        addr->to_string() + ": " + (st.ok() ? "the server closed the session" : status_text(st));
     return nullptr;
   }
   c->attached_ = first.attached();

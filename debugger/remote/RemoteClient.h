@@ -18,8 +18,8 @@
 namespace bud::remote {
 
 struct ClientOptions {
-  std::string address;      ///< unix:PATH or tcp:HOST:PORT
-  std::string token_file;   ///< required by TCP servers
+  std::string address;     ///< unix:PATH or tcp:HOST:PORT
+  std::string token_file;  ///< required by TCP servers
   std::string name = "bud attach";
   bool want_control = true;
   bool require_control = false;

@@ -156,8 +156,9 @@ debugger::CommandResult RequestExecutor::execute_line(const std::string& line) {
   const auto args = debugger::parse_args(line);
   if (const auto* spec = args.command.empty() ? nullptr : control_.find(args.command);
       spec && spec->name == "source") {
-    r.fail("`source` would read a script on the server; scripts run from the client (bud attach "
-           "-x FILE, or source FILE at the bud attach prompt)");
+    r.fail(
+        "`source` would read a script on the server; scripts run from the client (bud attach "
+        "-x FILE, or source FILE at the bud attach prompt)");
     return r;
   }
   std::string error;

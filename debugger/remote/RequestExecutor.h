@@ -29,10 +29,10 @@ struct ExecutorEvent {
   enum class Kind { Running, Stopped, TriggerHit, Symptom, RunFinished };
   Kind kind = Kind::Stopped;
   uint64_t cycle = 0;
-  debugger::StopInfo stop;  ///< Stopped
-  debugger::TriggerHit hit; ///< TriggerHit
-  std::string state;        ///< Symptom: hang|assertion|error; RunFinished: the final state
-  std::string message;      ///< Symptom: what the emulator reported
+  debugger::StopInfo stop;   ///< Stopped
+  debugger::TriggerHit hit;  ///< TriggerHit
+  std::string state;         ///< Symptom: hang|assertion|error; RunFinished: the final state
+  std::string message;       ///< Symptom: what the emulator reported
 };
 
 /// What a job may do: only read (allowed between cycles of a run, and for observers), or change
@@ -112,11 +112,11 @@ class RequestExecutor final : private debugger::SessionHook {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<Pending> queue_;
-  std::atomic<bool> stopping_{false};  ///< written under mutex_ (the queue's condition)
+  std::atomic<bool> stopping_{false};   ///< written under mutex_ (the queue's condition)
   std::atomic<bool> pending_{false};    ///< queue_ is not empty: checked after every cycle
   std::atomic<bool> interrupt_{false};  ///< stop the run after this cycle
   std::atomic<bool> running_{false};
-  bool ran_ = false;                    ///< the current job started a run (arm() was called)
+  bool ran_ = false;  ///< the current job started a run (arm() was called)
   debugger::TriggerEngine* engine_ = nullptr;
   size_t published_hits_ = 0;
   std::thread thread_;

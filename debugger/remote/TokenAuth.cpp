@@ -26,8 +26,10 @@ std::optional<std::string> load_token_file(const std::string& path, std::string&
   const auto e = line.find_last_not_of(" \t\r\n");
   line = b == std::string::npos ? "" : line.substr(b, e - b + 1);
   if (line.size() < 16) {
-    error = path + ": the token must be at least 16 characters (e.g. `head -c 24 /dev/urandom | "
-                   "base64 > " + path + "`)";
+    error = path +
+            ": the token must be at least 16 characters (e.g. `head -c 24 /dev/urandom | "
+            "base64 > " +
+            path + "`)";
     return std::nullopt;
   }
   return line;

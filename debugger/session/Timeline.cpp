@@ -21,7 +21,14 @@ bool Intervention::apply(emu::Emulator& emu) const {
 }
 
 Timeline::Timeline(emu::Emulator& emu, TimelineConfig config)
-    : emu_(emu), config_(config), interval_(std::max<uint64_t>(1, config.interval)) {}
+    : emu_(emu), config_(config), interval_(config.interval ? config.interval : 65536) {}
+
+uint64_t Timeline::auto_interval(size_t state_bytes) {
+  uint64_t want = state_bytes / 8;
+  uint64_t p = 65536;
+  while (p * 2 <= want && p < (1u << 20)) p *= 2;
+  return p;
+}
 
 void Timeline::set_interval(uint64_t cycles) {
   interval_ = std::max<uint64_t>(1, cycles);
@@ -103,8 +110,8 @@ void Timeline::forget_expired_chunks() {
 void Timeline::reset() {
   auto_.clear();
   forget_expired_chunks();
-  interval_ = std::max<uint64_t>(1, config_.interval);
   auto c = capture();
+  interval_ = config_.interval ? config_.interval : auto_interval(c.raw_bytes);
   auto_.emplace(c.cycle, std::move(c));
 }
 

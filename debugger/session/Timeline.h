@@ -37,7 +37,10 @@ struct Intervention {
 };
 
 struct TimelineConfig {
-  uint64_t interval = 100'000;             ///< cycles between automatic checkpoints (> 0)
+  /// Cycles between automatic checkpoints; 0 = automatic: one cycle per 8 bytes of saved state,
+  /// as a power of two in [65,536, 1,048,576], so that taking checkpoints costs a few percent of
+  /// simulating whatever the design's size (a checkpoint's cost grows with its bytes).
+  uint64_t interval = 0;
   uint64_t memory_budget = 512ull << 20;   ///< bytes for automatic checkpoints
   int compression_level = 1;               ///< zstd level
 };
@@ -52,6 +55,9 @@ struct CheckpointInfo {
 class Timeline {
  public:
   Timeline(emu::Emulator& emu, TimelineConfig config);
+
+  /// The automatic interval for a state of `state_bytes` (see TimelineConfig::interval).
+  static uint64_t auto_interval(size_t state_bytes);
 
   const TimelineConfig& config() const { return config_; }
   /// Current automatic interval (grows when the budget forces thinning).

@@ -71,8 +71,8 @@ awk -v r="$R" -v n="$N" -v p="$P" -v b="$B" -v bn="$BN" -v c="$cycles" 'BEGIN {
   printf "%-66s %10s\n", "measure", "value"
   printf "%-66s %10.3f s\n", "bud run", r
   printf "%-66s %10.3f s\n", "bud debug, load only (no continue)", n
-  printf "%-66s %10.3f s\n", "bud debug, continue, no breakpoints (checkpoints every 100000)", p
-  printf "%-66s %10.3f s\n", "bud debug, continue, 4 conditions armed (checkpoints every 100000)", b
+  printf "%-66s %10.3f s\n", "bud debug, continue, no breakpoints (automatic checkpoints)", p
+  printf "%-66s %10.3f s\n", "bud debug, continue, 4 conditions armed (automatic checkpoints)", b
   printf "%-66s %10.3f s\n", "bud debug, continue, 4 conditions armed, no automatic checkpoints", bn
   printf "%-66s %10.3f   (target >= 0.95)\n", "throughput: 4 conditions + checkpoints / bud run", r / b
   printf "%-66s %10.3f\n", "throughput: 4 conditions, no checkpoints / bud run", r / bn

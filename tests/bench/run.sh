@@ -60,3 +60,6 @@ fi
 
 # Bisect (docs/performance.md, "Bisect").
 "$root/tests/bench/bisect_bench.sh" "$build"
+
+# Remote attach (docs/performance.md, "Remote attach").
+"$root/tests/bench/remote_bench.sh" "$build"

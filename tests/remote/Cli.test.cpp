@@ -1,7 +1,6 @@
 // `bud serve` and `bud attach` as a user runs them: the security rules at start-up, the socket's
 // mode, scripts with --batch and --json through attach, and shutdown.
 #include <catch2/catch.hpp>
-
 #include <regex>
 
 #include "tests/remote/RemoteTestSupport.h"
@@ -87,13 +86,14 @@ TEST_CASE("bud attach runs scripts remotely with --batch and --json, like bud de
     std::ofstream f(dir / "l.bud");
     f << "break if gemm.stall_dep > 100\ncontinue\nprint load.state\n";
   }
-  const auto local = bud_run(dir, {"debug", "gemm_small", "-x", dir / "l.bud", "--batch", "--json"});
+  const auto local =
+      bud_run(dir, {"debug", "gemm_small", "-x", dir / "l.bud", "--batch", "--json"});
   REQUIRE(local.status == 0);
   // (bud debug -x renders a script's results after the whole script ran, so its "cycle" is the
   // script's last cycle on every line; see the [!mayfail] case below. Compare without it.)
   const std::regex cycle("\"cycle\":[0-9]+,");
-  CHECK(std::regex_replace(remote_run.out, cycle, "").rfind(std::regex_replace(local.out, cycle, ""),
-                                                            0) == 0);
+  CHECK(std::regex_replace(remote_run.out, cycle, "")
+            .rfind(std::regex_replace(local.out, cycle, ""), 0) == 0);
   CHECK(remote_run.out.find("\"command\":\"status\",\"ok\":true") != std::string::npos);
   CHECK(std::filesystem::exists(dir / "out/w.fst"));
 
@@ -139,7 +139,8 @@ TEST_CASE("bud debug -x --json reports the cycle after each command", "[remote][
     std::ofstream f(dir / "l.bud");
     f << "print cycle\nstep 10\n";
   }
-  const auto local = bud_run(dir, {"debug", "gemm_small", "-x", dir / "l.bud", "--batch", "--json"});
+  const auto local =
+      bud_run(dir, {"debug", "gemm_small", "-x", dir / "l.bud", "--batch", "--json"});
   REQUIRE(local.status == 0);
   CHECK(local.out.find("{\"command\":\"print cycle\",\"ok\":true,\"cycle\":0,") !=
         std::string::npos);

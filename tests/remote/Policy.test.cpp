@@ -83,8 +83,8 @@ TEST_CASE("the output directory confines every file name", "[remote][policy]") {
   CHECK(*out->resolve("./w.fst", e) == out->path() + "/w.fst");
   std::filesystem::create_directory_symlink("/tmp", dir / "out/tmp");
   std::filesystem::create_symlink("/etc/passwd", dir / "out/pw");
-  for (const char* bad : {"", "/etc/passwd", "../x", "sub/../../x", "..", "sub/..", "tmp/x",
-                          "pw", "missing/x", "sub/", "a\"b", "a\nb", "."}) {
+  for (const char* bad : {"", "/etc/passwd", "../x", "sub/../../x", "..", "sub/..", "tmp/x", "pw",
+                          "missing/x", "sub/", "a\"b", "a\nb", "."}) {
     INFO(bad);
     CHECK_FALSE(out->resolve(bad, e));
     CHECK_FALSE(e.empty());
@@ -114,8 +114,7 @@ TEST_CASE("read-only lines and file-name rewriting", "[remote][policy]") {
   CHECK(*confine_paths(in, "wave on w.fst", *out, e) == "wave on " + out->path() + "/w.fst");
   CHECK(*confine_paths(in, "record start p.bpk", *out, e) ==
         "record start " + out->path() + "/p.bpk");
-  CHECK(*confine_paths(in, "trig load t.trig", *out, e) ==
-        "trig load " + out->path() + "/t.trig");
+  CHECK(*confine_paths(in, "trig load t.trig", *out, e) == "trig load " + out->path() + "/t.trig");
   CHECK(*confine_paths(in, "print cycle", *out, e) == "print cycle");
   CHECK(*confine_paths(in, "wave off", *out, e) == "wave off");
   CHECK_FALSE(confine_paths(in, "wave dump 1 2 ../w.fst", *out, e));

@@ -2,12 +2,12 @@
 // growth in threads or memory, a client killed in the middle of a request, clients racing for
 // control, and unauthenticated, oversized and malformed requests. After each, the server still
 // answers and the emulation state (its digest) is unchanged.
-#include <catch2/catch.hpp>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
 #include <barrier>
+#include <catch2/catch.hpp>
 
 #include "tests/remote/RemoteTestSupport.h"
 
@@ -58,8 +58,8 @@ void wait_sessions(remote::RemoteClient& c, uint32_t n) {
 TEST_CASE("1000 connect/disconnect cycles: no growth in threads or memory",
           "[remote][reliability]") {
   TempDir dir;
-  ServerProcess srv(dir, {"gemm_small", "--listen", "unix:" + (dir / "s.sock"), "--max-clients",
-                          "64"});
+  ServerProcess srv(dir,
+                    {"gemm_small", "--listen", "unix:" + (dir / "s.sock"), "--max-clients", "64"});
   auto probe = attach(srv.address(), true, "", "probe");
   ok(*probe, "step 100");
   const uint64_t digest = status(*probe).digest();
@@ -69,14 +69,13 @@ TEST_CASE("1000 connect/disconnect cycles: no growth in threads or memory",
   const long rss0 = srv.proc_status("VmRSS");
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 1000; ++i) connect_once(srv.address(), i % 10 != 0);
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   wait_sessions(*probe, 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const long threads1 = srv.proc_status("Threads");
   const long rss1 = srv.proc_status("VmRSS");
-  WARN("1000 cycles in " << secs << " s; threads " << threads0 << " -> " << threads1
-                          << "; RSS " << rss0 << " -> " << rss1 << " kB");
+  WARN("1000 cycles in " << secs << " s; threads " << threads0 << " -> " << threads1 << "; RSS "
+                         << rss0 << " -> " << rss1 << " kB");
   CHECK(threads1 <= threads0 + 2);
   CHECK(rss1 - rss0 < 8 * 1024);  // kB
   const auto st = status(*probe);
@@ -85,7 +84,7 @@ TEST_CASE("1000 connect/disconnect cycles: no growth in threads or memory",
   CHECK(probe->controller());
 }
 
-TEST_CASE("a client killed in the middle of a request frees control; the run goes on",
+TEST_CASE("a client killed in the middle of a request frees control and the run goes on",
           "[remote][reliability]") {
   TempDir dir;
   ServerProcess srv(dir, {kLong, "--listen", "unix:" + (dir / "s.sock")});
@@ -183,7 +182,7 @@ TEST_CASE("clients racing for control: exactly one wins", "[remote][reliability]
   CHECK(status(*probe).digest() == digest);
 }
 
-TEST_CASE("unauthenticated, oversized and malformed requests are rejected; nothing changes",
+TEST_CASE("unauthenticated, oversized and malformed requests are rejected and change nothing",
           "[remote][reliability][security]") {
   TempDir dir;
   const auto token = write_token(dir, "remote-test-token-0123456789");
@@ -239,8 +238,7 @@ TEST_CASE("unauthenticated, oversized and malformed requests are rejected; nothi
     grpc::ClientContext fresh;
     fresh.AddMetadata("authorization", "Bearer remote-test-token-0123456789");
     fresh.AddMetadata("bud-session", "00000000000000000000000000000000");
-    CHECK(c->stub().Execute(&fresh, req, &r).error_code() ==
-          grpc::StatusCode::FAILED_PRECONDITION);
+    CHECK(c->stub().Execute(&fresh, req, &r).error_code() == grpc::StatusCode::FAILED_PRECONDITION);
     unchanged();
   }
   // Oversized: over the gRPC message limit, over the line limit, over the read limit.
@@ -269,9 +267,9 @@ TEST_CASE("unauthenticated, oversized and malformed requests are rejected; nothi
     auto channel = grpc::CreateChannel(addr->grpc_uri(), grpc::InsecureChannelCredentials());
     grpc::GenericStub generic(channel);
     grpc::CompletionQueue cq;
-    for (const char* method : {"/bud.remote.v1.Debugger/Execute",
-                               "/bud.remote.v1.Debugger/ReadMemory",
-                               "/bud.remote.v1.Debugger/NoSuchMethod"}) {
+    for (const char* method :
+         {"/bud.remote.v1.Debugger/Execute", "/bud.remote.v1.Debugger/ReadMemory",
+          "/bud.remote.v1.Debugger/NoSuchMethod"}) {
       const std::string garbage = "\xff\xff\xff\xff\x0f\x12\x80";
       grpc::Slice slice(garbage);
       grpc::ByteBuffer request(&slice, 1);

@@ -164,8 +164,7 @@ class ServerProcess {
 };
 
 /// Connects (REQUIRE success).
-inline std::unique_ptr<remote::RemoteClient> attach(const std::string& address,
-                                                    bool control = true,
+inline std::unique_ptr<remote::RemoteClient> attach(const std::string& address, bool control = true,
                                                     const std::string& token_file = "",
                                                     const std::string& name = "test") {
   remote::ClientOptions o;
@@ -227,8 +226,8 @@ struct InProcessServer {
   InProcessServer(const TempDir& dir, const std::string& workload,
                   remote::ServerConfig config = {}) {
     session = make_session(workload);
-    triggers = std::make_unique<debugger::TriggerEngine>(session->emu(),
-                                                         debugger::TriggerEngineConfig{});
+    triggers =
+        std::make_unique<debugger::TriggerEngine>(session->emu(), debugger::TriggerEngineConfig{});
     triggers->attach(*session);
     std::string error;
     out = remote::OutputDir::open(dir / "out", error);

@@ -229,10 +229,9 @@ TEST_CASE("typed reads stay inside the model's memories and files inside the out
   CHECK(m.data().size() == 64);
   // The same bytes as the prompt's `x`.
   const auto x = ok(*c, "x/u8 dram 0 4");
-  CHECK(x.data_json().find(std::to_string(static_cast<uint8_t>(m.data()[0]))) !=
-        std::string::npos);
+  CHECK(x.data_json().find(std::to_string(static_cast<uint8_t>(m.data()[0]))) != std::string::npos);
   CHECK(read("nosuch", 0, 1) == grpc::StatusCode::NOT_FOUND);
-  CHECK(read("inp", UINT64_MAX - 2, 8) == grpc::StatusCode::OUT_OF_RANGE);  // no wrap-around
+  CHECK(read("inp", UINT64_MAX - 2, 8) == grpc::StatusCode::OUT_OF_RANGE);   // no wrap-around
   CHECK(read("dram", 0, (1u << 20) + 1) == grpc::StatusCode::OUT_OF_RANGE);  // over the limit
   CHECK(read("acc", 1ull << 40, 1) == grpc::StatusCode::OUT_OF_RANGE);
 

@@ -9,6 +9,8 @@ malformed request gets an error status and changes nothing; shutdown ends the se
 """
 
 import argparse
+import faulthandler
+import signal
 import json
 import os
 import shutil
@@ -22,7 +24,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
 def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
+    print("FAIL: " + str(msg), file=sys.stderr)
     sys.exit(1)
 
 
@@ -32,6 +34,7 @@ def check(cond, msg):
 
 
 def main():
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     p = argparse.ArgumentParser()
     p.add_argument("--bud", required=True)
     p.add_argument("--stubs", required=True)
@@ -42,7 +45,7 @@ def main():
     import grpc
     from bud_client import BudClient, BudError
 
-    work = tempfile.mkdtemp(prefix="remote_py_", dir=a.work)
+    work = os.path.realpath(tempfile.mkdtemp(prefix="remote_py_", dir=a.work))
     sock = os.path.join(work, "s.sock")
     out = os.path.join(work, "out")
     server = subprocess.Popen([a.bud, "serve", "gemm_small", "--listen", "unix:" + sock,
@@ -51,7 +54,9 @@ def main():
                               cwd=ROOT)
     try:
         line = server.stdout.readline()
-        check(line.startswith("{"), "bud serve did not start: " + server.stderr.read())
+        if not line.startswith("{"):
+            server.kill()
+            fail("bud serve did not start: " + server.stderr.read())
         check(json.loads(line)["listening"] == "unix:" + sock, line)
         check(oct(os.stat(sock).st_mode & 0o777) == "0o600", "socket mode")
 
@@ -105,7 +110,8 @@ def main():
             # Run control from Python: step, then a background continue and its events.
             check(c.check("step 5").stop["cycle"] == s["cycle"] + 5, "step")
             c.continue_(wait=False)
-            ev = o.wait_event("stopped", timeout=60)
+            ev = o.wait_event("stopped", timeout=60,
+                              where=lambda e: e.fields["cycle"] > s["cycle"] + 5)
             check(ev.fields["reasons"][0]["kind"] == "finished", ev)
             check(o.wait_event("run_finished", timeout=10).fields["state"] == "finished", "end")
             c.shutdown()

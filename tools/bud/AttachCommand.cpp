@@ -18,8 +18,8 @@
 namespace bud::cli {
 
 void setup_attach(CLI::App& app, AttachOptions& options) {
-  auto* sub = app.add_subcommand(
-      "attach", "Open the bud debug prompt on an emulation served by `bud serve`");
+  auto* sub = app.add_subcommand("attach",
+                                 "Open the bud debug prompt on an emulation served by `bud serve`");
   sub->footer(
       "Examples:\n"
       "  bud attach unix:/tmp/conv.sock                  # prompt; `detach` leaves it running\n"
@@ -169,8 +169,9 @@ class RemotePrompt {
         line, true, "",
         {st.workload() + " at cycle " + std::to_string(st.cycle()) + ", " + st.state() +
              (st.running() ? ", running" : ", stopped"),
-         "you are " + std::string(st.role() == remote::v1::ROLE_CONTROLLER ? "the controller"
-                                                                          : "an observer") +
+         "you are " +
+             std::string(st.role() == remote::v1::ROLE_CONTROLLER ? "the controller"
+                                                                  : "an observer") +
              "; controller: " + (st.controller().empty() ? "none" : st.controller()) + "; " +
              std::to_string(st.sessions()) + " clients attached"});
   }
@@ -208,8 +209,8 @@ class RemotePrompt {
     remote::v1::CommandReply reply;
     const auto st = client_.stub().LoadTriggers(ctx.get(), req, &reply);
     if (!st.ok())
-      return render_local(line, false, (error_prefix ? *error_prefix : "") + remote::status_text(st),
-                          {});
+      return render_local(line, false,
+                          (error_prefix ? *error_prefix : "") + remote::status_text(st), {});
     render(line, reply);
     if (!reply.ok()) failed_ = true;
     return reply.ok();
@@ -251,8 +252,7 @@ class RemotePrompt {
                         ",\"cycle\":" + std::to_string(r.cycle());
       if (!r.ok()) out += ",\"error\":" + json::json_quote(r.error());
       out += ",\"output\":[";
-      for (int i = 0; i < r.lines_size(); ++i)
-        out += (i ? "," : "") + json::json_quote(r.lines(i));
+      for (int i = 0; i < r.lines_size(); ++i) out += (i ? "," : "") + json::json_quote(r.lines(i));
       out += "],\"data\":" + (r.data_json().empty() ? std::string("{}") : r.data_json()) + "}";
       std::cout << out << "\n" << std::flush;
       return;

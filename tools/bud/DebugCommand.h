@@ -20,7 +20,7 @@ struct DebugOptions {
   std::vector<std::string> scripts;  ///< -x FILE, run in order before the prompt
   bool batch = false;                ///< run the scripts and exit
   bool json = false;                 ///< one JSON object per command
-  uint64_t checkpoint_interval = 100'000;
+  uint64_t checkpoint_interval = 0;  ///< 0: automatic (TimelineConfig::interval)
   uint64_t checkpoint_budget_mb = 512;
 };
 

@@ -39,7 +39,8 @@ void setup_serve(CLI::App& app, ServeOptions& options) {
   sub->add_option("workload", options.run.workload, "Built-in name or workload file")
       ->capture_default_str();
   add_emulation_options(*sub, options.run);
-  sub->add_option("--fault", options.fault_texts, "Inject a fault (repeatable; see bud run --help)");
+  sub->add_option("--fault", options.fault_texts,
+                  "Inject a fault (repeatable; see bud run --help)");
   sub->add_option("--packet", options.packet, "Serve the run recorded in a replay packet");
   sub->add_option("--triggers", options.triggers, "Load the triggers of FILE");
   sub->add_option("--listen", options.listen, "unix:PATH or tcp:HOST:PORT (port 0: any free)")
@@ -59,7 +60,7 @@ void setup_serve(CLI::App& app, ServeOptions& options) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 64u << 20));
   sub->add_option("--checkpoint-interval", options.checkpoint_interval,
-                  "Cycles between automatic checkpoints")
+                  "Cycles between automatic checkpoints (0: the default, as bud debug)")
       ->capture_default_str();
   sub->add_option("--checkpoint-budget", options.checkpoint_budget_mb,
                   "MiB for automatic checkpoints")
@@ -195,7 +196,7 @@ int run_serve(const ServeOptions& options) {
                          : run::prepare(ro);
   if (!prepared) return fail(prepared.error());
   debugger::SessionConfig sconfig;
-  sconfig.timeline.interval = options.checkpoint_interval;
+  if (options.checkpoint_interval) sconfig.timeline.interval = options.checkpoint_interval;
   sconfig.timeline.memory_budget = options.checkpoint_budget_mb << 20;
   auto session = make_npu_session(*prepared, ro, sconfig, error);
   if (!session) return fail(error);
@@ -203,7 +204,8 @@ int run_serve(const ServeOptions& options) {
     if (auto e = attach_packet(*session, *packet); !e.empty()) return fail(e);
   std::unique_ptr<ServeRecordBackend> recorder;
   {
-    auto spec = packet ? replay::spec_from_header(packet->header) : replay::make_spec(ro, *prepared);
+    auto spec =
+        packet ? replay::spec_from_header(packet->header) : replay::make_spec(ro, *prepared);
     if (spec) {
       recorder = std::make_unique<ServeRecordBackend>(std::move(spec).value(), *prepared);
       debugger::set_record_backend(recorder.get());

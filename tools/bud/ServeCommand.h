@@ -14,18 +14,18 @@ namespace bud::cli {
 struct ServeOptions {
   run::RunOptions run;
   std::vector<std::string> fault_texts;
-  std::string packet;                       ///< --packet P
-  std::string triggers;                     ///< --triggers FILE
-  std::string listen = "unix:bud.sock";     ///< --listen unix:PATH | tcp:HOST:PORT
-  std::string token_file;                   ///< --token-file F (required for TCP)
-  bool allow_remote = false;                ///< --allow-remote: bind a non-loopback address
-  std::string output_dir = "bud-serve-out"; ///< --output-dir: every file the server writes
-  bool run_now = false;                     ///< --run: start running at once
+  std::string packet;                        ///< --packet P
+  std::string triggers;                      ///< --triggers FILE
+  std::string listen = "unix:bud.sock";      ///< --listen unix:PATH | tcp:HOST:PORT
+  std::string token_file;                    ///< --token-file F (required for TCP)
+  bool allow_remote = false;                 ///< --allow-remote: bind a non-loopback address
+  std::string output_dir = "bud-serve-out";  ///< --output-dir: every file the server writes
+  bool run_now = false;                      ///< --run: start running at once
   size_t max_clients = 16;
   uint32_t max_read_bytes = 1u << 20;
-  uint64_t checkpoint_interval = 100'000;
+  uint64_t checkpoint_interval = 0;  ///< 0: the Session's default (as bud debug)
   uint64_t checkpoint_budget_mb = 512;
-  bool json = false;                        ///< the "listening" line as JSON
+  bool json = false;  ///< the "listening" line as JSON
 };
 
 void setup_serve(CLI::App& app, ServeOptions& options);

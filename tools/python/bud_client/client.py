@@ -6,7 +6,7 @@ import queue
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 
 def _load_stubs():
@@ -236,9 +236,10 @@ class BudClient:
         except queue.Empty:
             return None
 
-    def wait_event(self, kinds: Iterable[str] | str, timeout: float = 60.0) -> Event:
-        """Waits for the next event of one of `kinds` (others are skipped). Raises BudError
-        (DEADLINE_EXCEEDED) on timeout."""
+    def wait_event(self, kinds: Iterable[str] | str, timeout: float = 60.0,
+                   where: Optional[Callable[[Event], bool]] = None) -> Event:
+        """Waits for the next event of one of `kinds` (for which `where`, if given, holds);
+        others are skipped. Raises BudError (DEADLINE_EXCEEDED) on timeout."""
         import time
         wanted = {kinds} if isinstance(kinds, str) else set(kinds)
         end = time.monotonic() + timeout
@@ -247,7 +248,7 @@ class BudClient:
             if left <= 0:
                 raise BudError("DEADLINE_EXCEEDED", f"no {sorted(wanted)} event in {timeout} s")
             ev = self.next_event(timeout=left)
-            if ev is not None and ev.kind in wanted:
+            if ev is not None and ev.kind in wanted and (where is None or where(ev)):
                 return ev
 
     # --- lifetime -----------------------------------------------------------------------------
