@@ -130,7 +130,8 @@ CommandResult Interpreter::execute(const std::string& raw) {
 
 bool Interpreter::source(const std::string& path,
                          std::vector<std::pair<std::string, CommandResult>>& out,
-                         bool stop_on_error) {
+                         bool stop_on_error,
+                         const std::function<void(const std::string&, const CommandResult&)>& on_result) {
   std::ifstream f(path);
   if (!f) {
     CommandResult r;
@@ -159,6 +160,7 @@ bool Interpreter::source(const std::string& path,
       all_ok = false;
     }
     const bool quit = r.quit;
+    if (on_result) on_result(line, r);
     out.emplace_back(line, std::move(r));
     if ((!all_ok && stop_on_error) || quit) break;
   }

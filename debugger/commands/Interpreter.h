@@ -56,8 +56,11 @@ class Interpreter {
   /// Runs every line of a file (for `source` and -x). Stops at the first failing command when
   /// `stop_on_error`. Results are appended to `out`. Returns false if any command failed or the
   /// file could not be read (the error names FILE:LINE).
+  /// `on_result`, if set, sees each result as soon as its command has run (so a front end can
+  /// show it while the emulator is still at that command's cycle).
   bool source(const std::string& path, std::vector<std::pair<std::string, CommandResult>>& out,
-              bool stop_on_error);
+              bool stop_on_error,
+              const std::function<void(const std::string&, const CommandResult&)>& on_result = {});
 
   /// Completion candidates for the word being typed at the end of `line`: command names for the
   /// first word, then signal, counter, memory and checkpoint names.

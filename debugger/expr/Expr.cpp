@@ -69,7 +69,8 @@ int64_t Expr::delta(const Ring& r) const {
   // armed sample); afterwards exactly W cycles.
   const uint64_t size = uint64_t{r.window} + 1;
   const uint64_t covered = std::min<uint64_t>(elapsed_, r.window);
-  const uint64_t old_pos = (r.pos + size - covered) % size;
+  // (pos - covered) mod size, without a division on the per-cycle path.
+  const uint64_t old_pos = r.pos >= covered ? r.pos - covered : r.pos + size - covered;
   return wrap(history_[r.offset + r.pos] - history_[r.offset + old_pos]);
 }
 

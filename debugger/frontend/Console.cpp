@@ -190,11 +190,11 @@ CommandResult Console::run_line(const std::string& line) {
 
 bool Console::run_script(const std::string& path) {
   std::vector<std::pair<std::string, CommandResult>> results;
-  const bool ok = interp_.source(path, results, true);
-  for (const auto& [line, r] : results) {
-    render(line, r);
-    if (r.quit) quit_ = true;
-  }
+  const bool ok = interp_.source(path, results, true,
+                                 [this](const std::string& line, const CommandResult& r) {
+                                   render(line, r);  // now, while the cycle is that command's
+                                   if (r.quit) quit_ = true;
+                                 });
   if (!ok) failed_ = true;
   return ok;
 }

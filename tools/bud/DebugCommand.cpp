@@ -10,6 +10,7 @@
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
+#include "tools/bud/PacketSession.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/TriggerCommand.h"
 
@@ -66,95 +67,7 @@ std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prep
   return std::make_unique<debugger::Session>(std::move(emu), std::move(info), config);
 }
 
-namespace {
 
-// `bud debug --packet P`: the run a packet recorded, with its checkpoints in the session's
-// timeline as named checkpoints "packet@CYCLE", so `goto` anywhere in the recording restores the
-// nearest one. Error text or empty.
-std::string attach_packet(debugger::Session& session, const replay::Packet& packet) {
-  std::string error;
-  std::vector<uint8_t> first;
-  for (size_t i = 0; i < packet.checkpoints.size(); ++i) {
-    auto state = packet.checkpoint_state(i, error);
-    if (!state) return error;
-    if (!session.emu().restore(*state, error))
-      return packet.name + ": checkpoint at cycle " +
-             std::to_string(packet.checkpoints[i].cycle()) + ": " + error;
-    session.timeline().save_named("packet@" + std::to_string(packet.checkpoints[i].cycle()));
-    if (i == 0) first = std::move(*state);
-  }
-  if (!first.empty() && !session.emu().restore(first, error)) return error;
-  return {};
-}
-
-// `record start|stop` at the prompt: on stop, the recorded range is re-simulated from the
-// state saved at start in a second emulator (deterministic), so the session is not slowed.
-class PacketRecordBackend final : public debugger::RecordBackend {
- public:
-  PacketRecordBackend(replay::RunSpec spec, const run::PreparedRun& prepared)
-      : spec_(std::move(spec)), prepared_(prepared) {}
-
-  std::string start(debugger::Session& session, const std::string& path) override {
-    if (active_) return "already recording to " + path_ + " (record stop first)";
-    std::string error;
-    if (!replay::PacketWriter::create(path, error)) return error;  // fail now, not at stop
-    state_.clear();
-    session.emu().save(state_);
-    start_cycle_ = session.emu().cycle();
-    path_ = path;
-    active_ = true;
-    return {};
-  }
-
-  std::string stop(debugger::Session& session, std::string& summary) override {
-    if (!active_) return "not recording (record start FILE first)";
-    active_ = false;
-    const uint64_t end = session.emu().cycle();
-    if (end < start_cycle_)
-      return "the session went back before the recording started (cycle " +
-             std::to_string(start_cycle_) + "): nothing recorded";
-    emu::NpuEmulator emu(spec_.options.npu);
-    std::string error;
-    if (auto e = run::start(prepared_, spec_.options, emu, &emu); !e.empty()) return e;
-    if (!emu.restore(state_, error)) return error;
-    auto writer = replay::PacketWriter::create(path_, error);
-    if (!writer) return error;
-    replay::RecordConfig config;
-    replay::Recorder rec(*writer, emu, config);
-    const auto header = replay::make_header(spec_, prepared_, config.digest_interval,
-                                            config.checkpoint_interval, start_cycle_);
-    const std::vector<std::string> notes = {"recorded at the bud debug prompt, cycles " +
-                                            std::to_string(start_cycle_) + ".." +
-                                            std::to_string(end)};
-    if (!rec.begin(header, replay::encode_job(prepared_.job), notes) || !rec.run(end))
-      return rec.error();
-    bool ok = true;
-    if (emu.state() != emu::RunState::Ready) {
-      run::RunOptions ro = spec_.options;
-      ro.progress = nullptr;
-      const auto report = run::finish(prepared_, ro, emu);
-      ok = rec.end(&report, false);
-    } else {
-      ok = rec.end(nullptr, true);
-    }
-    if (!ok) return rec.error();
-    const auto s = rec.summary();
-    summary = "recorded cycles " + std::to_string(start_cycle_) + ".." + std::to_string(end) +
-              " to " + path_ + " (" + std::to_string(s.bytes) + " bytes, " +
-              std::to_string(s.checkpoints) + " checkpoints)";
-    return {};
-  }
-
- private:
-  replay::RunSpec spec_;
-  const run::PreparedRun& prepared_;
-  std::vector<uint8_t> state_;
-  uint64_t start_cycle_ = 0;
-  std::string path_;
-  bool active_ = false;
-};
-
-}  // namespace
 
 int run_debug(const DebugOptions& options) {
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
@@ -220,7 +133,8 @@ int run_debug(const DebugOptions& options) {
   {
     auto spec = packet ? replay::spec_from_header(packet->header) : replay::make_spec(ro, *prepared);
     if (spec) {
-      recorder = std::make_unique<PacketRecordBackend>(std::move(spec).value(), *prepared);
+      recorder = std::make_unique<PacketRecordBackend>(std::move(spec).value(), *prepared,
+                                                       "recorded at the bud debug prompt");
       debugger::set_record_backend(recorder.get());
     }
   }

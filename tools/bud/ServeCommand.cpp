@@ -1,5 +1,7 @@
 #include "tools/bud/ServeCommand.h"
 
+#include "tools/bud/PacketSession.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -70,85 +72,6 @@ void setup_serve(CLI::App& app, ServeOptions& options) {
 
 namespace {
 
-// `record start|stop` for remote sessions: the same design as `bud debug`'s backend (the
-// recorded range is re-simulated in a second emulator from the state saved at `start`).
-class ServeRecordBackend final : public debugger::RecordBackend {
- public:
-  ServeRecordBackend(replay::RunSpec spec, const run::PreparedRun& prepared)
-      : spec_(std::move(spec)), prepared_(prepared) {}
-
-  std::string start(debugger::Session& session, const std::string& path) override {
-    if (active_) return "already recording to " + path_ + " (record stop first)";
-    std::string error;
-    if (!replay::PacketWriter::create(path, error)) return error;
-    state_.clear();
-    session.emu().save(state_);
-    start_cycle_ = session.emu().cycle();
-    path_ = path;
-    active_ = true;
-    return {};
-  }
-
-  std::string stop(debugger::Session& session, std::string& summary) override {
-    if (!active_) return "not recording (record start FILE first)";
-    active_ = false;
-    const uint64_t end = session.emu().cycle();
-    if (end < start_cycle_) return "the session went back before the recording started";
-    emu::NpuEmulator emu(spec_.options.npu);
-    std::string error;
-    if (auto e = run::start(prepared_, spec_.options, emu, &emu); !e.empty()) return e;
-    if (!emu.restore(state_, error)) return error;
-    auto writer = replay::PacketWriter::create(path_, error);
-    if (!writer) return error;
-    replay::RecordConfig config;
-    replay::Recorder rec(*writer, emu, config);
-    const auto header = replay::make_header(spec_, prepared_, config.digest_interval,
-                                            config.checkpoint_interval, start_cycle_);
-    const std::vector<std::string> notes = {"recorded through bud serve, cycles " +
-                                            std::to_string(start_cycle_) + ".." +
-                                            std::to_string(end)};
-    if (!rec.begin(header, replay::encode_job(prepared_.job), notes) || !rec.run(end))
-      return rec.error();
-    bool ok = true;
-    if (emu.state() != emu::RunState::Ready) {
-      run::RunOptions ro = spec_.options;
-      ro.progress = nullptr;
-      const auto report = run::finish(prepared_, ro, emu);
-      ok = rec.end(&report, false);
-    } else {
-      ok = rec.end(nullptr, true);
-    }
-    if (!ok) return rec.error();
-    const auto s = rec.summary();
-    summary = "recorded cycles " + std::to_string(start_cycle_) + ".." + std::to_string(end) +
-              " to " + path_ + " (" + std::to_string(s.bytes) + " bytes)";
-    return {};
-  }
-
- private:
-  replay::RunSpec spec_;
-  const run::PreparedRun& prepared_;
-  std::vector<uint8_t> state_;
-  uint64_t start_cycle_ = 0;
-  std::string path_;
-  bool active_ = false;
-};
-
-// The packet's checkpoints as named checkpoints "packet@CYCLE" (as `bud debug --packet`).
-std::string attach_packet(debugger::Session& session, const replay::Packet& packet) {
-  std::string error;
-  std::vector<uint8_t> first;
-  for (size_t i = 0; i < packet.checkpoints.size(); ++i) {
-    auto state = packet.checkpoint_state(i, error);
-    if (!state) return error;
-    if (!session.emu().restore(*state, error)) return packet.name + ": " + error;
-    session.timeline().save_named("packet@" + std::to_string(packet.checkpoints[i].cycle()));
-    if (i == 0) first = std::move(*state);
-  }
-  if (!first.empty() && !session.emu().restore(first, error)) return error;
-  return {};
-}
-
 int fail(const std::string& message) {
   std::cerr << "bud serve: " << message << "\n";
   return 2;
@@ -202,12 +125,13 @@ int run_serve(const ServeOptions& options) {
   if (!session) return fail(error);
   if (packet)
     if (auto e = attach_packet(*session, *packet); !e.empty()) return fail(e);
-  std::unique_ptr<ServeRecordBackend> recorder;
+  std::unique_ptr<PacketRecordBackend> recorder;
   {
     auto spec =
         packet ? replay::spec_from_header(packet->header) : replay::make_spec(ro, *prepared);
     if (spec) {
-      recorder = std::make_unique<ServeRecordBackend>(std::move(spec).value(), *prepared);
+      recorder = std::make_unique<PacketRecordBackend>(std::move(spec).value(), *prepared,
+                                                       "recorded through bud serve");
       debugger::set_record_backend(recorder.get());
     }
   }

@@ -1,0 +1,75 @@
+#include "tools/bud/PacketSession.h"
+
+#include "emu/npu/NpuEmulator.h"
+#include "replay/PacketWriter.h"
+#include "replay/Recorder.h"
+
+namespace bud::cli {
+
+std::string attach_packet(debugger::Session& session, const replay::Packet& packet) {
+  std::string error;
+  std::vector<uint8_t> first;
+  for (size_t i = 0; i < packet.checkpoints.size(); ++i) {
+    auto state = packet.checkpoint_state(i, error);
+    if (!state) return error;
+    if (!session.emu().restore(*state, error))
+      return packet.name + ": checkpoint at cycle " +
+             std::to_string(packet.checkpoints[i].cycle()) + ": " + error;
+    session.timeline().save_named("packet@" + std::to_string(packet.checkpoints[i].cycle()));
+    if (i == 0) first = std::move(*state);
+  }
+  if (!first.empty() && !session.emu().restore(first, error)) return error;
+  return {};
+}
+
+std::string PacketRecordBackend::start(debugger::Session& session, const std::string& path) {
+  if (active_) return "already recording to " + path_ + " (record stop first)";
+  std::string error;
+  if (!replay::PacketWriter::create(path, error)) return error;  // fail now, not at stop
+  state_.clear();
+  session.emu().save(state_);
+  start_cycle_ = session.emu().cycle();
+  path_ = path;
+  active_ = true;
+  return {};
+}
+
+std::string PacketRecordBackend::stop(debugger::Session& session, std::string& summary) {
+  if (!active_) return "not recording (record start FILE first)";
+  active_ = false;
+  const uint64_t end = session.emu().cycle();
+  if (end < start_cycle_)
+    return "the session went back before the recording started (cycle " +
+           std::to_string(start_cycle_) + "): nothing recorded";
+  emu::NpuEmulator emu(spec_.options.npu);
+  std::string error;
+  if (auto e = run::start(prepared_, spec_.options, emu, &emu); !e.empty()) return e;
+  if (!emu.restore(state_, error)) return error;
+  auto writer = replay::PacketWriter::create(path_, error);
+  if (!writer) return error;
+  replay::RecordConfig config;
+  replay::Recorder rec(*writer, emu, config);
+  const auto header = replay::make_header(spec_, prepared_, config.digest_interval,
+                                          config.checkpoint_interval, start_cycle_);
+  const std::vector<std::string> notes = {origin_ + ", cycles " + std::to_string(start_cycle_) +
+                                          ".." + std::to_string(end)};
+  if (!rec.begin(header, replay::encode_job(prepared_.job), notes) || !rec.run(end))
+    return rec.error();
+  bool ok = true;
+  if (emu.state() != emu::RunState::Ready) {
+    run::RunOptions ro = spec_.options;
+    ro.progress = nullptr;
+    const auto report = run::finish(prepared_, ro, emu);
+    ok = rec.end(&report, false);
+  } else {
+    ok = rec.end(nullptr, true);
+  }
+  if (!ok) return rec.error();
+  const auto s = rec.summary();
+  summary = "recorded cycles " + std::to_string(start_cycle_) + ".." + std::to_string(end) +
+            " to " + path_ + " (" + std::to_string(s.bytes) + " bytes, " +
+            std::to_string(s.checkpoints) + " checkpoints)";
+  return {};
+}
+
+}  // namespace bud::cli
