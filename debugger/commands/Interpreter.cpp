@@ -136,12 +136,14 @@ bool Interpreter::source(const std::string& path,
   if (!f) {
     CommandResult r;
     r.fail("cannot read script '" + path + "'");
+    if (on_result) on_result("source " + path, r);
     out.emplace_back("source " + path, r);
     return false;
   }
   if (source_depth_ > 16) {
     CommandResult r;
     r.fail(path + ": scripts nested more than 16 deep");
+    if (on_result) on_result("source " + path, r);
     out.emplace_back("source " + path, r);
     return false;
   }

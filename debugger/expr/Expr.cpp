@@ -83,12 +83,34 @@ void Expr::arm(Sampler& sampler) {
   std::fill(state_.begin(), state_.end(), 0);
   elapsed_ = 0;
   armed_ = true;
+  simple_ = nodes_.size() == 3 && refs_.size() == 1 && rings_.empty() && state_.empty() &&
+            nodes_[0].op == Op::Load && nodes_[0].a == 0 && nodes_[1].op == Op::Int &&
+            (nodes_[2].op == Op::Lt || nodes_[2].op == Op::Le || nodes_[2].op == Op::Gt ||
+             nodes_[2].op == Op::Ge || nodes_[2].op == Op::Eq || nodes_[2].op == Op::Ne);
+  if (simple_) {
+    simple_op_ = nodes_[2].op;
+    simple_k_ = nodes_[1].integer;
+  }
 }
 
 Value Expr::eval(Sampler& sampler) {
   if (!armed_) arm(sampler);
   if (nodes_.empty()) return Value::make_int(0);
   ++elapsed_;
+  if (simple_) {
+    samples_[0] = read(refs_[0], sampler);
+    const int64_t v = wrap(samples_[0]);
+    bool r;
+    switch (simple_op_) {
+      case Op::Lt: r = v < simple_k_; break;
+      case Op::Le: r = v <= simple_k_; break;
+      case Op::Gt: r = v > simple_k_; break;
+      case Op::Ge: r = v >= simple_k_; break;
+      case Op::Eq: r = v == simple_k_; break;
+      default: r = v != simple_k_; break;
+    }
+    return Value::make_int(r ? 1 : 0);
+  }
   for (size_t i = 0; i < refs_.size(); ++i) samples_[i] = read(refs_[i], sampler);
   for (Ring& r : rings_) {
     r.pos = r.pos == r.window ? 0 : r.pos + 1;

@@ -104,6 +104,10 @@ class Expr {
   std::vector<Value> stack_;       ///< evaluation stack, sized to the maximum depth
   uint64_t elapsed_ = 0;
   bool armed_ = false;
+  /// Fast path for the commonest condition, NAME CMP CONSTANT (set by arm()): no stack machine.
+  bool simple_ = false;
+  Op simple_op_ = Op::Gt;
+  int64_t simple_k_ = 0;
   bool stateful_ = false;
 };
 
