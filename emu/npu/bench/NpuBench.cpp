@@ -17,6 +17,7 @@
 
 #include "Vnpu_top.h"
 #include "emu/npu/NpuEmulator.h"
+#include "emu/npu/bench/InputReplay.h"
 #include "emu/run/RunJob.h"
 #include "emu/workload/Builtins.h"
 #include "verilated.h"
@@ -29,49 +30,6 @@ struct Recorder final : bud::emu::InputRecorder {
   std::vector<bud::emu::NpuInputs> inputs;
   void on_inputs(const bud::emu::NpuInputs& in) override { inputs.push_back(in); }
 };
-
-/// Replays recorded inputs on a fresh model; returns seconds.
-double bare_replay(const std::vector<bud::emu::NpuInputs>& inputs) {
-  VerilatedContext ctx;
-  ctx.randReset(0);
-  ctx.fatalOnError(false);
-  Vnpu_top top(&ctx, "TOP");
-  top.rst_n = 0;
-  top.clk = 0;
-  top.eval();
-  for (int i = 0; i < 2; ++i) {
-    top.clk = 1;
-    top.eval();
-    top.clk = 0;
-    top.eval();
-  }
-  top.rst_n = 1;
-  const auto t0 = Clock::now();
-  for (const auto& in : inputs) {
-    top.dram_req_ready = in.req_ready;
-    top.dram_resp_valid = in.resp_valid;
-    top.dram_resp_write = in.resp_write;
-    top.dram_resp_tag = in.resp_tag;
-    if (in.resp_valid) std::memcpy(top.dram_resp_rdata.data(), in.resp_rdata.data(), 64);
-    top.csr_valid = in.csr_valid;
-    top.csr_write = in.csr_write;
-    top.csr_addr = in.csr_addr;
-    top.csr_wdata = in.csr_wdata;
-    top.throttle = in.throttle;
-    top.clk = 0;
-    top.eval();
-    top.clk = 1;
-    top.eval();
-  }
-  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  // The replay must end where the recorded run ended: program done (STATUS.done).
-  top.csr_valid = 0;
-  top.csr_addr = 0x0C;
-  top.eval();
-  if (!(top.csr_rdata & 2)) std::fprintf(stderr, "warning: bare replay did not finish\n");
-  top.final();
-  return s;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -136,7 +94,9 @@ int main(int argc, char** argv) {
     // Alternate the two measurements so machine noise hits both alike.
     std::vector<double> bare, full;
     for (int i = 0; i < reps; ++i) {
-      bare.push_back(bare_replay(rec.inputs));
+      bool finished = false;
+      bare.push_back(bud::bench::replay_inputs<Vnpu_top>(rec.inputs, &finished));
+      if (!finished) std::fprintf(stderr, "warning: bare replay of %s did not finish\n", name.c_str());
       const auto t0 = Clock::now();
       const auto r = bud::run::execute(*prepared, o);
       full.push_back(std::chrono::duration<double>(Clock::now() - t0).count());

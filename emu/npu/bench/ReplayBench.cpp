@@ -12,6 +12,7 @@
 
 #include BUD_MODEL_HEADER
 #include "emu/npu/NpuEmulator.h"
+#include "emu/npu/bench/InputReplay.h"
 #include "verilated.h"
 
 int main(int argc, char** argv) {
@@ -32,40 +33,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<double> secs;
-  for (int r = 0; r < reps; ++r) {
-    VerilatedContext ctx;
-    ctx.fatalOnError(false);
-    BUD_MODEL_CLASS top(&ctx, "TOP");
-    top.rst_n = 0;
-    top.clk = 0;
-    top.eval();
-    for (int i = 0; i < 2; ++i) {
-      top.clk = 1;
-      top.eval();
-      top.clk = 0;
-      top.eval();
-    }
-    top.rst_n = 1;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (const auto& in : inputs) {
-      top.dram_req_ready = in.req_ready;
-      top.dram_resp_valid = in.resp_valid;
-      top.dram_resp_write = in.resp_write;
-      top.dram_resp_tag = in.resp_tag;
-      if (in.resp_valid) std::memcpy(top.dram_resp_rdata.data(), in.resp_rdata.data(), 64);
-      top.csr_valid = in.csr_valid;
-      top.csr_write = in.csr_write;
-      top.csr_addr = in.csr_addr;
-      top.csr_wdata = in.csr_wdata;
-      top.throttle = in.throttle;
-      top.clk = 0;
-      top.eval();
-      top.clk = 1;
-      top.eval();
-    }
-    secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    top.final();
-  }
+  for (int r = 0; r < reps; ++r) secs.push_back(bud::bench::replay_inputs<BUD_MODEL_CLASS>(inputs));
   std::sort(secs.begin(), secs.end());
   std::printf("%.0f\n", static_cast<double>(inputs.size()) / secs[secs.size() / 2]);
   return 0;
