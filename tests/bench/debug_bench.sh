@@ -7,6 +7,8 @@
 #     interval), wall time per jump vs simulating one interval, bytes per checkpoint and total
 #   tests/bench/debug_bench.sh [BUILD_DIR]     Environment: BENCH_REPS (default 3)
 set -euo pipefail
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 build=${1:-build}
 reps=${BENCH_REPS:-3}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,15 +20,6 @@ work=("$root/examples/long_run.textpb" --throttle 1 --throttle-period 3)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-now() { date +%s.%N; }
-secs() {  # secs CMD...: wall seconds of one run (exit status ignored)
-  local t0 t1
-  t0=$(now)
-  "$@" >/dev/null 2>&1 || true
-  t1=$(now)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
-}
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 cat >"$tmp/bps.bud" <<'EOF'
 break if gemm.stall_mem > 1000000000

@@ -8,6 +8,8 @@
 #     with the emulation stopped and while it runs (reads are served between two cycles)
 #   tests/bench/remote_bench.sh [BUILD_DIR]     Environment: BENCH_REPS (default 3)
 set -euo pipefail
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 build=${1:-build}
 reps=${BENCH_REPS:-3}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,8 +26,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-now() { date +%s.%N; }
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
 
 # start_server ADDR ARGS...: bud serve in the background (pid in $server); waits for its

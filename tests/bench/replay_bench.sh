@@ -6,6 +6,8 @@
 #   - time to reach a symptom at the end of the long run: `bud replay --at` vs the whole replay
 #   tests/bench/replay_bench.sh [BUILD_DIR]     Environment: BENCH_REPS (default 5)
 set -euo pipefail
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 build=${1:-build}
 reps=${BENCH_REPS:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,15 +17,6 @@ cmake --build "$build" --target bud -j "$(nproc)" >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-now() { date +%s.%N; }
-secs() {  # secs CMD...: wall seconds of one run (exit status ignored)
-  local t0 t1
-  t0=$(now)
-  "$@" >/dev/null 2>&1 || true
-  t1=$(now)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
-}
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "## Replay packets (long_gemm: 12 dense 256x256x256 layers; median of $reps, alternating)"
 echo

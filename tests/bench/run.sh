@@ -4,6 +4,8 @@
 #   tests/bench/run.sh [BUILD_DIR]      (make bench)
 # Environment: BENCH_REPS (default 5), BENCH_SKIP_BUILD_TIME=1 to skip the clean-build timing.
 set -euo pipefail
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 build=${1:-build}
 reps=${BENCH_REPS:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,7 +27,6 @@ for ((i = 0; i < reps; i++)); do
     rates[$v]+="$("$build/bud-bench-replay-$v" "$tmp/compute_bound.inputs" --reps 1) "
   done
 done
-med() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 c=$(echo "${rates[curated]}" | med); b=$(echo "${rates[bare]}" | med); p=$(echo "${rates[pub]}" | med)
 printf "%-38s %10s %8s\n" "model variant" "Mcycles/s" "vs none"
 row() { awk -v n="$1" -v r="$2" -v b="$b" 'BEGIN { printf "%-38s %10.2f %8.3f\n", n, r / 1e6, r / b }'; }

@@ -6,6 +6,8 @@
 #   - the same with one capture action armed (pre 2048): history snapshots kept and their bytes
 #   tests/bench/trigger_bench.sh [BUILD_DIR] [WORKLOAD]   Environment: BENCH_REPS (default 5)
 set -euo pipefail
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 build=${1:-build}
 reps=${BENCH_REPS:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,15 +19,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 { cat "$trig"; printf 'trigger cap shots 1\n  when cycle == 3000000\n  do capture pre 2048 post 256\nend\n'; } >"$tmp/capture.trig"
 
-now() { date +%s.%N; }
-secs() {
-  local t0 t1
-  t0=$(now)
-  "$@" >/dev/null 2>&1 || true
-  t1=$(now)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
-}
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "## Triggers ($(basename "$work"); median of $reps, alternating)"
 echo
