@@ -172,23 +172,16 @@ std::optional<StopInfo> Session::reverse_continue(std::string& error) {
     breakpoints_.arm();
     emu_->set_cycle_hook(&breakpoints_);
     emu_->set_txn_observer(&breakpoints_);
+    // Re-execute the window (re-applying interventions) and keep the last hit before `now`.
     while (emu_->cycle() < window_end) {
-      // Interventions inside the window must be re-applied on the way.
-      uint64_t stop_at = window_end;
-      for (const auto& iv : interventions_)
-        if (iv.cycle >= emu_->cycle() && iv.cycle < stop_at) {
-          if (iv.cycle == emu_->cycle()) iv.apply(*emu_);
-          else stop_at = iv.cycle;
-        }
-      const auto r = emu_->step(stop_at - emu_->cycle());
-      if (r.hook_stop && emu_->cycle() < now) {
-        StopInfo s;
-        s.cycle = emu_->cycle();
-        collect_breakpoint_hits(s.reasons);
-        last = s;
-        breakpoints_.arm();  // keep scanning; hits() restarts
-      }
-      if (r.state != emu::RunState::Ready || r.cycles == 0) break;
+      bool hit = false;
+      if (!timeline_.run_to(window_end, interventions_, &hit).empty() || !hit) break;
+      if (emu_->cycle() >= now) break;
+      StopInfo s;
+      s.cycle = emu_->cycle();
+      collect_breakpoint_hits(s.reasons);
+      last = s;
+      breakpoints_.arm();  // keep scanning; hits() restarts
     }
     emu_->set_cycle_hook(nullptr);
     emu_->set_txn_observer(nullptr);

@@ -186,7 +186,9 @@ std::vector<uint64_t> Timeline::checkpoint_cycles_before(uint64_t cycle) const {
   return out;
 }
 
-std::string Timeline::run_to(uint64_t target, const std::vector<Intervention>& interventions) {
+std::string Timeline::run_to(uint64_t target, const std::vector<Intervention>& interventions,
+                             bool* hook_stop) {
+  if (hook_stop) *hook_stop = false;
   // Interventions are sorted by cycle; apply each when the emulator reaches its cycle.
   auto next = std::lower_bound(interventions.begin(), interventions.end(), emu_.cycle(),
                                [](const Intervention& i, uint64_t c) { return i.cycle < c; });
@@ -204,6 +206,10 @@ std::string Timeline::run_to(uint64_t target, const std::vector<Intervention>& i
     if (ck < stop) stop = ck;
     const auto r = emu_.step(stop - emu_.cycle());
     maybe_checkpoint();
+    if (r.hook_stop && hook_stop) {
+      *hook_stop = true;
+      return {};
+    }
     if (emu_.cycle() < stop) {
       return "the run ended at cycle " + std::to_string(emu_.cycle()) + " (" +
              emu::run_state_name(r.state) + ")";

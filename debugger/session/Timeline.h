@@ -99,9 +99,11 @@ class Timeline {
   /// Cycles re-executed by the last seek().
   uint64_t last_resimulated() const { return last_resimulated_; }
 
-  /// Steps the emulator from its cycle to `target` (no hook), applying interventions whose
-  /// cycle falls in [now, target). Returns an error message or empty.
-  std::string run_to(uint64_t target, const std::vector<Intervention>& interventions);
+  /// Steps the emulator from its cycle to `target`, applying interventions whose cycle falls in
+  /// [now, target). If the emulator has a CycleHook installed and it asks to stop, returns early
+  /// with `*hook_stop` set (when given; otherwise a hook stop is an error). Error message or empty.
+  std::string run_to(uint64_t target, const std::vector<Intervention>& interventions,
+                     bool* hook_stop = nullptr);
 
  private:
   /// A zstd-compressed piece of a state, shared by every checkpoint that contains it.
