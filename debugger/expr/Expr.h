@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,12 @@ class Expr {
   /// Bytes of history ring buffers allocated at compile time: 8 * (W + 1) per distinct
   /// (name, W) pair (rose/fell/changed use W = 1).
   size_t memory_bytes() const { return history_.size() * sizeof(uint64_t); }
+  /// Changes where quantities are read from without changing which ones: `f` sees every Ref
+  /// and may set its `direct`/`direct_bytes` (e.g. into a per-cycle sample frame). Identity
+  /// (kind, id, element) must stay the same.
+  void rebind(const std::function<void(Ref&)>& f) {
+    for (Ref& r : refs_) f(r);
+  }
   /// Cycles (eval() calls) since the last arm().
   uint64_t cycles_since_arm() const { return elapsed_; }
   /// Whether arm() (or eval()) has been called.
@@ -57,9 +64,31 @@ class Expr {
   friend class detail::ExprBuilder;
   /// One sample: straight from memory when the resolver gave an address, else the Sampler.
   static uint64_t read(const Ref& r, Sampler& sampler) {
+    // Fixed-size copies compile to single loads; a runtime-sized memcpy would be a libc call.
+    switch (r.direct_bytes) {
+      case 8: {
+        uint64_t v;
+        std::memcpy(&v, r.direct, 8);
+        return v;
+      }
+      case 4: {
+        uint32_t v;
+        std::memcpy(&v, r.direct, 4);
+        return v;
+      }
+      case 2: {
+        uint16_t v;
+        std::memcpy(&v, r.direct, 2);
+        return v;
+      }
+      case 1:
+        return *static_cast<const uint8_t*>(r.direct);
+      default:
+        break;
+    }
     if (!r.direct) return sampler.sample(r);
     uint64_t v = 0;
-    std::memcpy(&v, r.direct, r.direct_bytes);
+    std::memcpy(&v, r.direct, r.direct_bytes < 8 ? r.direct_bytes : 8);
     return v;
   }
 

@@ -97,12 +97,31 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& 
   while (true) {
     const uint64_t chunk_end =
         std::min({target, timeline_.next_checkpoint_cycle(), emu.cycle() + config_.chunk});
-    const auto r = emu.step(chunk_end - emu.cycle());
+    auto r = emu.step(chunk_end - emu.cycle());
     timeline_.maybe_checkpoint();
-    if (r.hook_stop) {
-      if (dispatch_.breakpoints) collect_breakpoint_hits(stop.reasons);
-      for (auto* h : dispatch_.hooks) h->stop_reasons(stop.reasons);
+    // Hooks that evaluate asynchronously catch up; one may have found, late, a hit that needs
+    // the design at an earlier cycle: travel back there (everything after it happens again).
+    std::optional<uint64_t> back;
+    for (auto* h : dispatch_.hooks)
+      if (auto c = h->settle(); c && *c < emu.cycle() && (!back || *c < *back)) back = c;
+    if (back) {
+      emu.set_cycle_hook(nullptr);
+      emu.set_txn_observer(nullptr);
+      auto e = timeline_.seek(*back, interventions_);
+      emu.set_cycle_hook(&dispatch_);
+      emu.set_txn_observer(&dispatch_);
+      if (!e.empty()) {
+        stop.reasons.push_back({"error", 0, "cannot return to cycle " + std::to_string(*back) +
+                                                " for a trigger hit: " + e});
+        break;
+      }
+      if (dispatch_.breakpoints) breakpoints_.arm();  // their later hits happen again
+      r.state = emu.state();
+      r.message.clear();
     }
+    if (r.hook_stop && dispatch_.breakpoints && !back) collect_breakpoint_hits(stop.reasons);
+    // Every pause: hooks perform what they found (only halts add reasons).
+    for (auto* h : dispatch_.hooks) h->stop_reasons(stop.reasons);
     if (r.state != emu::RunState::Ready) {
       stop.reasons.push_back({emu::run_state_name(r.state), 0, r.message});
     }

@@ -56,6 +56,11 @@ class SessionHook : public emu::CycleHook, public emu::TxnObserver {
   virtual void arm() {}
   /// After a run stopped: appends the reasons this hook asked to stop (if it did).
   virtual void stop_reasons(std::vector<StopReason>& out) { (void)out; }
+  /// Called whenever the emulator pauses during a run. A hook that evaluates cycles
+  /// asynchronously finishes every cycle run so far, and returns the cycle at which it must stop
+  /// when that is earlier than the emulator's; the session then travels back there (hooks
+  /// uninstalled), drops the other stop reasons and asks stop_reasons().
+  virtual std::optional<uint64_t> settle() { return std::nullopt; }
   void on_txn(const emu::StageTxn& txn) override { (void)txn; }
 };
 

@@ -10,6 +10,43 @@ namespace bud::debugger {
 
 namespace {
 
+// Reads a quantity where the resolver said it lives (any width up to 8 bytes), else through the
+// emulator.
+uint64_t read_ref(const emu::Emulator& emu, const Ref& r) {
+  switch (r.direct ? r.direct_bytes : 0) {
+    case 8: {
+      uint64_t v;
+      std::memcpy(&v, r.direct, 8);
+      return v;
+    }
+    case 4: {
+      uint32_t v;
+      std::memcpy(&v, r.direct, 4);
+      return v;
+    }
+    case 2: {
+      uint16_t v;
+      std::memcpy(&v, r.direct, 2);
+      return v;
+    }
+    case 1:
+      return *static_cast<const uint8_t*>(r.direct);
+    default:
+      break;
+  }
+  switch (r.kind) {
+    case RefKind::Counter:
+      return emu.counter(static_cast<int>(r.id));
+    case RefKind::Signal:
+      return emu.read_signal(r.id, r.element).low();
+    case RefKind::Cycle:
+      return emu.cycle();
+    case RefKind::Other:
+      return 0;
+  }
+  return 0;
+}
+
 // Saving a snapshot costs a few milliseconds (state checksum included): every 2^19 cycles keeps
 // that near 1% of the run; a capture then re-executes at most this many cycles beyond its window.
 constexpr uint64_t kMinHistoryInterval = uint64_t{1} << 19;
@@ -20,6 +57,11 @@ class VarSampler final : public Sampler {
  public:
   VarSampler(const emu::Emulator& emu, const uint64_t* vars) : emu_(emu), vars_(vars) {}
   uint64_t sample(const Ref& ref) override {
+    if (ref.direct && ref.direct_bytes == 8) {  // a frame slot (TriggerEngine::layout)
+      uint64_t v;
+      std::memcpy(&v, ref.direct, 8);
+      return v;
+    }
     switch (ref.kind) {
       case RefKind::Counter:
         return emu_.counter(static_cast<int>(ref.id));
@@ -142,9 +184,225 @@ struct TriggerEngine::Program {
 };
 
 TriggerEngine::TriggerEngine(emu::Emulator& emu, TriggerEngineConfig config)
-    : emu_(emu), config_(std::move(config)) {}
+    : emu_(emu), config_(std::move(config)), frame_(new uint64_t[kMaxFrameSlots]()) {}
 
-TriggerEngine::~TriggerEngine() { detach(); }
+TriggerEngine::~TriggerEngine() {
+  stop_worker();
+  detach();
+}
+
+void TriggerEngine::stop_worker() {
+  if (!worker_.joinable()) return;
+  quit_.store(true, std::memory_order_seq_cst);
+  wake_.fetch_add(1, std::memory_order_seq_cst);
+  wake_.notify_one();
+  worker_.join();
+  quit_.store(false);
+}
+
+void TriggerEngine::layout() {
+  // The evaluator is idle (callers settle first). Bind every quantity the conditions, hit values
+  // and every-N events read to a frame slot; the slots only grow, so earlier bindings stay valid.
+  bool overflow = false;
+  auto bind = [&](Ref& r) {
+    if (r.kind == RefKind::Other) return;
+    if (r.kind == RefKind::Cycle) {
+      r.direct = frame_.get();
+      r.direct_bytes = 8;
+      return;
+    }
+    size_t i = 0;
+    while (i < gather_.size() && !(gather_[i] == r)) ++i;
+    if (i == gather_.size()) {
+      if (kFrameFixed + i >= kMaxFrameSlots) {
+        overflow = true;  // read from the emulator directly; evaluation stays inline
+        return;
+      }
+      gather_.push_back(r);
+    }
+    r.direct = frame_.get() + kFrameFixed + i;
+    r.direct_bytes = 8;
+  };
+  dispatch_bits_.clear();
+  for (size_t pi = 0; pi < programs_.size(); ++pi) {
+    Program& p = *programs_[pi];
+    for (auto& def : p.prog.triggers)
+      for (auto& c : def.conds) c.expr.rebind(bind);
+    for (auto& rt : p.triggers)
+      for (auto& [name, r] : rt.refs) bind(r);
+    for (size_t i = 0; i < p.prog.events.size(); ++i) {
+      EventDef& ev = p.prog.events[i];
+      if (ev.kind == EventDef::Kind::Every) bind(ev.source);
+      if (ev.kind == EventDef::Kind::Dispatch)
+        dispatch_bits_.push_back({static_cast<uint32_t>(pi), static_cast<uint32_t>(i)});
+    }
+  }
+  if (dispatch_bits_.size() > 64) overflow = true;
+  stride_ = kFrameFixed + gather_.size();
+  async_ = config_.async && !overflow && std::thread::hardware_concurrency() > 1;
+  if (!async_) {
+    stop_worker();
+    return;
+  }
+  ring_buf_.assign(kRingFrames * stride_, 0);
+  if (!worker_.joinable()) worker_ = std::thread([this] { worker_loop(); });
+}
+
+void TriggerEngine::gather(uint64_t* dst, uint64_t cycle) {
+  dst[0] = cycle;
+  dst[1] = (txn_progress_ ? 1u : 0u) | (uint64_t{static_cast<uint8_t>(emu_.state())} << 8);
+  dst[2] = txn_dispatch_;
+  txn_progress_ = false;
+  txn_dispatch_ = 0;
+  uint64_t* out = dst + kFrameFixed;
+  for (const Ref& r : gather_) *out++ = read_ref(emu_, r);
+}
+
+void TriggerEngine::apply_frame(const uint64_t* f) {
+  if (f != frame_.get()) std::memcpy(frame_.get(), f, stride_ * sizeof(uint64_t));
+  progress_ = (f[1] & 1) != 0;
+  const auto st = static_cast<emu::RunState>((f[1] >> 8) & 0xff);
+  // The emulator calls its hook on the cycle the run ends too, with the state already set.
+  if (st != emu::RunState::Ready) set_symptoms(st, false);
+  for (uint64_t bits = f[2]; bits != 0; bits &= bits - 1) {
+    const DispatchBit& d = dispatch_bits_[static_cast<size_t>(__builtin_ctzll(bits))];
+    Program& p = *programs_[d.program];
+    p.vars[p.prog.events[d.event].var] = 1;
+  }
+}
+
+bool TriggerEngine::is_barrier(const PendingHit& h) const {
+  const TriggerDef& def = *programs_[h.program]->triggers[h.trigger].def;
+  for (const auto& a : def.states[h.from_state].branches[h.branch].actions)
+    if (a.kind == ActionKind::Halt || a.kind == ActionKind::Checkpoint ||
+        a.kind == ActionKind::Snapshot)
+      return true;
+  return false;
+}
+
+void TriggerEngine::publish() {
+  head_.store(produced_, std::memory_order_seq_cst);
+  if (idle_.load(std::memory_order_seq_cst)) {
+    wake_.fetch_add(1, std::memory_order_seq_cst);
+    wake_.notify_one();
+  }
+}
+
+void TriggerEngine::take_hits() {
+  std::lock_guard<std::mutex> lock(hits_mu_);
+  for (auto& h : shared_hits_) pending_.push_back(std::move(h));
+  shared_hits_.clear();
+  dropped_hits_ += shared_dropped_;
+  shared_dropped_ = 0;
+}
+
+void TriggerEngine::worker_loop() {
+  for (;;) {
+    if (quit_.load(std::memory_order_acquire)) return;
+    uint64_t t = tail_.load(std::memory_order_relaxed);
+    const bool stopped = barrier_.load(std::memory_order_acquire);
+    const uint64_t h = head_.load(std::memory_order_acquire);
+    if (stopped || t == h) {
+      // Nothing to do: spin briefly (the next batch is usually close), then sleep until the
+      // simulation thread publishes (Dekker handshake on idle_/head_, both seq_cst).
+      bool more = false;
+      for (int i = 0; i < 4096 && !more; ++i) {
+        __builtin_ia32_pause();
+        more = !barrier_.load(std::memory_order_acquire) &&
+               head_.load(std::memory_order_acquire) != t;
+      }
+      if (more) continue;
+      const uint32_t w = wake_.load(std::memory_order_seq_cst);
+      idle_.store(true, std::memory_order_seq_cst);
+      if (!quit_.load(std::memory_order_seq_cst) &&
+          (barrier_.load(std::memory_order_seq_cst) || head_.load(std::memory_order_seq_cst) == t))
+        wake_.wait(w, std::memory_order_seq_cst);
+      idle_.store(false, std::memory_order_seq_cst);
+      continue;
+    }
+    bool stop = false;
+    for (; t < h && !stop; ++t) {
+      const uint64_t* f = ring_buf_.data() + (t % kRingFrames) * stride_;
+      apply_frame(f);
+      evaluate(f[0]);
+      if (eval_hits_.empty()) continue;
+      bool notify = false;
+      for (const auto& hit : eval_hits_) {
+        stop |= is_barrier(hit);
+        const TriggerDef& def = *programs_[hit.program]->triggers[hit.trigger].def;
+        notify |= def.captures();
+      }
+      for (;;) {
+        {
+          std::lock_guard<std::mutex> lock(hits_mu_);
+          if (shared_hits_.size() < kMaxQueuedHits) {
+            for (auto& hit : eval_hits_) shared_hits_.push_back(std::move(hit));
+            notify |= shared_hits_.size() >= kMaxQueuedHits / 2;
+            break;
+          }
+        }
+        // The simulation thread takes hits while it waits for this thread, so this ends.
+        attention_.store(true, std::memory_order_release);
+        std::this_thread::yield();
+      }
+      eval_hits_.clear();
+      if (stop) barrier_cycle_ = f[0];
+      if (notify || stop) attention_.store(true, std::memory_order_release);
+    }
+    tail_.store(t, std::memory_order_release);
+    if (stop) barrier_.store(true, std::memory_order_release);
+  }
+}
+
+std::optional<uint64_t> TriggerEngine::settle() {
+  if (!async_) return std::nullopt;
+  publish();
+  while (tail_.load(std::memory_order_acquire) < produced_ &&
+         !barrier_.load(std::memory_order_acquire)) {
+    take_hits();
+    std::this_thread::yield();
+  }
+  take_hits();
+  std::optional<uint64_t> back;
+  if (barrier_.load(std::memory_order_acquire)) {
+    // The run goes back to the hit; the frames after it are produced again.
+    back = barrier_cycle_;
+    // Barrier hits tend to come in runs (a condition that fired once fires again soon): evaluate
+    // inline for a while, where a hit costs nothing, instead of going back for each one.
+    inline_until_ = *back + kInlineAfterBarrier;
+    produced_ = tail_.load(std::memory_order_acquire);
+    tail_seen_ = produced_;
+    head_.store(produced_, std::memory_order_seq_cst);
+    barrier_.store(false, std::memory_order_release);
+  }
+  attention_.store(false, std::memory_order_relaxed);
+  return back;
+}
+
+std::string TriggerEngine::settle_and_rewind() {
+  const auto back = settle();
+  if (!back || *back >= emu_.cycle()) return {};
+  const Snapshot* best = nullptr;
+  for (const auto& s : ring_)
+    if (s.cycle <= *back && (!best || s.cycle > best->cycle)) best = &s;
+  if (!best)
+    return "no history snapshot at or before cycle " + std::to_string(*back) +
+           " to return to the trigger hit";
+  const auto state = best->state;  // restore() may not keep a reference into ring_
+  emu_.set_cycle_hook(nullptr);
+  emu_.set_txn_observer(nullptr);
+  std::string error;
+  if (emu_.restore(*state, error)) error = advance(emu_, *back);
+  emu_.set_cycle_hook(this);
+  emu_.set_txn_observer(this);
+  txn_progress_ = false;
+  txn_dispatch_ = 0;
+  if (snap_interval_) next_snapshot_ = (emu_.cycle() / snap_interval_ + 1) * snap_interval_;
+  if (error.empty() && emu_.cycle() != *back)
+    error = "the re-execution ended at cycle " + std::to_string(emu_.cycle()) +
+            " before the trigger hit at cycle " + std::to_string(*back);
+  return error;
+}
 
 std::vector<int> TriggerEngine::add(TriggerProgram program) {
   auto p = std::make_unique<Program>(emu_, std::move(program));
@@ -180,10 +438,9 @@ std::vector<int> TriggerEngine::add(TriggerProgram program) {
     ids.push_back(rt.id);
     p->triggers.push_back(std::move(rt));
   }
+  settle();
   programs_.push_back(std::move(p));
-  size_t n = 0;
-  for (const auto& q : programs_) n += q->triggers.size();
-  pending_.reserve(n);
+  layout();
   any_enabled_ = true;
   return ids;
 }
@@ -199,6 +456,8 @@ TriggerEngine::Runtime* TriggerEngine::find(int id, Program** prog) {
 }
 
 bool TriggerEngine::remove(int id) {
+  settle();
+  service(nullptr);  // pending hits name triggers by index
   for (auto& p : programs_)
     for (auto it = p->triggers.begin(); it != p->triggers.end(); ++it)
       if (it->id == id) {
@@ -269,6 +528,9 @@ bool TriggerEngine::active() const {
 }
 
 void TriggerEngine::arm() {
+  settle();
+  // Conditions read the frame: fill it from the current state for arming.
+  gather(frame_.get(), emu_.cycle());
   if (!armed_ || emu_.cycle() != last_cycle_) {
     arm_all();
     return;
@@ -298,6 +560,9 @@ void TriggerEngine::arm() {
 
 void TriggerEngine::arm_all() {
   const uint64_t now = emu_.cycle();
+  if (async_) settle();
+  inline_until_ = 0;
+  gather(frame_.get(), now);
   for (auto& p : programs_) {
     std::fill(p->vars.begin(), p->vars.end(), 0);
     for (size_t i = 0; i < p->prog.events.size(); ++i)
@@ -326,13 +591,24 @@ void TriggerEngine::arm_all() {
 void TriggerEngine::plan_history() {
   bool any = false;
   uint64_t pmax = 0;
+  needs_rewind_ = false;
   for (const auto& p : programs_)
-    for (const auto& rt : p->triggers)
-      if (rt.enabled && rt.def->captures()) {
+    for (const auto& rt : p->triggers) {
+      if (!rt.enabled) continue;
+      if (rt.def->captures()) {
         any = true;
         pmax = std::max(pmax, rt.def->max_pre());
       }
-  if (!any) {
+      for (const auto& st : rt.def->states)
+        for (const auto& b : st.branches)
+          for (const auto& a : b.actions)
+            needs_rewind_ |= a.kind == ActionKind::Halt || a.kind == ActionKind::Checkpoint ||
+                             a.kind == ActionKind::Snapshot;
+    }
+  // Without a session (whose checkpoints serve), returning to a barrier hit found by the
+  // evaluation thread needs snapshots of the run too.
+  const bool rewind = needs_rewind_ && async_ && !session_;
+  if (!any && !rewind) {
     snap_interval_ = 0;
     snap_keep_ = 0;
     next_snapshot_ = UINT64_MAX;
@@ -343,7 +619,10 @@ void TriggerEngine::plan_history() {
   snap_interval_ = config_.history_interval
                        ? config_.history_interval
                        : std::max(kMinHistoryInterval, (pmax / 2 + 4095) / 4096 * 4096);
-  snap_keep_ = static_cast<size_t>((pmax + snap_interval_ - 1) / snap_interval_) + 1;
+  // One more when evaluating asynchronously: the simulation runs up to a ring of frames ahead
+  // of the evaluation (kRingFrames < kMinHistoryInterval), so a hit is handled a little late.
+  snap_keep_ = static_cast<size_t>((pmax + snap_interval_ - 1) / snap_interval_) + 1 +
+               (async_ ? 1 : 0);
   ring_.reserve(snap_keep_ + 1);
   const uint64_t now = emu_.cycle();
   if (!was_planned || ring_.empty()) take_snapshot(now);
@@ -351,6 +630,9 @@ void TriggerEngine::plan_history() {
 }
 
 void TriggerEngine::take_snapshot(uint64_t cycle) {
+  if (snap_interval_) next_snapshot_ = (cycle / snap_interval_ + 1) * snap_interval_;
+  for (const auto& s : ring_)
+    if (s.cycle == cycle) return;  // taken before a rewind: the same state
   Snapshot* slot = nullptr;
   if (ring_.size() < snap_keep_) {
     ring_.push_back({cycle, std::make_shared<std::vector<uint8_t>>()});
@@ -377,26 +659,47 @@ size_t TriggerEngine::history_bytes() const {
 }
 
 void TriggerEngine::on_txn(const emu::StageTxn& txn) {
-  progress_ = true;
-  if (txn.stage != emu::Stage::Fetch) return;
+  txn_progress_ = true;
+  if (txn.stage != emu::Stage::Fetch || dispatch_bits_.empty()) return;
   std::array<uint64_t, 4> w{};
   std::memcpy(w.data(), txn.data.data(), 32);
   const auto cmd = isa::Command::decode(w);
-  for (auto& p : programs_)
-    for (const auto& ev : p->prog.events) {
-      if (ev.kind != EventDef::Kind::Dispatch) continue;
-      if (ev.opcode && *ev.opcode != cmd.raw_opcode) continue;
-      if (ev.cmd_id && *ev.cmd_id != cmd.cmd_id) continue;
-      if (ev.layer && *ev.layer != cmd.layer) continue;
-      p->vars[ev.var] = 1;
-    }
+  for (size_t b = 0; b < dispatch_bits_.size(); ++b) {
+    const EventDef& ev = programs_[dispatch_bits_[b].program]->prog.events[dispatch_bits_[b].event];
+    if (ev.opcode && *ev.opcode != cmd.raw_opcode) continue;
+    if (ev.cmd_id && *ev.cmd_id != cmd.cmd_id) continue;
+    if (ev.layer && *ev.layer != cmd.layer) continue;
+    txn_dispatch_ |= uint64_t{1} << b;
+  }
 }
 
 bool TriggerEngine::after_cycle(uint64_t cycle) {
   if (cycle >= next_snapshot_) take_snapshot(cycle);
-  // The emulator calls its hook on the cycle the run ends too, with the state already set.
-  if (const auto st = emu_.state(); st != emu::RunState::Ready) set_symptoms(st, false);
-  return evaluate(cycle);
+  if (!async_ || cycle <= inline_until_) {
+    gather(frame_.get(), cycle);
+    apply_frame(frame_.get());
+    eval_current_on_main(cycle);
+    return !pending_.empty() || cycle >= next_capture_due_;
+  }
+  if (produced_ - tail_seen_ >= kRingFrames) {
+    // Ring full: wait for the evaluator (taking its hits, so that it never waits for us).
+    publish();
+    while (produced_ - (tail_seen_ = tail_.load(std::memory_order_acquire)) >= kRingFrames) {
+      if (barrier_.load(std::memory_order_acquire)) return true;
+      take_hits();
+      std::this_thread::yield();
+    }
+  }
+  gather(ring_buf_.data() + (produced_ % kRingFrames) * stride_, cycle);
+  ++produced_;
+  if (produced_ - head_.load(std::memory_order_relaxed) >= kPublishEvery) publish();
+  return attention_.load(std::memory_order_relaxed) || cycle >= next_capture_due_;
+}
+
+void TriggerEngine::eval_current_on_main(uint64_t cycle) {
+  evaluate(cycle);
+  for (auto& h : eval_hits_) pending_.push_back(std::move(h));
+  eval_hits_.clear();
 }
 
 void TriggerEngine::set_symptoms(emu::RunState state, bool mismatch) {
@@ -497,13 +800,15 @@ bool TriggerEngine::evaluate(uint64_t cycle) {
       }
       if (fires) {
         ++rt.hits;
-        if (pending_.size() < pending_.capacity()) {
-          pending_.push_back({static_cast<uint32_t>(&pp - programs_.data()),
-                              static_cast<uint32_t>(&rt - p.triggers.data()), from,
-                              static_cast<uint32_t>(taken), cycle});
-        } else {
-          ++dropped_hits_;
-        }
+        PendingHit ph;
+        ph.program = static_cast<uint32_t>(&pp - programs_.data());
+        ph.trigger = static_cast<uint32_t>(&rt - p.triggers.data());
+        ph.from_state = from;
+        ph.branch = static_cast<uint32_t>(taken);
+        ph.cycle = cycle;
+        ph.number = rt.hits;
+        ph.values = rt.hit_values;
+        eval_hits_.push_back(std::move(ph));
         if (def.shots && ++rt.shots_used >= *def.shots) rt.exhausted = true;
         pause = true;
       }
@@ -518,7 +823,6 @@ bool TriggerEngine::evaluate(uint64_t cycle) {
   }
   progress_ = false;
   last_cycle_ = cycle;
-  if (cycle >= next_capture_due_) pause = true;
   return pause;
 }
 
@@ -540,7 +844,7 @@ void TriggerEngine::perform(const PendingHit& ph) {
   h.cycle = ph.cycle;
   h.trigger_id = rt.id;
   h.trigger = def.name;
-  h.number = rt.hits;
+  h.number = ph.number;
   if (!def.machine) {
     h.state_path = "armed";
   } else {
@@ -550,7 +854,7 @@ void TriggerEngine::perform(const PendingHit& ph) {
   }
   h.condition = br.cond >= 0 ? def.conds[br.cond].text : "else";
   for (size_t i = 0; i < rt.refs.size(); ++i)
-    h.values.emplace_back(rt.refs[i].first, rt.hit_values[i]);
+    h.values.emplace_back(rt.refs[i].first, i < ph.values.size() ? ph.values[i] : 0);
   int capture_no = 0;
   for (const auto& a : br.actions) {
     h.actions.push_back(a.to_string());
@@ -589,7 +893,7 @@ void TriggerEngine::perform(const PendingHit& ph) {
         cf.requested_from = want;
         cf.requested_to = ph.cycle + a.post;
         std::string base =
-            config_.capture_dir + "/" + sanitize(def.name) + "-" + std::to_string(rt.hits);
+            config_.capture_dir + "/" + sanitize(def.name) + "-" + std::to_string(ph.number);
         if (capture_no++) base += "-" + std::to_string(capture_no);
         cf.fst = base + ".fst";
         cf.log = base + ".log";
@@ -601,7 +905,7 @@ void TriggerEngine::perform(const PendingHit& ph) {
       }
       case ActionKind::Checkpoint: {
         const std::string name =
-            a.text.empty() ? sanitize(def.name) + "-" + std::to_string(rt.hits) : a.text;
+            a.text.empty() ? sanitize(def.name) + "-" + std::to_string(ph.number) : a.text;
         if (session_) {
           session_->timeline().save_named(name);
           h.checkpoint = name;
@@ -788,15 +1092,20 @@ void TriggerEngine::materialize(CaptureRequest& req, std::optional<uint64_t> run
 void TriggerEngine::finish_run(emu::RunState state, bool mismatch) {
   if (state != emu::RunState::Ready && armed_) {
     const uint64_t cycle = emu_.cycle();
-    set_symptoms(state, mismatch);
+    settle();  // every cycle evaluated; the evaluator is idle from here on
     if (cycle != last_cycle_) {
       // An emulator that does not hook its final cycle: evaluate it now.
-      evaluate(cycle);
+      gather(frame_.get(), cycle);
+      apply_frame(frame_.get());
+      set_symptoms(state, mismatch);
+      eval_current_on_main(cycle);
     } else if (mismatch) {
-      // The checks ran after the final cycle was evaluated: evaluate it again, only for the
-      // triggers that read `mismatch` (their windows see the final sample twice).
+      // The checks ran after the final cycle was evaluated: evaluate it again (the frame still
+      // holds the final cycle), only for the triggers that read `mismatch` (their windows see
+      // the final sample twice).
+      set_symptoms(state, mismatch);
       only_mismatch_ = true;
-      evaluate(cycle);
+      eval_current_on_main(cycle);
       only_mismatch_ = false;
     }
     service(nullptr);
@@ -865,14 +1174,17 @@ DriveResult drive(emu::Emulator& emu, TriggerEngine& engine, uint64_t max_cycles
   if (progress_interval == 0) progress_interval = uint64_t{1} << 20;
   while (emu.state() == emu::RunState::Ready && emu.cycle() < max_cycles) {
     const uint64_t chunk = std::min(progress_interval, max_cycles - emu.cycle());
-    const auto s = emu.step(chunk);
+    emu.step(chunk);
     if (progress) progress(emu.cycle());
-    if (s.hook_stop) {
-      engine.service(nullptr);
-      if (engine.halt_requested()) {
-        r.halted = true;
-        break;
-      }
+    // Every cycle so far evaluated; back to a late-found hit that needs the design at its cycle.
+    if (auto e = engine.settle_and_rewind(); !e.empty()) {
+      r.error = e;
+      break;
+    }
+    engine.service(nullptr);
+    if (engine.halt_requested()) {
+      r.halted = true;
+      break;
     }
   }
   emu.set_cycle_hook(nullptr);

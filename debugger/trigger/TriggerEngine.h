@@ -1,15 +1,21 @@
 // Runs trigger programs (TriggerFile.h) against an emulator: evaluates every armed trigger once
 // per cycle as a SessionHook (or a plain CycleHook in batch runs), records hits, and performs the
-// actions. Captures re-execute the window on a replica emulator restored from an in-memory
+// actions. The simulation thread only copies the quantities the triggers read into a per-cycle
+// frame; the conditions are evaluated from those frames on a second thread, and a hit whose
+// actions need the design at the hit cycle (halt, checkpoint, snapshot) brings the run back to
+// that cycle by deterministic re-execution, so results are the same as evaluating inline. Captures re-execute the window on a replica emulator restored from an in-memory
 // history of snapshots, so the run being observed is never disturbed. docs/triggers.md states the
 // semantics (sampling point, windows, latency, the end of a run inside a window).
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "debugger/session/Session.h"
@@ -72,6 +78,9 @@ struct TriggerEngineConfig {
   uint64_t history_interval = 0;
   uint64_t max_captures_per_trigger = 16;  ///< later hits are reported without files
   size_t max_hits = 10000;                 ///< hits kept in detail (the rest are counted)
+  /// Evaluate conditions on a second thread from per-cycle frames (same results as inline
+  /// evaluation, which `false` selects; docs/triggers.md, "Evaluation thread").
+  bool async = true;
 };
 
 /// Coverage of one condition.
@@ -134,6 +143,14 @@ class TriggerEngine final : public SessionHook {
   /// Services pending hits and captures (the emulator is at the cycle of the pause) and appends
   /// a "trigger" reason for every halt.
   void stop_reasons(std::vector<StopReason>& out) override;
+  /// Waits until the evaluation thread has seen every cycle run so far. Returns the cycle of a
+  /// hit whose actions need the design at that cycle (halt, checkpoint, snapshot) when it is
+  /// earlier than the emulator's: the caller must bring the emulator back there (with this hook
+  /// uninstalled) before calling service()/stop_reasons().
+  std::optional<uint64_t> settle() override;
+  /// For runs without a session: settle(), then brings the emulator back to the cycle settle()
+  /// returned from the engine's own history snapshots. Error message or empty.
+  std::string settle_and_rewind();
 
   /// Arms every enabled trigger from the current state (windows and counts restart).
   void arm_all();
@@ -165,6 +182,8 @@ class TriggerEngine final : public SessionHook {
   struct PendingHit {
     uint32_t program = 0, trigger = 0, from_state = 0, branch = 0;
     uint64_t cycle = 0;
+    uint64_t number = 0;           ///< the trigger's hit count including this one
+    std::vector<uint64_t> values;  ///< the trigger's refs at the hit
   };
   struct Snapshot {
     uint64_t cycle = 0;
@@ -180,6 +199,23 @@ class TriggerEngine final : public SessionHook {
   };
 
   bool evaluate(uint64_t cycle);
+  // Frames (see the file comment): [0] cycle, [1] progress bit | run state << 8, [2] dispatch
+  // event bits, then one slot per distinct quantity read (gather_).
+  static constexpr size_t kFrameFixed = 3;
+  static constexpr size_t kMaxFrameSlots = 1024;
+  static constexpr uint64_t kRingFrames = uint64_t{1} << 14;
+  static constexpr uint64_t kPublishEvery = 2048;
+  static constexpr size_t kMaxQueuedHits = 1 << 16;
+  static constexpr uint64_t kInlineAfterBarrier = uint64_t{1} << 19;
+  void layout();
+  void gather(uint64_t* dst, uint64_t cycle);
+  void apply_frame(const uint64_t* f);
+  bool is_barrier(const PendingHit& h) const;
+  void publish();
+  void take_hits();
+  void worker_loop();
+  void stop_worker();
+  void eval_current_on_main(uint64_t cycle);
   void set_symptoms(emu::RunState state, bool mismatch);
   void take_snapshot(uint64_t cycle);
   void plan_history();
@@ -215,12 +251,42 @@ class TriggerEngine final : public SessionHook {
   std::vector<Snapshot> ring_;
   std::unique_ptr<emu::Emulator> replica_;
   uint64_t resimulated_ = 0;
+  bool needs_rewind_ = false;  ///< a barrier action exists (history snapshots for settle_and_rewind)
+
+  // Frames and the evaluation thread.
+  std::vector<Ref> gather_;            ///< where each slot's quantity lives in the emulator
+  std::unique_ptr<uint64_t[]> frame_;  ///< the frame being evaluated; conditions read it
+  size_t stride_ = kFrameFixed;
+  struct DispatchBit {
+    uint32_t program = 0, event = 0;
+  };
+  std::vector<DispatchBit> dispatch_bits_;
+  bool txn_progress_ = false;  ///< simulation thread: a transaction since the last frame
+  uint64_t txn_dispatch_ = 0;
+  bool async_ = false;
+  uint64_t inline_until_ = 0;  ///< evaluate inline up to this cycle (after a barrier hit)
+  std::vector<uint64_t> ring_buf_;  ///< kRingFrames frames
+  uint64_t produced_ = 0;           ///< frames written (simulation thread)
+  uint64_t tail_seen_ = 0;          ///< simulation thread's last look at tail_
+  std::atomic<uint64_t> head_{0};   ///< frames published
+  std::atomic<uint64_t> tail_{0};   ///< frames evaluated
+  std::atomic<bool> barrier_{false};    ///< the evaluator stopped after a barrier hit
+  std::atomic<bool> attention_{false};  ///< hits want servicing soon
+  std::atomic<bool> idle_{false}, quit_{false};
+  std::atomic<uint32_t> wake_{0};
+  uint64_t barrier_cycle_ = 0;
+  std::mutex hits_mu_;
+  std::vector<PendingHit> shared_hits_;  ///< evaluator -> simulation thread (hits_mu_)
+  uint64_t shared_dropped_ = 0;          ///< (hits_mu_)
+  std::vector<PendingHit> eval_hits_;    ///< hits of the frame being evaluated
+  std::thread worker_;
 };
 
 /// Why drive() returned.
 struct DriveResult {
   bool halted = false;  ///< a halt action fired
   uint64_t cycle = 0;
+  std::string error;  ///< the run could not return to a trigger hit (it stopped there)
 };
 
 /// Runs `emu` with `engine` as its cycle hook and transaction observer until the run leaves the

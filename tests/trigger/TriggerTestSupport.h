@@ -147,7 +147,8 @@ inline std::unique_ptr<TriggerRun> run_triggers(const std::string& workload,
                                                 const std::string& text,
                                                 const std::string& capture_dir = ".",
                                                 const emu::NpuConfig& npu = {},
-                                                const std::vector<emu::FaultSpec>& faults = {}) {
+                                                const std::vector<emu::FaultSpec>& faults = {},
+                                                bool async = true) {
   const auto& p = prepared(workload);
   auto o = options_for(workload, npu);
   o.faults = faults;
@@ -163,6 +164,7 @@ inline std::unique_ptr<TriggerRun> run_triggers(const std::string& workload,
   REQUIRE(r->parse.ok());
   debugger::TriggerEngineConfig config;
   config.capture_dir = capture_dir;
+  config.async = async;
   config.make_replica = [&p, o](std::string& error) -> std::unique_ptr<emu::Emulator> {
     auto e = std::make_unique<emu::NpuEmulator>(o.npu);
     error = run::start(p, o, *e, e.get());

@@ -39,6 +39,9 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
   sub->add_option("--capture-dir", options.capture_dir,
                   "Directory for trigger captures (FST + event log)")
       ->capture_default_str();
+  sub->add_flag("--inline-triggers", options.inline_triggers,
+                "Evaluate triggers on the simulation thread instead of a second one (same "
+                "results, slower; docs/triggers.md)");
   sub->add_option("-x,--script", options.scripts, "Run the commands in FILE first (repeatable)");
   sub->add_flag("--batch", options.batch, "Run the scripts and exit (status 1 if a command failed)");
   sub->add_flag("--json", options.json, "Print each command's result as one JSON object per line");
@@ -142,7 +145,8 @@ int run_debug(const DebugOptions& options) {
     ~Uninstall() { debugger::set_record_backend(nullptr); }
   } uninstall;
   auto triggers =
-      attach_triggers(*session, *prepared, ro, options.triggers, options.capture_dir, error);
+      attach_triggers(*session, *prepared, ro, options.triggers, options.capture_dir, error,
+                      options.inline_triggers);
   if (!triggers) {
     std::cerr << error << "\nbud debug: " << options.triggers << " is invalid\n";
     return 2;

@@ -17,6 +17,7 @@ struct DebugOptions {
   std::string packet;                ///< --packet P: debug the run a replay packet recorded
   std::string triggers;                       ///< --triggers FILE
   std::string capture_dir = "bud-captures";   ///< --capture-dir DIR
+  bool inline_triggers = false;               ///< --inline-triggers
   std::vector<std::string> scripts;  ///< -x FILE, run in order before the prompt
   bool batch = false;                ///< run the scripts and exit
   bool json = false;                 ///< one JSON object per command

@@ -94,6 +94,9 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
   sub->add_option("--capture-dir", options.capture_dir,
                   "With --triggers: directory for captured windows (FST + event log)")
       ->capture_default_str();
+  sub->add_flag("--inline-triggers", options.inline_triggers,
+                "Evaluate triggers on the simulation thread instead of a second one (same "
+                "results, slower; docs/triggers.md)");
 }
 
 namespace {

@@ -18,6 +18,7 @@ struct RunCommandOptions {
   std::vector<std::string> annotations;  ///< --annotate TEXT (recorded in the packet)
   std::string triggers;                  ///< --triggers FILE (docs/triggers.md)
   std::string capture_dir = "bud-captures";  ///< --capture-dir DIR for trigger captures
+  bool inline_triggers = false;  ///< --inline-triggers: evaluate on the simulation thread
 };
 
 /// Adds the memory-model, throttle and watchdog options shared by every command that runs the NPU.

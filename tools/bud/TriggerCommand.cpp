@@ -179,6 +179,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   debugger::TriggerEngineConfig config;
   config.capture_dir = options.capture_dir;
   config.make_replica = npu_replica(prepared, ro);
+  config.async = !options.inline_triggers;
   TriggerEngine engine(emu, config);
   engine.add(std::move(*parse.program));
   BatchRecordHook recorder;
@@ -188,6 +189,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   const auto d = debugger::drive(
       emu, engine, ro.max_cycles, [&progress](uint64_t c) { progress.update(c); },
       ro.progress_interval);
+  if (!d.error.empty()) std::cerr << "bud run: triggers: " << d.error << "\n";
   run::RunReport report;
   if (d.halted) {
     run::RunOptions stop_here = ro;
@@ -239,9 +241,11 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
 std::unique_ptr<TriggerEngine> attach_triggers(debugger::Session& session,
                                                const run::PreparedRun& prepared,
                                                const run::RunOptions& ro, const std::string& file,
-                                               const std::string& capture_dir, std::string& error) {
+                                               const std::string& capture_dir, std::string& error,
+                                               bool inline_eval) {
   debugger::TriggerEngineConfig config;
   config.capture_dir = capture_dir;
+  config.async = !inline_eval;
   config.make_replica = npu_replica(prepared, ro);
   auto engine = std::make_unique<TriggerEngine>(session.emu(), config);
   engine->attach(session);

@@ -34,6 +34,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
 /// works), loaded with the files' triggers. Null with `error` (FILE:LINE:COL lines) on failure.
 std::unique_ptr<debugger::TriggerEngine> attach_triggers(
     debugger::Session& session, const run::PreparedRun& prepared, const run::RunOptions& ro,
-    const std::string& file, const std::string& capture_dir, std::string& error);
+    const std::string& file, const std::string& capture_dir, std::string& error,
+    bool inline_eval = false);
 
 }  // namespace bud::cli
