@@ -56,7 +56,29 @@ void do_trigger(Interpreter& in, const Args& a, CommandResult& r) {
       r.fail("usage: trigger add NAME [shots K] when COND do ACTIONS");
       return;
     }
-    if (text.rfind("trigger ", 0) != 0) text = "trigger " + text;
+    // `;` separates lines (outside quotes), so that events and state machines fit on one line:
+    // `trigger add def g = dispatch GEMM layer 0; third when count(g) == 3 do halt`.
+    std::vector<std::string> lines(1);
+    bool quoted = false;
+    for (char c : text) {
+      if (c == '"') quoted = !quoted;
+      if (c == ';' && !quoted) {
+        lines.emplace_back();
+        continue;
+      }
+      lines.back() += c;
+    }
+    text.clear();
+    bool named = false;
+    for (auto& l : lines) {
+      const size_t f = l.find_first_not_of(" \t");
+      l = f == std::string::npos ? "" : l.substr(f);
+      if (!named && !l.empty() && l.rfind("def ", 0) != 0) {
+        if (l.rfind("trigger ", 0) != 0) l = "trigger " + l;
+        named = true;
+      }
+      text += l + "\n";
+    }
     auto p = parse_triggers(text, "<prompt>", engine->env());
     if (!p.ok()) {
       r.fail(errors_text(p));
@@ -146,12 +168,15 @@ void register_trigger_commands(Interpreter& in) {
           "Counter-based trace triggers: conditions, state machines, halt and capture",
           "Triggers are evaluated after every cycle while the program runs (continue, step, "
           "until); windows continue across stops and restart after time travel. Actions: halt, "
-          "capture [pre N] [post N], checkpoint [NAME], snapshot, log \"TEXT\", rearm. State "
-          "machines and event definitions come from files (`trigger load`); docs/triggers.md "
-          "has the language.",
+          "capture [pre N] [post N], checkpoint [NAME], snapshot, record [FILE], log \"TEXT\", "
+          "rearm. `;` separates lines, so event definitions and state machines fit on one line "
+          "(or come from files: `trigger load`); docs/triggers.md has the language.",
           {"trigger add stall when rate(load.stall_mem, 1024) > 0.8 do halt, capture pre 500 "
            "post 100",
            "trigger add sat shots 3 when delta(saturations, 64) > 10 do log \"saturation storm\"",
+           "trigger add def g = dispatch GEMM layer 0; third when count(g) == 3 do halt",
+           "trigger add burst; state idle; if delta(load.stall_mem, 64) > 40 then goto hot; "
+           "state hot; if state_cycles >= 100 then halt; end",
            "trigger load examples/triggers/memory_stall_burst.trig", "trigger list",
            "trigger disable 2"},
           kNeedsNothing,

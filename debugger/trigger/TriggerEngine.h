@@ -173,7 +173,7 @@ class TriggerEngine final : public SessionHook {
   uint64_t history_interval() const { return snap_interval_; }
   size_t history_snapshots() const;
   size_t history_bytes() const;
-  /// Cycles re-executed for captures so far.
+  /// Cycles re-executed so far: for captures, and to return to a hit found by the evaluation thread.
   uint64_t resimulated_cycles() const { return resimulated_; }
 
  private:

@@ -75,7 +75,7 @@ std::string trigger_report_text(const TriggerEngine& engine) {
   if (engine.history_interval())
     o << "history    " << engine.history_snapshots() << " snapshots every "
       << engine.history_interval() << " cycles, " << engine.history_bytes() << " bytes; "
-      << engine.resimulated_cycles() << " cycles re-executed for captures\n";
+      << engine.resimulated_cycles() << " cycles re-executed (captures, returns to hits)\n";
   return o.str();
 }
 

@@ -110,3 +110,26 @@ TEST_CASE("bud run --triggers: a result mismatch fires at the end of the run", "
   CHECK(r.status == 0);
   CHECK(r.out.find("bad: not fired") != std::string::npos);
 }
+
+TEST_CASE("bud debug: the record action writes a packet of the run up to the hit that replays",
+          "[trigger][cli][record]") {
+  const auto dir = std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "cli";
+  std::filesystem::remove(dir / "trigger-rec-1.bpk");
+  const auto trig = write("rec.trig",
+                          "trigger rec shots 1\n  when load.stall_mem >= 500\n  do record, log "
+                          "\"rec\"\nend\n");
+  const auto script = write("rec.bud", "continue\ntrigger hits\n");
+  auto r = bud_run("debug conv --triggers " + trig + " -x " + script + " --batch --json");
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("\"record\":\"trigger-rec-1.bpk\"") != std::string::npos);
+  REQUIRE(std::filesystem::exists(dir / "trigger-rec-1.bpk"));
+  // Independently: the cycle at which load.stall_mem first reaches 500.
+  const auto s = bud::test::record("conv");
+  const int stall = *bud::isa::find_counter("load.stall_mem");
+  uint64_t want = 0;
+  while (s.at(stall, want) < 500) ++want;
+  r = bud_run("replay trigger-rec-1.bpk");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("up to cycle " + std::to_string(want)) != std::string::npos);
+}

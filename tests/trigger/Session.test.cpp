@@ -126,3 +126,36 @@ TEST_CASE("trigger commands report errors with positions and load files", "[trig
   CHECK(d->in->execute("trigger enable 1").ok);
   CHECK(d->in->execute("trigger list").lines.at(0).find("[armed, 1 hits]") != std::string::npos);
 }
+
+TEST_CASE("trigger add takes events and state machines on one line (`;` separates lines)",
+          "[trigger][session]") {
+  const auto s = test::record("conv");
+  // Independently: the cycle of the third GEMM dispatch of layer 0.
+  uint64_t third = 0;
+  int n = 0;
+  for (const auto& d : s.dispatches)
+    if (d.cmd.opcode == isa::Opcode::Gemm && d.cmd.layer == 0 && ++n == 3) third = d.cycle;
+  REQUIRE(third > 0);
+  auto d = make_debugger("conv");
+  auto r = d->in->execute(
+      "trigger add def g = dispatch GEMM layer 0; third when count(g) == 3 do halt");
+  INFO(r.error);
+  REQUIRE(r.ok);
+  r = d->in->execute("continue");
+  REQUIRE(r.stop);
+  CHECK(r.stop->cycle == third);
+  CHECK(r.stop->has("trigger"));
+  r = d->in->execute(
+      "trigger add m; state a; if cycle >= " + std::to_string(third + 10) +
+      " then goto b; state b; if state_cycles >= 5 then halt; end");
+  INFO(r.error);
+  REQUIRE(r.ok);
+  r = d->in->execute("continue");
+  REQUIRE(r.stop);
+  // Enters b at third+10; state_cycles counts b's cycles from the next one: 5 at third+15.
+  CHECK(r.stop->cycle == third + 15);
+  r = d->in->execute("trigger add def g = dispatch GEMX; x when g do halt");
+  CHECK_FALSE(r.ok);
+  CHECK(r.error.find("<prompt>:1:18: error: unknown opcode 'GEMX' (did you mean GEMM?)") !=
+        std::string::npos);
+}

@@ -151,6 +151,7 @@ int run_debug(const DebugOptions& options) {
     std::cerr << error << "\nbud debug: " << options.triggers << " is invalid\n";
     return 2;
   }
+  if (recorder) triggers->set_record_hook(recorder.get());
   debugger::Interpreter interp(*session);
   debugger::ConsoleOptions copts;
   copts.json = options.json;

@@ -1,5 +1,7 @@
 #include "tools/bud/PacketSession.h"
 
+#include <cctype>
+
 #include "emu/npu/NpuEmulator.h"
 #include "replay/PacketWriter.h"
 #include "replay/Recorder.h"
@@ -41,18 +43,44 @@ std::string PacketRecordBackend::stop(debugger::Session& session, std::string& s
   if (end < start_cycle_)
     return "the session went back before the recording started (cycle " +
            std::to_string(start_cycle_) + "): nothing recorded";
+  return record_range(&state_, start_cycle_, end, path_,
+                      {origin_ + ", cycles " + std::to_string(start_cycle_) + ".." +
+                       std::to_string(end)},
+                      summary);
+}
+
+std::string PacketRecordBackend::record(const debugger::TriggerHit& hit, const std::string& file,
+                                        std::string& written) {
+  std::string path = file;
+  if (path.empty()) {
+    path = "trigger-" + hit.trigger + "-" + std::to_string(hit.number) + ".bpk";
+    for (char& c : path)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  }
+  std::string summary;
+  const std::vector<std::string> notes = {
+      origin_ + ": trigger " + hit.trigger + " hit " + std::to_string(hit.number) +
+      " at cycle " + std::to_string(hit.cycle) + " (" + hit.condition + ")"};
+  if (auto e = record_range(nullptr, 0, hit.cycle, path, notes, summary); !e.empty()) return e;
+  written = path;
+  return {};
+}
+
+std::string PacketRecordBackend::record_range(const std::vector<uint8_t>* state,
+                                              uint64_t start_cycle, uint64_t end,
+                                              const std::string& path,
+                                              const std::vector<std::string>& notes,
+                                              std::string& summary) {
   emu::NpuEmulator emu(spec_.options.npu);
   std::string error;
   if (auto e = run::start(prepared_, spec_.options, emu, &emu); !e.empty()) return e;
-  if (!emu.restore(state_, error)) return error;
-  auto writer = replay::PacketWriter::create(path_, error);
+  if (state && !emu.restore(*state, error)) return error;
+  auto writer = replay::PacketWriter::create(path, error);
   if (!writer) return error;
   replay::RecordConfig config;
   replay::Recorder rec(*writer, emu, config);
   const auto header = replay::make_header(spec_, prepared_, config.digest_interval,
-                                          config.checkpoint_interval, start_cycle_);
-  const std::vector<std::string> notes = {origin_ + ", cycles " + std::to_string(start_cycle_) +
-                                          ".." + std::to_string(end)};
+                                          config.checkpoint_interval, start_cycle);
   if (!rec.begin(header, replay::encode_job(prepared_.job), notes) || !rec.run(end))
     return rec.error();
   bool ok = true;
@@ -66,8 +94,8 @@ std::string PacketRecordBackend::stop(debugger::Session& session, std::string& s
   }
   if (!ok) return rec.error();
   const auto s = rec.summary();
-  summary = "recorded cycles " + std::to_string(start_cycle_) + ".." + std::to_string(end) +
-            " to " + path_ + " (" + std::to_string(s.bytes) + " bytes, " +
+  summary = "recorded cycles " + std::to_string(start_cycle) + ".." + std::to_string(end) +
+            " to " + path + " (" + std::to_string(s.bytes) + " bytes, " +
             std::to_string(s.checkpoints) + " checkpoints)";
   return {};
 }

@@ -7,6 +7,7 @@
 
 #include "debugger/commands/Interpreter.h"
 #include "debugger/session/Session.h"
+#include "debugger/trigger/TriggerEngine.h"
 #include "emu/run/RunJob.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
@@ -18,17 +19,27 @@ namespace bud::cli {
 /// first. Error text or empty.
 std::string attach_packet(debugger::Session& session, const replay::Packet& packet);
 
-// `record start|stop` at the prompt: on stop, the recorded range is re-simulated from the
-// state saved at start in a second emulator (deterministic), so the session is not slowed.
-class PacketRecordBackend final : public debugger::RecordBackend {
+// `record start|stop` at the prompt, and the `record` trigger action in a session: the recorded
+// range is re-simulated in a second emulator (deterministic) from the state saved at `record
+// start`, or from cycle 0 up to the hit for a trigger, so the session is not slowed.
+class PacketRecordBackend final : public debugger::RecordBackend,
+                                  public debugger::TriggerRecordHook {
  public:
   PacketRecordBackend(replay::RunSpec spec, const run::PreparedRun& prepared, std::string origin)
       : spec_(std::move(spec)), prepared_(prepared), origin_(std::move(origin)) {}
 
   std::string start(debugger::Session& session, const std::string& path) override;
   std::string stop(debugger::Session& session, std::string& summary) override;
+  /// The trigger action: a packet of cycles 0..hit (FILE, default trigger-NAME-HIT.bpk).
+  std::string record(const debugger::TriggerHit& hit, const std::string& file,
+                     std::string& written) override;
 
  private:
+  /// Records cycles start_cycle..end to `path`, from `state` (null: a fresh start at cycle 0).
+  std::string record_range(const std::vector<uint8_t>* state, uint64_t start_cycle, uint64_t end,
+                           const std::string& path, const std::vector<std::string>& notes,
+                           std::string& summary);
+
   replay::RunSpec spec_;
   const run::PreparedRun& prepared_;
   std::string origin_;  ///< who records, for the packet's annotation

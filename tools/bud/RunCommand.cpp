@@ -140,9 +140,8 @@ int run_run(const RunCommandOptions& options) {
     return 2;
   }
   if (!options.triggers.empty()) {
-    if (!options.record.empty()) {
-      std::cerr << "bud run: --triggers and --record do not combine; use the `record` trigger "
-                   "action\n";
+    if (auto e = options.record_config.validate(); !options.record.empty() && !e.empty()) {
+      std::cerr << "bud run: " << e << "\n";
       return 2;
     }
     progress.finish();

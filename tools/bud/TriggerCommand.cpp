@@ -210,18 +210,32 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   engine.finish_run(emu.state(), emu.state() == emu::RunState::Finished && !report.passed);
   progress.finish();
 
-  for (const auto& [path, notes] : recorder.requests) {
+  // --record: the whole run (up to a halt), annotated with every hit; then the record actions'.
+  struct Request {
+    std::string path;
+    std::vector<std::string> notes;
+    replay::RecordConfig config;
+  };
+  std::vector<Request> requests;
+  if (!options.record.empty()) {
+    Request all{options.record, options.annotations, options.record_config};
+    for (const auto& h : engine.hits()) all.notes.push_back(BatchRecordHook::describe(h));
+    requests.push_back(std::move(all));
+  }
+  for (const auto& [path, notes] : recorder.requests) requests.push_back({path, notes, {}});
+  for (const auto& [path, notes, rconfig] : requests) {
     auto spec = replay::make_spec(ro, prepared);
     if (!spec) {
       std::cerr << "bud run: record " << path << ": " << spec.error() << "\n";
       continue;
     }
     spec->annotations = notes;
+    if (d.halted) spec->options.max_cycles = emu.cycle();  // the packet ends at the halt
     std::ifstream f(options.triggers);
     std::stringstream ss;
     ss << f.rdbuf();
     spec->triggers.push_back(ss.str());
-    auto out = replay::record_run(path, *spec, prepared, replay::RecordConfig{});
+    auto out = replay::record_run(path, *spec, prepared, rconfig);
     if (!out.error.empty())
       std::cerr << "bud run: record " << path << ": " << out.error << "\n";
     else
