@@ -236,6 +236,26 @@ Value Expr::eval(Sampler& sampler) {
 
 std::vector<Ref> Expr::refs() const { return refs_; }
 
+std::optional<Expr::SimpleCompare> Expr::simple_compare() const {
+  if (nodes_.size() != 3 || refs_.size() != 1 || !rings_.empty() || !state_.empty() ||
+      nodes_[0].op != Op::Load || nodes_[0].a != 0 || nodes_[1].op != Op::Int ||
+      !refs_[0].direct || refs_[0].direct_bytes != 8)
+    return std::nullopt;
+  SimpleCompare s;
+  s.direct = refs_[0].direct;
+  s.k = nodes_[1].integer;
+  switch (nodes_[2].op) {
+    case Op::Lt: s.cmp = SimpleCompare::Cmp::Lt; break;
+    case Op::Le: s.cmp = SimpleCompare::Cmp::Le; break;
+    case Op::Gt: s.cmp = SimpleCompare::Cmp::Gt; break;
+    case Op::Ge: s.cmp = SimpleCompare::Cmp::Ge; break;
+    case Op::Eq: s.cmp = SimpleCompare::Cmp::Eq; break;
+    case Op::Ne: s.cmp = SimpleCompare::Cmp::Ne; break;
+    default: return std::nullopt;
+  }
+  return s;
+}
+
 std::vector<uint32_t> Expr::windows() const {
   std::vector<uint32_t> w;
   for (const Ring& r : rings_) w.push_back(r.window);

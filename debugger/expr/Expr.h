@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,27 @@ class Expr {
   void rebind(const std::function<void(Ref&)>& f) {
     for (Ref& r : refs_) f(r);
   }
+  /// NAME CMP INTEGER over a quantity read directly as 8 bytes, which a caller can evaluate in a
+  /// tight loop: where it lives, the comparison (signed) and the constant.
+  struct SimpleCompare {
+    enum class Cmp : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
+    const void* direct = nullptr;
+    Cmp cmp = Cmp::Gt;
+    int64_t k = 0;
+    bool test(int64_t v) const {
+      switch (cmp) {
+        case Cmp::Lt: return v < k;
+        case Cmp::Le: return v <= k;
+        case Cmp::Gt: return v > k;
+        case Cmp::Ge: return v >= k;
+        case Cmp::Eq: return v == k;
+        case Cmp::Ne: return v != k;
+      }
+      return false;
+    }
+  };
+  /// The expression as a SimpleCompare, or nullopt when it is anything else.
+  std::optional<SimpleCompare> simple_compare() const;
   /// Cycles (eval() calls) since the last arm().
   uint64_t cycles_since_arm() const { return elapsed_; }
   /// Whether arm() (or eval()) has been called.

@@ -1,5 +1,6 @@
 #include "debugger/session/Breakpoints.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "emu/isa/Isa.h"
@@ -171,7 +172,12 @@ void Breakpoints::arm() {
   hits_.reserve(bps_.size() + 4);
   pending_cmd_ids_.reserve(bps_.size());
   pending_cmd_details_.reserve(bps_.size());
+  fast_.clear();
+  slow_.clear();
   for (auto& b : bps_) {
+    if (b.kind == BreakKind::Condition && b.enabled)
+      if (auto s = b.cond->simple_compare()) fast_.push_back({*s, &b});
+    if (fast_.empty() || fast_.back().bp != &b) slow_.push_back(static_cast<size_t>(&b - bps_.data()));
     switch (b.kind) {
       case BreakKind::Condition:
         // A condition stops when it becomes true. A stateless one that already holds must first
@@ -210,7 +216,19 @@ void Breakpoints::on_txn(const emu::StageTxn& txn) {
 
 bool Breakpoints::after_cycle(uint64_t cycle) {
   bool stop = false;
-  for (auto& b : bps_) {
+  for (const Fast& f : fast_) {
+    int64_t v;
+    std::memcpy(&v, f.cmp.direct, 8);
+    const bool now = f.cmp.test(v);
+    if (now && !f.bp->was_true) [[unlikely]] {
+      ++f.bp->hits;
+      hits_.push_back({f.bp->id, f.bp->cond->to_string()});
+      stop = true;
+    }
+    f.bp->was_true = now;
+  }
+  for (const size_t i : slow_) {
+    Breakpoint& b = bps_[i];
     if (!b.enabled) {
       // Disabled conditions still advance their windows so re-enabling sees a coherent history.
       if (b.kind == BreakKind::Condition) b.cond->eval(sampler_);
@@ -268,6 +286,9 @@ bool Breakpoints::after_cycle(uint64_t cycle) {
         break;
     }
   }
+  if (stop && !fast_.empty() && hits_.size() > 1)  // report in breakpoint order, as listed
+    std::stable_sort(hits_.begin(), hits_.end(),
+                     [](const Hit& a, const Hit& b) { return a.id < b.id; });
   if (pending_cmd_hit_) {
     for (size_t i = 0; i < pending_cmd_ids_.size(); ++i) {
       for (auto& b : bps_)

@@ -84,7 +84,14 @@ class Breakpoints final : public emu::CycleHook, public emu::TxnObserver {
   void on_txn(const emu::StageTxn& txn) override;
 
  private:
+  /// An enabled NAME CMP INTEGER condition, evaluated in a tight loop (no interpreter).
+  struct Fast {
+    Expr::SimpleCompare cmp;
+    Breakpoint* bp = nullptr;
+  };
   int next_id_ = 1;
+  std::vector<Fast> fast_;     ///< set by arm()
+  std::vector<size_t> slow_;   ///< indices into bps_ of every other breakpoint (set by arm())
   emu::Emulator& emu_;
   EmulatorSampler sampler_;
   std::vector<Breakpoint> bps_;
