@@ -251,12 +251,15 @@ TEST_CASE("every stop reports all reasons that applied on the same cycle", "[deb
   Debugger d("gemm_small");
   d.ok("break " + std::to_string(change));
   d.ok("watch load.state");
+  // A NAME CMP INTEGER condition (evaluated apart, in a tight loop) is reported in list order.
+  d.ok("break if cycle >= " + std::to_string(change));
   auto r = d.ok("continue");
   REQUIRE(r.stop);
   CHECK(r.stop->cycle == change);
-  CHECK(reason_kinds(r) == std::vector<std::string>{"breakpoint", "watchpoint"});
+  CHECK(reason_kinds(r) == std::vector<std::string>{"breakpoint", "watchpoint", "breakpoint"});
   CHECK(r.stop->reasons[0].id == 1);
   CHECK(r.stop->reasons[1].id == 2);
+  CHECK(r.stop->reasons[2].id == 3);
   CHECK(contains(text(r), "breakpoint 1"));
   CHECK(contains(text(r), "watchpoint 2"));
   // The JSON form of the stop lists both.
