@@ -1113,7 +1113,20 @@ void TriggerEngine::finish_run(emu::RunState state, bool mismatch) {
   service_captures(emu_.cycle());
 }
 
+void TriggerEngine::quiesce() {
+  if (!async_) return;
+  publish();
+  while (tail_.load(std::memory_order_acquire) < produced_ &&
+         !barrier_.load(std::memory_order_acquire)) {
+    take_hits();
+    std::this_thread::yield();
+  }
+}
+
 std::vector<TriggerStatus> TriggerEngine::status() const {
+  // Read between cycles of a running session (remote observers): the evaluation thread must not
+  // be changing what is read; it stops when it has caught up (or at a barrier hit).
+  const_cast<TriggerEngine*>(this)->quiesce();
   std::vector<TriggerStatus> out;
   for (const auto& p : programs_)
     for (const auto& rt : p->triggers) {

@@ -120,7 +120,11 @@ class TriggerEngine final : public SessionHook {
   bool remove(int id);
   /// Enabling refreshes a k-shot trigger's shots (perf's IOC_REFRESH) and re-arms it.
   bool set_enabled(int id, bool enabled);
+  /// Every trigger's state and coverage. Waits for the evaluation thread to catch up first.
   std::vector<TriggerStatus> status() const;
+  /// Waits until the evaluation thread has evaluated every frame produced so far (or stopped at
+  /// a barrier hit, which stays for settle()). Simulation thread only.
+  void quiesce();
   size_t size() const;
 
   /// Uses the session's interventions when re-executing windows, named checkpoints for the
