@@ -3,6 +3,8 @@
 // the same values, counters and capture windows, and the run ends at the same cycle in the same
 // state — including barrier actions (halt, snapshot, checkpoint) found after the simulation has
 // run ahead, which bring the run back to the hit by re-execution.
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "tests/trigger/TriggerTestSupport.h"
@@ -11,8 +13,22 @@ using namespace bud;
 
 namespace {
 
+std::filesystem::path process_dir() {
+  return std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" /
+         ("threads-" + std::to_string(getpid()));
+}
+
+// Removes this process's directory when the test program exits.
+struct Cleanup {
+  ~Cleanup() {
+    std::error_code ec;
+    std::filesystem::remove_all(process_dir(), ec);
+  }
+} cleanup;
+
 std::string dir(const std::string& leaf) {
-  const auto d = std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "threads" / leaf;
+  // Per process: several instances of the test may run at once.
+  const auto d = process_dir() / leaf;
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d.string();
