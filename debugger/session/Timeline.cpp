@@ -1,5 +1,8 @@
 #include "debugger/session/Timeline.h"
 
+// For ZSTD_c_literalCompressionMode (see make_cctx); used only when the runtime library is the
+// version these headers describe.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <algorithm>
@@ -37,6 +40,35 @@ void Timeline::set_interval(uint64_t cycles) {
 
 void Timeline::CctxFree::operator()(ZSTD_CCtx_s* c) const { ZSTD_freeCCtx(c); }
 
+namespace {
+
+// Checkpoints are mostly int8 tensors and scratchpad words: long matches are rare, skewed byte
+// values are not. A negative level (fast match search) that still entropy-codes its literals
+// compresses this data as well as level 1 in about half the time (CheckpointCost.test.cpp). zstd
+// turns literal compression off at negative levels unless told otherwise, and the parameter that
+// tells it is experimental: it is set only when the runtime library is the version compiled
+// against; otherwise the level falls back to 1.
+ZSTD_CCtx* make_cctx(const TimelineConfig& config) {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  if (!c) return nullptr;
+  int level = config.compression_level;
+  if (level < 0 && config.entropy_literals) {
+#if ZSTD_VERSION_NUMBER >= 10501  // ZSTD_ps_enable
+    const bool same_library = ZSTD_versionNumber() == ZSTD_VERSION_NUMBER;
+    if (!same_library || ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_literalCompressionMode,
+                                                             ZSTD_ps_enable))) {
+      level = 1;
+    }
+#else
+    level = 1;
+#endif
+  }
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+  return c;
+}
+
+}  // namespace
+
 std::shared_ptr<const Timeline::Chunk> Timeline::store_piece(std::span<const uint8_t> piece,
                                                              Checkpoint& c) {
   const uint64_t key = replay::hash64(piece) ^ (static_cast<uint64_t>(piece.size()) << 48);
@@ -44,15 +76,14 @@ std::shared_ptr<const Timeline::Chunk> Timeline::store_piece(std::span<const uin
     if (auto existing = it->second.lock(); existing && existing->raw_size == piece.size())
       return existing;
   }
-  if (!cctx_) cctx_.reset(ZSTD_createCCtx());
+  if (!cctx_) cctx_.reset(make_cctx(config_));
   auto chunk = std::make_unique<Chunk>();
   chunk->raw_size = static_cast<uint32_t>(piece.size());
   chunk->zstd.resize(ZSTD_compressBound(piece.size()));
-  const size_t n = cctx_ ? ZSTD_compressCCtx(cctx_.get(), chunk->zstd.data(), chunk->zstd.size(),
-                                             piece.data(), piece.size(),
-                                             config_.compression_level)
+  const size_t n = cctx_ ? ZSTD_compress2(cctx_.get(), chunk->zstd.data(), chunk->zstd.size(),
+                                          piece.data(), piece.size())
                          : ZSTD_compress(chunk->zstd.data(), chunk->zstd.size(), piece.data(),
-                                         piece.size(), config_.compression_level);
+                                         piece.size(), 1);
   if (ZSTD_isError(n)) {
     chunk->zstd.assign(piece.begin(), piece.end());
     chunk->raw_size = 0;  // stored raw

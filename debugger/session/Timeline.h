@@ -47,7 +47,10 @@ struct TimelineConfig {
   /// simulating whatever the design's size (a checkpoint's cost grows with its bytes).
   uint64_t interval = 0;
   uint64_t memory_budget = 512ull << 20;   ///< bytes for automatic checkpoints
-  int compression_level = 1;               ///< zstd level
+  /// zstd level. Negative levels search matches faster; with `entropy_literals` they still
+  /// Huffman-code literals, which is where checkpoint data compresses (see Timeline.cpp).
+  int compression_level = -5;
+  bool entropy_literals = true;
 };
 
 struct CheckpointInfo {

@@ -34,7 +34,7 @@ TEST_CASE("checkpoint cost on the debugger benchmark's state (prints, no timing 
   for (int i = 0; i < kCheckpoints; ++i) {
     REQUIRE(emu.step(kInterval).cycles == kInterval);
     auto t0 = Clock::now();
-    timeline.save_named("c" + std::to_string(i));
+    timeline.save_named(std::to_string(i));
     auto t1 = Clock::now();
     std::vector<uint8_t> raw;
     emu.save(raw);
