@@ -1,5 +1,8 @@
 #include "debugger/session/Timeline.h"
 
+// For ZSTD_c_literalCompressionMode (see make_cctx); used only when the runtime library is the
+// version these headers describe.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <algorithm>
@@ -35,47 +38,96 @@ void Timeline::set_interval(uint64_t cycles) {
   config_.interval = interval_;
 }
 
+void Timeline::CctxFree::operator()(ZSTD_CCtx_s* c) const { ZSTD_freeCCtx(c); }
+
+namespace {
+
+// Checkpoints are mostly int8 tensors and scratchpad words: long matches are rare, skewed byte
+// values are not. A negative level (fast match search) that still entropy-codes its literals
+// compresses this data as well as level 1 in about half the time (CheckpointCost.test.cpp). zstd
+// turns literal compression off at negative levels unless told otherwise, and the parameter that
+// tells it is experimental: it is set only when the runtime library is the version compiled
+// against; otherwise the level falls back to 1.
+ZSTD_CCtx* make_cctx(const TimelineConfig& config) {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  if (!c) return nullptr;
+  int level = config.compression_level;
+  if (level < 0 && config.entropy_literals) {
+#if ZSTD_VERSION_NUMBER >= 10501  // ZSTD_ps_enable
+    const bool same_library = ZSTD_versionNumber() == ZSTD_VERSION_NUMBER;
+    if (!same_library || ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_literalCompressionMode,
+                                                             ZSTD_ps_enable))) {
+      level = 1;
+    }
+#else
+    level = 1;
+#endif
+  }
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+  return c;
+}
+
+}  // namespace
+
+std::shared_ptr<const Timeline::Chunk> Timeline::store_piece(std::span<const uint8_t> piece,
+                                                             Checkpoint& c) {
+  const uint64_t key = replay::hash64(piece) ^ (static_cast<uint64_t>(piece.size()) << 48);
+  if (auto it = store_.find(key); it != store_.end()) {
+    if (auto existing = it->second.lock(); existing && existing->raw_size == piece.size())
+      return existing;
+  }
+  if (!cctx_) cctx_.reset(make_cctx(config_));
+  auto chunk = std::make_unique<Chunk>();
+  chunk->raw_size = static_cast<uint32_t>(piece.size());
+  chunk->zstd.resize(ZSTD_compressBound(piece.size()));
+  const size_t n = cctx_ ? ZSTD_compress2(cctx_.get(), chunk->zstd.data(), chunk->zstd.size(),
+                                          piece.data(), piece.size())
+                         : ZSTD_compress(chunk->zstd.data(), chunk->zstd.size(), piece.data(),
+                                         piece.size(), 1);
+  if (ZSTD_isError(n)) {
+    chunk->zstd.assign(piece.begin(), piece.end());
+    chunk->raw_size = 0;  // stored raw
+  } else {
+    chunk->zstd.resize(n);
+    chunk->zstd.shrink_to_fit();
+  }
+  // The store's byte count follows the chunk's life.
+  const size_t bytes = chunk->zstd.size();
+  *store_bytes_ += bytes;
+  std::shared_ptr<const Chunk> shared(chunk.release(),
+                                      [counter = store_bytes_, bytes](const Chunk* p) {
+                                        *counter -= bytes;
+                                        delete p;
+                                      });
+  c.new_bytes += bytes;
+  store_[key] = shared;
+  return shared;
+}
+
 Timeline::Checkpoint Timeline::capture() {
-  std::vector<uint8_t> raw;
-  emu_.save(raw);
+  emu_.save_segments(segments_);
   Checkpoint c;
   c.cycle = emu_.cycle();
-  c.raw_bytes = raw.size();
-  const auto spans = replay::split_chunks(raw);
-  c.chunks.reserve(spans.size());
-  for (const auto& sp : spans) {
-    const std::span<const uint8_t> piece(raw.data() + sp.offset, sp.size);
-    const uint64_t key = replay::hash64(piece) ^ (static_cast<uint64_t>(sp.size) << 48);
-    if (auto it = store_.find(key); it != store_.end()) {
-      if (auto existing = it->second.lock(); existing && existing->raw_size == sp.size) {
-        c.chunks.push_back(std::move(existing));
-        continue;
+  c.raw_bytes = segments_.size_bytes();
+  c.chunks.reserve(segments_.count() + 64);
+  for (size_t i = 0; i < segments_.count(); ++i) {
+    const auto seg = segments_.at(i);
+    if (seg.version != 0 && seg.bytes.size() <= replay::kChunkMax) {
+      // A versioned segment seen at this version: its chunk, without reading its bytes.
+      SegmentChunk& known = by_segment_[seg.key];
+      if (known.version == seg.version) {
+        if (auto chunk = known.chunk.lock()) {
+          c.chunks.push_back(std::move(chunk));
+          continue;
+        }
       }
+      auto chunk = store_piece(seg.bytes, c);
+      known = {seg.version, chunk};
+      c.chunks.push_back(std::move(chunk));
+      continue;
     }
-    auto chunk = std::make_shared<Chunk>();
-    chunk->raw_size = static_cast<uint32_t>(sp.size);
-    chunk->zstd.resize(ZSTD_compressBound(sp.size));
-    const size_t n = ZSTD_compress(chunk->zstd.data(), chunk->zstd.size(), piece.data(),
-                                   piece.size(), config_.compression_level);
-    if (ZSTD_isError(n)) {
-      chunk->zstd.assign(piece.begin(), piece.end());
-      chunk->raw_size = 0;  // stored raw
-    } else {
-      chunk->zstd.resize(n);
-      chunk->zstd.shrink_to_fit();
-    }
-    // The store's byte count follows the chunk's life.
-    const size_t bytes = chunk->zstd.size();
-    *store_bytes_ += bytes;
-    std::shared_ptr<const Chunk> shared(
-        new Chunk(std::move(*chunk)),
-        [counter = store_bytes_, bytes](const Chunk* p) {
-          *counter -= bytes;
-          delete p;
-        });
-    c.new_bytes += bytes;
-    store_[key] = shared;
-    c.chunks.push_back(std::move(shared));
+    for (const auto& sp : replay::split_chunks(seg.bytes))
+      c.chunks.push_back(store_piece(seg.bytes.subspan(sp.offset, sp.size), c));
   }
   return c;
 }
@@ -103,6 +155,10 @@ std::string Timeline::restore(const Checkpoint& c) {
 void Timeline::forget_expired_chunks() {
   for (auto it = store_.begin(); it != store_.end();) {
     if (it->second.expired()) it = store_.erase(it);
+    else ++it;
+  }
+  for (auto it = by_segment_.begin(); it != by_segment_.end();) {
+    if (it->second.chunk.expired()) it = by_segment_.erase(it);
     else ++it;
   }
 }

@@ -3,9 +3,12 @@
 // cycles). Automatic checkpoints every `interval` cycles live in a bounded memory budget; when
 // the budget is exceeded every other automatic checkpoint is dropped and the interval doubles, so
 // a jump re-executes at most one (current) interval. Checkpoints are emulator states
-// (Emulator::save) cut into content-defined chunks that are shared between checkpoints and
+// (Emulator::save_segments) cut into chunks that are shared between checkpoints and
 // zstd-compressed once: successive checkpoints mostly differ in a few DRAM pages and scratchpad
-// entries, so each new one costs only what changed.
+// entries. A versioned segment (a DRAM page) whose version has not changed since the previous
+// checkpoint reuses its chunk without being read, so a checkpoint costs only what changed plus
+// the small unversioned segments (header, design registers and scratchpads), which are cut into
+// content-defined chunks.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +20,8 @@
 #include <vector>
 
 #include "emu/core/Emulator.h"
+
+struct ZSTD_CCtx_s;
 
 namespace bud::debugger {
 
@@ -42,7 +47,10 @@ struct TimelineConfig {
   /// simulating whatever the design's size (a checkpoint's cost grows with its bytes).
   uint64_t interval = 0;
   uint64_t memory_budget = 512ull << 20;   ///< bytes for automatic checkpoints
-  int compression_level = 1;               ///< zstd level
+  /// zstd level. Negative levels search matches faster; with `entropy_literals` they still
+  /// Huffman-code literals, which is where checkpoint data compresses (see Timeline.cpp).
+  int compression_level = -5;
+  bool entropy_literals = true;
 };
 
 struct CheckpointInfo {
@@ -111,6 +119,14 @@ class Timeline {
     std::vector<uint8_t> zstd;
     uint32_t raw_size = 0;
   };
+  /// The chunk a versioned segment was stored as, while a checkpoint holds it.
+  struct SegmentChunk {
+    uint64_t version = 0;
+    std::weak_ptr<const Chunk> chunk;
+  };
+  struct CctxFree {
+    void operator()(ZSTD_CCtx_s* c) const;
+  };
   struct Checkpoint {
     uint64_t cycle = 0;
     size_t raw_bytes = 0;
@@ -118,6 +134,8 @@ class Timeline {
     std::vector<std::shared_ptr<const Chunk>> chunks;
   };
   Checkpoint capture();
+  /// The stored chunk holding `piece` (found by content, or compressed and added).
+  std::shared_ptr<const Chunk> store_piece(std::span<const uint8_t> piece, Checkpoint& c);
   std::string restore(const Checkpoint& c);
   void enforce_budget();
   void forget_expired_chunks();
@@ -131,6 +149,11 @@ class Timeline {
   /// order that matters.
   std::unordered_map<uint64_t, std::weak_ptr<const Chunk>> store_;
   std::shared_ptr<size_t> store_bytes_ = std::make_shared<size_t>(0);
+  /// Segment key -> its chunk at its last seen version (versioned segments of up to
+  /// replay::kChunkMax bytes, stored as one chunk each).
+  std::unordered_map<uint64_t, SegmentChunk> by_segment_;
+  emu::StateSegments segments_;  ///< reused by capture(), so its buffers keep their capacity
+  std::unique_ptr<ZSTD_CCtx_s, CctxFree> cctx_;
   uint64_t last_resimulated_ = 0;
 };
 

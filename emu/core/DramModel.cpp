@@ -12,7 +12,7 @@ namespace {
 
 // Save-format identity. Bump kFormatVersion on any layout change.
 constexpr uint8_t kMagic[8] = {'B', 'U', 'D', 'D', 'R', 'A', 'M', '\n'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 
 constexpr uint64_t kMul1 = 0x9E3779B97F4A7C15ull;
 constexpr uint64_t kMul2 = 0xBF58476D1CE4E5B9ull;
@@ -207,6 +207,7 @@ DramModel::DramModel(const DramConfig& config) : config_(config) {
   touched_.assign(pages, 0);
   dirty_.assign(pages, 0);
   page_hash_.assign(pages, zero_page_hash());
+  page_version_.assign(pages, StateSegments::new_version());  // every page holds zeros
   recompute_derived();
   t_.rng.reseed(config_.seed);
   t_.burst_rng.reseed(config_.seed ^ kBurstSeedSalt);
@@ -469,14 +470,19 @@ void DramModel::delay_next_response(uint8_t tag, uint32_t cycles) { t_.hooks[tag
 // ---------------------------------------------------------------------------------------------
 // Digests
 
+uint64_t DramModel::hash_page(const uint8_t* bytes) { return hash_bytes(bytes, kDramPageBytes, 0); }
+
+void DramModel::refresh_page(size_t page) const {
+  page_hash_[page] = hash_page(mem_.data() + page * kDramPageBytes);
+  page_version_[page] = StateSegments::new_version();
+  dirty_[page] = 0;
+}
+
 uint64_t DramModel::memory_digest() const {
   const size_t pages = page_hash_.size();
   uint64_t h = mix(0x6D656D6F7279ull, config_.size_bytes);
   for (size_t p = 0; p < pages; ++p) {
-    if (dirty_[p]) {
-      page_hash_[p] = hash_bytes(mem_.data() + p * kDramPageBytes, kDramPageBytes, 0);
-      dirty_[p] = 0;
-    }
+    if (dirty_[p]) refresh_page(p);
     h = mix(h, page_hash_[p]);
   }
   return fmix(h);
@@ -493,8 +499,10 @@ uint64_t DramModel::digest() const {
 // ---------------------------------------------------------------------------------------------
 // Save / restore. Layout (all little-endian):
 //   magic[8] version:u32 config timing stats error memory
-// memory = page_bytes:u32 page_count:u32 then page_count x (index:u32, bytes[page_bytes]) with
-// indices strictly increasing; pages not listed are zero.
+// memory = page_bytes:u32 page_count:u32, page_count x index:u32 (strictly increasing), then
+// page_count x bytes[page_bytes] in the same order; pages not listed are zero. Indices come before
+// the contents so that the contents are the pages' bytes back to back, exactly as in memory
+// (checkpoints borrow them in place, see save_meta and page_bytes).
 
 void DramModel::save_config(std::vector<uint8_t>& out) const {
   Writer w{out};
@@ -560,6 +568,21 @@ void DramModel::save_timing(std::vector<uint8_t>& out) const {
 }
 
 void DramModel::save(std::vector<uint8_t>& out) const {
+  save_meta(out);
+  for (uint32_t p = 0; p < touched_.size(); ++p) {
+    if (!touched_[p]) continue;
+    const auto b = page_bytes(p);
+    out.insert(out.end(), b.begin(), b.end());
+  }
+}
+
+void DramModel::saved_pages(std::vector<uint32_t>& out) const {
+  out.clear();
+  for (uint32_t p = 0; p < touched_.size(); ++p)
+    if (touched_[p]) out.push_back(p);
+}
+
+void DramModel::save_meta(std::vector<uint8_t>& out) const {
   Writer w{out};
   w.bytes(kMagic, sizeof kMagic);
   w.u32(kFormatVersion);
@@ -585,11 +608,8 @@ void DramModel::save(std::vector<uint8_t>& out) const {
   for (uint8_t t : touched_) pages += t;
   w.u32(kDramPageBytes);
   w.u32(pages);
-  for (uint32_t p = 0; p < touched_.size(); ++p) {
-    if (!touched_[p]) continue;
-    w.u32(p);
-    w.bytes(mem_.data() + static_cast<size_t>(p) * kDramPageBytes, kDramPageBytes);
-  }
+  for (uint32_t p = 0; p < touched_.size(); ++p)
+    if (touched_[p]) w.u32(p);
 }
 
 bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string& error) {
@@ -747,7 +767,7 @@ bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string
   if (r.ok() && page_count > num_pages) {
     r.fail_at(page_count_at, "page count " + std::to_string(page_count) + " exceeds memory");
   }
-  const size_t pages_at = r.pos;
+  const size_t indices_at = r.pos;
   int64_t last_page = -1;
   for (uint32_t n = 0; r.ok() && n < page_count; ++n) {
     const size_t at = r.pos;
@@ -757,7 +777,11 @@ bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string
       break;
     }
     last_page = idx;
-    if (r.need(kDramPageBytes, "page data")) r.pos += kDramPageBytes;
+  }
+  const size_t pages_at = r.pos;
+  // page_count <= num_pages <= 2^20 (4 GiB of memory): the product fits in size_t.
+  if (r.need(size_t{page_count} * kDramPageBytes, "page data")) {
+    r.pos += size_t{page_count} * kDramPageBytes;
   }
   if (!r.ok()) return done(false);
 
@@ -767,6 +791,7 @@ bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string
     touched_.assign(num_pages, 0);
     dirty_.assign(num_pages, 0);
     page_hash_.assign(num_pages, zero_page_hash());
+    page_version_.assign(num_pages, StateSegments::new_version());
   } else {
     for (size_t p = 0; p < touched_.size(); ++p) {
       if (!touched_[p]) continue;
@@ -775,14 +800,12 @@ bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string
       dirty_[p] = 1;
     }
   }
-  size_t pos = pages_at;
   for (uint32_t n = 0; n < page_count; ++n) {
+    const size_t at = indices_at + size_t{n} * 4;
     uint32_t idx = 0;
-    for (int i = 0; i < 4; ++i) idx |= static_cast<uint32_t>(in[pos + i]) << (8 * i);
-    pos += 4;
-    std::memcpy(mem_.data() + static_cast<size_t>(idx) * kDramPageBytes, in.data() + pos,
-                kDramPageBytes);
-    pos += kDramPageBytes;
+    for (int i = 0; i < 4; ++i) idx |= static_cast<uint32_t>(in[at + i]) << (8 * i);
+    std::memcpy(mem_.data() + static_cast<size_t>(idx) * kDramPageBytes,
+                in.data() + pages_at + size_t{n} * kDramPageBytes, kDramPageBytes);
     touched_[idx] = 1;
     dirty_[idx] = 1;
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "emu/core/Rng.h"
+#include "emu/core/StateSegments.h"
 
 namespace bud::emu {
 
@@ -182,8 +183,31 @@ class DramModel {
 
   /// Appends the complete state (config, clock, RNG states, in-flight requests, channel, burst
   /// state, fault hooks, stats, error and memory contents) to `out`. Call between cycles (after
-  /// tick()). Pages never written are not stored.
+  /// tick()). Pages never written are not stored. Equal to save_meta() followed by the bytes of
+  /// each page of saved_pages(), in that order.
   void save(std::vector<uint8_t>& out) const;
+  /// Appends the part of save() before the page contents: everything but memory, then the page
+  /// size, count and the list of stored page indices.
+  void save_meta(std::vector<uint8_t>& out) const;
+  /// Replaces `out` with the indices of the pages save() stores (ever written), ascending.
+  void saved_pages(std::vector<uint32_t>& out) const;
+  /// The kDramPageBytes bytes of page `page`, in place (valid until the model changes).
+  std::span<const uint8_t> page_bytes(uint32_t page) const {
+    return {mem_.data() + size_t{page} * kDramPageBytes, kDramPageBytes};
+  }
+  /// Version of page `page`'s contents (StateSegments::new_version()): the same value means the
+  /// same bytes; it changes at the first call after the page was written (or restored).
+  uint64_t page_version(uint32_t page) const {
+    if (dirty_[page]) refresh_page(page);
+    return page_version_[page];
+  }
+  /// hash_page() of page `page`, cached until the page is written.
+  uint64_t page_hash(uint32_t page) const {
+    if (dirty_[page]) refresh_page(page);
+    return page_hash_[page];
+  }
+  /// Content hash of kDramPageBytes bytes (the page hash of digest() and page_hash()).
+  static uint64_t hash_page(const uint8_t* bytes);
   /// Reads a state written by save() starting at in[offset]. On success replaces the whole model
   /// (config included), advances `offset` past the state and returns true. On failure returns
   /// false, leaves the model and `offset` untouched and sets `error` to one line naming the byte
@@ -239,6 +263,7 @@ class DramModel {
   void record_error(DramErrorKind kind, const DramRequest& req);
   bool request_ok(const DramRequest& req, DramErrorKind* kind) const;
   void mark_written(uint64_t addr, uint64_t len);
+  void refresh_page(size_t page) const;
   void save_config(std::vector<uint8_t>& out) const;
   void save_timing(std::vector<uint8_t>& out) const;
 
@@ -292,10 +317,12 @@ class DramModel {
   /// Derived, not saved: no in-flight slot is ready before this cycle (0 = scan now).
   uint64_t scan_after_ = 0;
   std::vector<uint8_t> touched_;  // per page: ever written (saved by save())
-  // Digest cache: per-page hash, valid unless the page's dirty flag is set. The per-cycle path
-  // only sets dirty flags; digest() re-hashes dirty pages.
+  // Per-page hash and version, valid unless the page's dirty flag is set. The per-cycle path only
+  // sets dirty flags; digest(), page_hash() and page_version() refresh dirty pages (re-hash and
+  // take a new version), so checkpoints and digests pay only for pages written since.
   mutable std::vector<uint8_t> dirty_;
   mutable std::vector<uint64_t> page_hash_;
+  mutable std::vector<uint64_t> page_version_;
 };
 
 }  // namespace bud::emu

@@ -13,4 +13,10 @@ const char* run_state_name(RunState s) {
   return "?";
 }
 
+void Emulator::save_segments(StateSegments& out) const {
+  out.clear();
+  save(out.buffer());
+  out.end_owned(0, 0);
+}
+
 }  // namespace bud::emu

@@ -13,6 +13,7 @@
 
 #include "emu/core/Fault.h"
 #include "emu/core/StageTxn.h"
+#include "emu/core/StateSegments.h"
 
 namespace bud::emu {
 
@@ -111,6 +112,11 @@ class Emulator {
   /// Appends the complete state (design, memories, memory-model queues, RNGs, host driver) to
   /// `out`. Restoring it and running is bit-identical to never having saved.
   virtual void save(std::vector<uint8_t>& out) const = 0;
+  /// Replaces `out` with the same state save() would append, as segments (StateSegments), so a
+  /// checkpointer can skip the ones whose version it has already seen. Concatenated, the segments
+  /// are byte for byte what save() appends. The default is one segment of save()'s bytes with
+  /// version 0 (always read); designs with large, mostly unchanged memories override it.
+  virtual void save_segments(StateSegments& out) const;
   /// Restores a state produced by save() of the same design and model revision. On failure
   /// returns false, sets `error` (naming the byte offset) and leaves the state unchanged.
   virtual bool restore(std::span<const uint8_t> in, std::string& error) = 0;

@@ -20,7 +20,13 @@ namespace bud::emu {
 namespace {
 
 // Bump the digits whenever the layout or the checksum of a saved state changes.
-constexpr char kSaveMagic[8] = {'B', 'U', 'D', 'N', 'P', 'U', '0', '2'};
+constexpr char kSaveMagic[8] = {'B', 'U', 'D', 'N', 'P', 'U', '0', '3'};
+
+// Segment keys of save_segments(): the head (header, scalars, model, DRAM model without its page
+// contents), one per stored DRAM page (kKeyPage + page index), and the tail (host, checksum).
+constexpr uint64_t kKeyHead = 1;
+constexpr uint64_t kKeyTail = 2;
+constexpr uint64_t kKeyPage = uint64_t{1} << 32;
 
 /// Checksum of a saved state: eight bytes per step (states are megabytes and are saved at every
 /// checkpoint, so a byte-at-a-time hash would cost more than the copy).
@@ -654,54 +660,112 @@ StepResult NpuEmulator::step(uint64_t max_cycles) {
   return r;
 }
 
+namespace {
+
+// Layout (docs/architecture.md, "State save/restore"): magic[8] rev_len:u32 rev
+// payload_len:u64 pages_at:u64 page_count:u32, then the payload (scalars, model, DRAM model, host)
+// and checksum:u64. The DRAM model's state ends with its page contents, back to back, from byte
+// pages_at of the state. The checksum chains the hash of the bytes
+// before the pages, the DRAM page hash of each page and the hash of the bytes after them, so a
+// save re-hashes only the pages written since the previous one (DramModel caches page hashes).
+uint64_t state_checksum(uint64_t head_hash, std::span<const uint64_t> page_hashes,
+                        uint64_t tail_hash) {
+  uint64_t h = mix(0x4255444E50553033ull, head_hash);
+  for (uint64_t p : page_hashes) h = mix(h, p);
+  return mix(h, tail_hash);
+}
+
+}  // namespace
+
 void NpuEmulator::save(std::vector<uint8_t>& out) const {
+  StateSegments segments;
+  save_segments(segments);
+  segments.append_to(out);
+}
+
+void NpuEmulator::save_segments(StateSegments& out) const {
   BUD_BIND_CONTEXT();
   const auto& m = *impl_;
-  const size_t start = out.size();
-  out.insert(out.end(), kSaveMagic, kSaveMagic + 8);
+  out.clear();
+  auto& buf = out.buffer();
+  buf.insert(buf.end(), kSaveMagic, kSaveMagic + 8);
   const std::string rev = build::kModelRevision;
-  put(out, static_cast<uint32_t>(rev.size()));
-  out.insert(out.end(), rev.begin(), rev.end());
-  put(out, uint64_t{0});  // payload length, patched below
-  const size_t payload = out.size();
-  put(out, m.cycle);
-  put(out, static_cast<uint8_t>(m.state));
-  put(out, m.last_progress);
+  put(buf, static_cast<uint32_t>(rev.size()));
+  buf.insert(buf.end(), rev.begin(), rev.end());
+  const size_t len_at = buf.size();
+  put(buf, uint64_t{0});  // payload length, patched below
+  put(buf, uint64_t{0});  // pages_at, patched below
+  put(buf, uint32_t{0});  // page count, patched below
+  const size_t payload = buf.size();
+  put(buf, m.cycle);
+  put(buf, static_cast<uint8_t>(m.state));
+  put(buf, m.last_progress);
   for (const auto& d : m.digests) {
-    put(out, d.count);
-    put(out, d.sum);
+    put(buf, d.count);
+    put(buf, d.sum);
   }
-  put(out, static_cast<uint32_t>(m.num_forces));
+  put(buf, static_cast<uint32_t>(m.num_forces));
   for (size_t i = 0; i < m.num_forces; ++i) {
-    put(out, m.forces[i].id);
-    put(out, m.forces[i].element);
-    put(out, m.forces[i].value.width);
-    put(out, m.forces[i].value.words);
+    put(buf, m.forces[i].id);
+    put(buf, m.forces[i].element);
+    put(buf, m.forces[i].value.width);
+    put(buf, m.forces[i].value.words);
   }
-  put(out, static_cast<uint32_t>(m.faults.size()));
+  put(buf, static_cast<uint32_t>(m.faults.size()));
   for (const auto& f : m.faults) {
-    put(out, static_cast<uint8_t>(f.done));
-    put(out, f.left);
+    put(buf, static_cast<uint8_t>(f.done));
+    put(buf, f.left);
   }
-  // Verilated model.
-  std::vector<uint8_t> model;
+  // Verilated model, serialised straight into the buffer behind its length.
+  const size_t model_len_at = buf.size();
+  put(buf, uint64_t{0});
   {
-    MemSave ms(model);
+    MemSave ms(buf);
     ms << *m.top;
   }
-  put(out, static_cast<uint64_t>(model.size()));
-  out.insert(out.end(), model.begin(), model.end());
-  m.dram.save(out);
-  m.host.save(out);
-  const uint64_t len = out.size() - payload;
-  std::memcpy(out.data() + payload - 8, &len, 8);
-  put(out, state_hash(std::span<const uint8_t>(out.data() + start, out.size() - start)));
+  const uint64_t model_len = buf.size() - model_len_at - 8;
+  std::memcpy(buf.data() + model_len_at, &model_len, 8);
+  m.dram.save_meta(buf);
+  const size_t pages_at = buf.size();
+  out.end_owned(kKeyHead, 0);
+
+  // DRAM pages, in place: only pages written since the previous save get a new version and hash.
+  std::vector<uint32_t> pages;
+  m.dram.saved_pages(pages);
+  std::vector<uint64_t> page_hashes(pages.size());
+  for (size_t i = 0; i < pages.size(); ++i) {
+    const uint32_t p = pages[i];
+    out.add_borrowed(kKeyPage + p, m.dram.page_version(p), m.dram.page_bytes(p));
+    page_hashes[i] = m.dram.page_hash(p);
+  }
+
+  const size_t tail_at = buf.size();
+  m.host.save(buf);
+  const uint64_t page_count = pages.size();
+  const uint64_t len = (pages_at - payload) + page_count * kDramPageBytes + (buf.size() - tail_at);
+  const uint64_t pages_at64 = pages_at;
+  const uint32_t count32 = static_cast<uint32_t>(page_count);
+  std::memcpy(buf.data() + len_at, &len, 8);
+  std::memcpy(buf.data() + len_at + 8, &pages_at64, 8);
+  std::memcpy(buf.data() + len_at + 16, &count32, 4);
+  const uint64_t sum = state_checksum(
+      state_hash(std::span<const uint8_t>(buf.data(), pages_at)), page_hashes,
+      state_hash(std::span<const uint8_t>(buf.data() + tail_at, buf.size() - tail_at)));
+  put(buf, sum);
+  out.end_owned(kKeyTail, 0);
 }
 
 bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
   BUD_BIND_CONTEXT();
   auto& m = *impl_;
   size_t off = 0;
+  if (in.size() >= 8 && std::memcmp(in.data(), kSaveMagic, 6) == 0 &&
+      std::memcmp(in.data(), kSaveMagic, 8) != 0) {
+    error = "NPU state format " + std::string(reinterpret_cast<const char*>(in.data()), 8) +
+            " (byte 0) is not readable by this bud, which reads " +
+            std::string(kSaveMagic, 8) + ": save it again with this bud";
+    return false;
+  }
   if (in.size() < 8 || std::memcmp(in.data(), kSaveMagic, 8) != 0) {
     error = "not an NPU state (bad magic at byte 0)";
     return false;
@@ -719,17 +783,36 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
             ", this is " + build::kModelRevision;
     return false;
   }
-  uint64_t len = 0;
-  if (!get(in, off, len) || len > in.size() - off || in.size() - off - len < 8) {
+  const size_t header_at = off;
+  uint64_t len = 0, pages_at = 0;
+  uint32_t page_count = 0;
+  if (!get(in, off, len) || !get(in, off, pages_at) || !get(in, off, page_count) ||
+      len > in.size() - off || in.size() - off - len < 8) {
     error = "NPU state truncated at byte " + std::to_string(off);
     return false;
   }
   const size_t payload = off;
-  uint64_t sum = 0;
-  std::memcpy(&sum, in.data() + payload + len, 8);
-  if (sum != state_hash(in.subspan(0, payload + len))) {
-    error = "NPU state checksum mismatch (bytes 0.." + std::to_string(payload + len) + ")";
+  const size_t payload_end = payload + len;
+  if (pages_at < payload || pages_at > payload_end ||
+      page_count > (payload_end - pages_at) / kDramPageBytes) {
+    error = "NPU state malformed at byte " + std::to_string(header_at + 8) + ": " +
+            std::to_string(page_count) + " DRAM pages at byte " + std::to_string(pages_at) +
+            " do not fit in the payload (bytes " + std::to_string(payload) + ".." +
+            std::to_string(payload_end) + ")";
     return false;
+  }
+  const size_t pages_end = pages_at + size_t{page_count} * kDramPageBytes;
+  {
+    std::vector<uint64_t> page_hashes(page_count);
+    for (size_t i = 0; i < page_count; ++i)
+      page_hashes[i] = DramModel::hash_page(in.data() + pages_at + i * kDramPageBytes);
+    uint64_t sum = 0;
+    std::memcpy(&sum, in.data() + payload_end, 8);
+    if (sum != state_checksum(state_hash(in.subspan(0, pages_at)), page_hashes,
+                              state_hash(in.subspan(pages_end, payload_end - pages_end)))) {
+      error = "NPU state checksum mismatch (bytes 0.." + std::to_string(payload_end) + ")";
+      return false;
+    }
   }
   // Parse everything into temporaries first so a failure leaves the emulator unchanged.
   uint64_t cycle = 0, last_progress = 0, model_len = 0;
@@ -762,9 +845,14 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
   const auto model_bytes = in.subspan(off, model_len);
   off += model_len;
   DramModel dram(m.config.dram);
-  if (!dram.restore(in.subspan(0, payload + len), off, error)) return false;
+  if (!dram.restore(in.subspan(0, payload_end), off, error)) return false;
+  if (off != pages_end) {
+    error = "NPU state malformed at byte " + std::to_string(off) +
+            ": the DRAM pages end here, the header says at byte " + std::to_string(pages_end);
+    return false;
+  }
   HostDriver host = m.host;
-  if (!host.restore(in.subspan(0, payload + len), off, error)) return false;
+  if (!host.restore(in.subspan(0, payload_end), off, error)) return false;
   {
     MemRestore mr(model_bytes);
     mr >> *m.top;

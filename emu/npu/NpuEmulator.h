@@ -65,6 +65,10 @@ class NpuEmulator final : public Emulator {
   StepResult step(uint64_t max_cycles) override;
 
   void save(std::vector<uint8_t>& out) const override;
+  /// Segments: the head (header, scalars, model, DRAM model state without page contents; version
+  /// 0), each stored DRAM page in place (versioned by the DRAM model's write tracking) and the
+  /// tail (host driver, checksum; version 0). Costs the head plus the pages written since.
+  void save_segments(StateSegments& out) const override;
   bool restore(std::span<const uint8_t> in, std::string& error) override;
   uint64_t digest() override;
 

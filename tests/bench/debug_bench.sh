@@ -93,6 +93,6 @@ awk -v j="$J" -v p="$P" -v n="$N" -v c="$cycles" -v iv="$interval" -v mx="$maxre
   printf "%-66s %10.1f ms\n", "wall time to simulate one interval (continue)", per_interval * 1000
   printf "%-66s %10.2f\n", "goto / one interval", per_jump / per_interval
   printf "%-66s %10d\n", "automatic checkpoints for the run", cnt
-  printf "%-66s %10.2f MB (raw %.2f MB)\n", "bytes per checkpoint (zstd level 1)", tot / cnt / 1e6, raw / 1e6
+  printf "%-66s %10.2f MB (raw %.2f MB)\n", "bytes per checkpoint (new deduplicated chunks, zstd)", tot / cnt / 1e6, raw / 1e6
   printf "%-66s %10.1f MB\n", "total checkpoint memory", tot / 1e6 }'
 echo

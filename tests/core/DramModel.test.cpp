@@ -620,6 +620,58 @@ TEST_CASE("DRAM save/restore continues bit-identically", "[core][dram]") {
   }
 }
 
+TEST_CASE("DRAM page versions change exactly when a page may have changed", "[core][dram]") {
+  DramModel a(small_config());
+  Requester q;  // reads and writes within [0x1000, 0x2000): page 1
+  run(a, q, 500);
+  REQUIRE(a.write(0x8000, std::vector<uint8_t>{1, 2, 3}));  // page 8, backdoor
+  std::vector<uint32_t> pages;
+  a.saved_pages(pages);
+  CHECK(pages == std::vector<uint32_t>{1, 8});
+
+  // save() is save_meta() followed by the stored pages' bytes, back to back.
+  std::vector<uint8_t> saved, pieced;
+  a.save(saved);
+  a.save_meta(pieced);
+  for (uint32_t p : pages) {
+    CHECK(a.page_hash(p) == DramModel::hash_page(a.page_bytes(p).data()));
+    pieced.insert(pieced.end(), a.page_bytes(p).begin(), a.page_bytes(p).end());
+  }
+  CHECK(pieced == saved);
+
+  const uint64_t v1 = a.page_version(1), v8 = a.page_version(8), v0 = a.page_version(0);
+  CHECK(v1 != v8);
+  // Reading (backdoor, digests) changes nothing.
+  std::vector<uint8_t> buf(16);
+  REQUIRE(a.read(0x8000, buf));
+  (void)a.digest();
+  CHECK(a.page_version(1) == v1);
+  CHECK(a.page_version(8) == v8);
+  // A backdoor write bumps only its page, even when it writes the same bytes.
+  REQUIRE(a.write(0x8000, std::vector<uint8_t>{1, 2, 3}));
+  CHECK(a.page_version(8) != v8);
+  CHECK(a.page_version(1) == v1);
+  CHECK(a.page_version(0) == v0);
+  // Writes through the port bump the pages they hit.
+  q.write_pct = 100;
+  run(a, q, 200);
+  REQUIRE(a.stats().write_requests > 0);
+  CHECK(a.page_version(1) != v1);
+
+  // A copy keeps the versions of identical pages; a restored model gets new ones.
+  const DramModel copy = a;
+  CHECK(copy.page_version(1) == a.page_version(1));
+  saved.clear();
+  a.save(saved);
+  DramModel b(small_config());
+  size_t offset = 0;
+  std::string err;
+  REQUIRE(b.restore(saved, offset, err));
+  CHECK(b.page_version(1) != a.page_version(1));
+  CHECK(b.page_hash(1) == a.page_hash(1));
+  CHECK(b.digest() == a.digest());
+}
+
 TEST_CASE("DRAM restore rejects truncated and garbage buffers", "[core][dram]") {
   DramModel a(small_config());
   Requester q;

@@ -2,6 +2,7 @@
 // one after it ran on) continues bit-identically; bad state bytes are rejected without touching
 // the emulator.
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -231,4 +232,139 @@ TEST_CASE("a state from another model revision is rejected naming a byte offset"
   INFO("error: " << err);
   CHECK(err.find("revision") != std::string::npos);
   CHECK(err.find("byte") != std::string::npos);
+}
+
+namespace {
+
+/// The header fields of a BUDNPU03 state that locate its DRAM pages.
+struct StateLayout {
+  size_t len_at = 0;  ///< byte offset of payload_len (pages_at and page_count follow)
+  uint64_t pages_at = 0;
+  uint32_t page_count = 0;
+};
+
+StateLayout layout_of(const std::vector<uint8_t>& bytes) {
+  StateLayout l;
+  uint32_t rev_len = 0;
+  std::memcpy(&rev_len, bytes.data() + 8, 4);
+  l.len_at = 12 + rev_len;
+  std::memcpy(&l.pages_at, bytes.data() + l.len_at + 8, 8);
+  std::memcpy(&l.page_count, bytes.data() + l.len_at + 16, 4);
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("segmented saves: DRAM pages are versioned, the rest is always new",
+          "[npu][save_restore]") {
+  const auto& p = bud::test::prepared("gemm_small");
+  bud::test::Fleet fleet;
+  auto a = loaded(fleet, p, {});
+  a->step(400);
+  bud::emu::StateSegments s1;
+  a->save_segments(s1);
+  std::vector<uint8_t> bytes;
+  a->save(bytes);
+  std::vector<uint8_t> joined;
+  s1.append_to(joined);
+  CHECK(joined == bytes);
+  // Head, one segment per stored page (borrowed in place, 4 KiB each), tail.
+  const StateLayout l = layout_of(bytes);
+  REQUIRE(l.page_count >= 2);
+  REQUIRE(s1.count() == l.page_count + 2);
+  CHECK(s1.at(0).version == 0);
+  CHECK(s1.at(0).bytes.size() == l.pages_at);
+  CHECK(s1.at(s1.count() - 1).version == 0);
+  std::vector<uint64_t> versions;
+  for (size_t i = 1; i + 1 < s1.count(); ++i) {
+    CHECK(s1.at(i).bytes.size() == bud::emu::kDramPageBytes);
+    CHECK(s1.at(i).version != 0);
+    versions.push_back(s1.at(i).version);
+  }
+
+  // A scratchpad write changes no page; a DRAM write changes exactly its page.
+  REQUIRE(a->write_memory("acc", 0, std::vector<uint8_t>(32, 0x11)));
+  bud::emu::StateSegments s2;
+  a->save_segments(s2);
+  REQUIRE(s2.count() == s1.count());
+  for (size_t i = 1; i + 1 < s2.count(); ++i) CHECK(s2.at(i).version == versions[i - 1]);
+  // The lowest stored page, found from where its bytes are borrowed from.
+  const auto page = static_cast<uint64_t>(s1.at(1).bytes.data() - a->dram().page_bytes(0).data()) /
+                    bud::emu::kDramPageBytes;
+  REQUIRE(a->write_memory("dram", page * bud::emu::kDramPageBytes + 8,
+                          std::vector<uint8_t>{0x42}));
+  bud::emu::StateSegments s3;
+  a->save_segments(s3);
+  REQUIRE(s3.count() == s1.count());
+  CHECK(s3.at(1).version != versions[0]);
+  for (size_t i = 2; i + 1 < s3.count(); ++i) CHECK(s3.at(i).version == versions[i - 1]);
+
+  // What the segments say is what restore() accepts, and it is exact.
+  std::vector<uint8_t> later;
+  s3.append_to(later);
+  auto b = loaded(fleet, p, {});
+  std::string err;
+  REQUIRE(b->restore(later, err));
+  CHECK(snapshot(*b) == snapshot(*a));
+}
+
+TEST_CASE("corrupt bytes in any segment of a state are rejected naming a byte offset",
+          "[npu][save_restore]") {
+  const auto& p = bud::test::prepared("gemm_small");
+  bud::test::Fleet fleet;
+  auto src = loaded(fleet, p, busy_memory());
+  src->step(700);
+  std::vector<uint8_t> good;
+  src->save(good);
+  const StateLayout l = layout_of(good);
+  REQUIRE(l.page_count > 0);
+  const size_t pages_end = l.pages_at + size_t{l.page_count} * bud::emu::kDramPageBytes;
+  REQUIRE(pages_end + 16 < good.size());
+
+  auto victim = loaded(fleet, p, busy_memory());
+  victim->step(55);
+  const Snapshot before = snapshot(*victim);
+  auto rejected = [&](const std::vector<uint8_t>& bytes, const std::string& want) {
+    std::string err;
+    CHECK_FALSE(victim->restore(bytes, err));
+    INFO("error: " << err);
+    CHECK(err.find("byte") != std::string::npos);
+    CHECK(err.find(want) != std::string::npos);
+  };
+
+  SECTION("a flipped bit in the first page, the last page, the head and the tail") {
+    for (size_t at : {size_t{l.pages_at + 100}, pages_end - 1, size_t{l.pages_at - 1},
+                      l.len_at + 30, pages_end + 3}) {
+      INFO("flipped byte " << at);
+      auto bytes = good;
+      bytes[at] ^= 0x04;
+      rejected(bytes, "checksum");
+    }
+  }
+  SECTION("a single-byte change every 509 bytes, through every segment") {
+    for (size_t at = 0; at < good.size(); at += 509) {
+      INFO("changed byte " << at);
+      auto bytes = good;
+      bytes[at] = static_cast<uint8_t>(bytes[at] + 1);
+      rejected(bytes, "");
+    }
+  }
+  SECTION("DRAM pages that do not fit the payload") {
+    auto bytes = good;
+    const uint64_t far = good.size();
+    std::memcpy(bytes.data() + l.len_at + 8, &far, 8);
+    rejected(bytes, "do not fit");
+    bytes = good;
+    const uint32_t many = l.page_count + 100000;
+    std::memcpy(bytes.data() + l.len_at + 16, &many, 4);
+    rejected(bytes, "do not fit");
+  }
+  SECTION("a state of the previous format") {
+    auto bytes = good;
+    bytes[7] = '2';
+    rejected(bytes, "BUDNPU02");
+  }
+  CHECK(snapshot(*victim) == before);
+  victim->step(100);  // and it still runs
+  CHECK(victim->cycle() == 155);
 }
