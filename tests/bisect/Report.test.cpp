@@ -96,8 +96,11 @@ TEST_CASE("bud bisect --wave writes an FST that covers the first divergence",
   SECTION("compute_bound: the window is re-executed from a checkpoint") {
     const std::string path = (dir / "cb.bpk").string();
     const std::string fst = (dir / "cb.fst").string();
+    replay::RecordConfig rc;
+    rc.digest_interval = 4096;
+    rc.checkpoint_interval = 65536;
     test::record(path, test::options_with("compute_bound", {"flip:compute.accum[3][5]@200001"}),
-                 {.digest_interval = 4096, .checkpoint_interval = 65536});
+                 rc);
     debugger::BisectOptions o;
     o.wave_file = fst;
     const auto rep = debugger::bisect_packet(test::read(path), o);
