@@ -306,7 +306,7 @@ void TriggerEngine::worker_loop() {
       // Nothing to do: spin briefly (the next batch is usually close), then sleep until the
       // simulation thread publishes (Dekker handshake on idle_/head_, both seq_cst).
       bool more = false;
-      for (int i = 0; i < 4096 && !more; ++i) {
+      for (int i = 0; i < 256 && !more; ++i) {
         __builtin_ia32_pause();
         more = !barrier_.load(std::memory_order_acquire) &&
                head_.load(std::memory_order_acquire) != t;
