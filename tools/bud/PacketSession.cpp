@@ -57,6 +57,12 @@ std::string PacketRecordBackend::record(const debugger::TriggerHit& hit, const s
     for (char& c : path)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   }
+  if (resolve_) {
+    std::string error;
+    auto resolved = resolve_(path, error);
+    if (!resolved) return error;
+    path = *resolved;
+  }
   std::string summary;
   const std::vector<std::string> notes = {
       origin_ + ": trigger " + hit.trigger + " hit " + std::to_string(hit.number) +

@@ -2,6 +2,8 @@
 // a session's timeline, and the backend of the prompt's `record start|stop`.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,10 @@ class PacketRecordBackend final : public debugger::RecordBackend,
   /// The trigger action: a packet of cycles 0..hit (FILE, default trigger-NAME-HIT.bpk).
   std::string record(const debugger::TriggerHit& hit, const std::string& file,
                      std::string& written) override;
+  /// Where trigger packets may go (`bud serve`: inside its output directory): maps a file name
+  /// to the path to write, or nullopt with an error. Default: the name as given.
+  using Resolver = std::function<std::optional<std::string>(const std::string&, std::string&)>;
+  void set_trigger_resolver(Resolver r) { resolve_ = std::move(r); }
 
  private:
   /// Records cycles start_cycle..end to `path`, from `state` (null: a fresh start at cycle 0).
@@ -43,6 +49,7 @@ class PacketRecordBackend final : public debugger::RecordBackend,
   replay::RunSpec spec_;
   const run::PreparedRun& prepared_;
   std::string origin_;  ///< who records, for the packet's annotation
+  Resolver resolve_;
   std::vector<uint8_t> state_;
   uint64_t start_cycle_ = 0;
   std::string path_;

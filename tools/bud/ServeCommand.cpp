@@ -141,6 +141,13 @@ int run_serve(const ServeOptions& options) {
   // Trigger captures go to the output directory like every other file the server writes.
   auto triggers = attach_triggers(*session, *prepared, ro, options.triggers, output->path(), error);
   if (!triggers) return fail(error + "\n" + options.triggers + " is invalid");
+  if (recorder) {
+    // The `record` trigger action writes inside the output directory too.
+    recorder->set_trigger_resolver([&output](const std::string& name, std::string& e) {
+      return output->resolve(name, e);
+    });
+    triggers->set_record_hook(recorder.get());
+  }
 
   remote::DebugServer server(*session, *output, config);
   if (auto e = server.start(); !e.empty()) return fail(e);
