@@ -858,6 +858,11 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
     mr >> *m.top;
   }
   zero_context_padding(*m.ctx);
+  // A waveform being written cannot go back in time: it ends where it was (still valid).
+  if (m.fst && cycle < m.cycle) {
+    m.fst->close();
+    m.fst.reset();
+  }
   m.dram = std::move(dram);
   m.host = host;
   m.cycle = cycle;

@@ -142,3 +142,22 @@ TEST_CASE("wave on/off traces the cycles run in between", "[debugger][wave]") {
   CHECK_FALSE(d.fails("wave on /nonexistent/dir/w.fst").empty());
   CHECK(d.cycle() == 250);
 }
+
+TEST_CASE("going back in time closes a `wave on` waveform, which stays valid", "[debugger][wave]") {
+  if (!have_fst2vcd()) {
+    WARN("SKIP: fst2vcd (gtkwave) not installed; tools/setup-deps.sh installs it");
+    return;
+  }
+  Debugger d("gemm_small");
+  d.ok("until 100");
+  const std::string f = temp_path("back.fst");
+  d.ok("wave on " + f);
+  d.ok("until 160");
+  d.ok("goto 120");
+  CHECK(contains(d.fails("wave off"), "no waveform"));
+  d.ok("until 200");  // not traced any more
+  const auto v = fst_to_vcd(f);
+  REQUIRE(v.converted);
+  CHECK(v.times == range(100, 160));
+  std::remove(f.c_str());
+}
