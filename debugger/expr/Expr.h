@@ -86,32 +86,7 @@ class Expr {
   friend class detail::ExprBuilder;
   /// One sample: straight from memory when the resolver gave an address, else the Sampler.
   static uint64_t read(const Ref& r, Sampler& sampler) {
-    // Fixed-size copies compile to single loads; a runtime-sized memcpy would be a libc call.
-    switch (r.direct_bytes) {
-      case 8: {
-        uint64_t v;
-        std::memcpy(&v, r.direct, 8);
-        return v;
-      }
-      case 4: {
-        uint32_t v;
-        std::memcpy(&v, r.direct, 4);
-        return v;
-      }
-      case 2: {
-        uint16_t v;
-        std::memcpy(&v, r.direct, 2);
-        return v;
-      }
-      case 1:
-        return *static_cast<const uint8_t*>(r.direct);
-      default:
-        break;
-    }
-    if (!r.direct) return sampler.sample(r);
-    uint64_t v = 0;
-    std::memcpy(&v, r.direct, r.direct_bytes < 8 ? r.direct_bytes : 8);
-    return v;
+    return r.direct ? read_direct(r) : sampler.sample(r);
   }
 
   // Node kinds: leaves (Int, Real, Load), unary, arithmetic, comparison and logic, then the

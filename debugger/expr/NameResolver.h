@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,36 @@ struct Ref {
     return kind == o.kind && id == o.id && element == o.element;
   }
 };
+
+/// Reads a Ref's value where the resolver said it lives (`direct`, `direct_bytes` little-endian
+/// bytes, at most 8). Fixed-size copies compile to single loads; a runtime-sized memcpy would be
+/// a libc call on the per-cycle path.
+inline uint64_t read_direct(const Ref& r) {
+  switch (r.direct_bytes) {
+    case 8: {
+      uint64_t v;
+      std::memcpy(&v, r.direct, 8);
+      return v;
+    }
+    case 4: {
+      uint32_t v;
+      std::memcpy(&v, r.direct, 4);
+      return v;
+    }
+    case 2: {
+      uint16_t v;
+      std::memcpy(&v, r.direct, 2);
+      return v;
+    }
+    case 1:
+      return *static_cast<const uint8_t*>(r.direct);
+    default: {
+      uint64_t v = 0;
+      std::memcpy(&v, r.direct, r.direct_bytes < 8 ? r.direct_bytes : 8);
+      return v;
+    }
+  }
+}
 
 /// Turns names into Refs at compile time (allocation and I/O allowed here).
 class NameResolver {

@@ -13,27 +13,7 @@ namespace {
 // Reads a quantity where the resolver said it lives (any width up to 8 bytes), else through the
 // emulator.
 uint64_t read_ref(const emu::Emulator& emu, const Ref& r) {
-  switch (r.direct ? r.direct_bytes : 0) {
-    case 8: {
-      uint64_t v;
-      std::memcpy(&v, r.direct, 8);
-      return v;
-    }
-    case 4: {
-      uint32_t v;
-      std::memcpy(&v, r.direct, 4);
-      return v;
-    }
-    case 2: {
-      uint16_t v;
-      std::memcpy(&v, r.direct, 2);
-      return v;
-    }
-    case 1:
-      return *static_cast<const uint8_t*>(r.direct);
-    default:
-      break;
-  }
+  if (r.direct) return read_direct(r);
   switch (r.kind) {
     case RefKind::Counter:
       return emu.counter(static_cast<int>(r.id));
@@ -57,22 +37,8 @@ class VarSampler final : public Sampler {
  public:
   VarSampler(const emu::Emulator& emu, const uint64_t* vars) : emu_(emu), vars_(vars) {}
   uint64_t sample(const Ref& ref) override {
-    if (ref.direct && ref.direct_bytes == 8) {  // a frame slot (TriggerEngine::layout)
-      uint64_t v;
-      std::memcpy(&v, ref.direct, 8);
-      return v;
-    }
-    switch (ref.kind) {
-      case RefKind::Counter:
-        return emu_.counter(static_cast<int>(ref.id));
-      case RefKind::Signal:
-        return emu_.read_signal(ref.id, ref.element).low();
-      case RefKind::Cycle:
-        return emu_.cycle();
-      case RefKind::Other:
-        return vars_[ref.id];
-    }
-    return 0;
+    // Counters, signals and the cycle are frame slots (TriggerEngine::layout) or the emulator.
+    return ref.kind == RefKind::Other ? vars_[ref.id] : read_ref(emu_, ref);
   }
 
  private:
