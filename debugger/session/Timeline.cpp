@@ -221,7 +221,7 @@ std::optional<uint64_t> Timeline::restore_at_or_before(uint64_t cycle, std::stri
   auto it = auto_.upper_bound(cycle);
   if (it != auto_.begin()) best = &std::prev(it)->second;
   for (const auto& [name, c] : named_)
-    if (c.cycle <= cycle && (!best || c.cycle > best->cycle)) best = &c;
+    if (c.on_timeline && c.cycle <= cycle && (!best || c.cycle > best->cycle)) best = &c;
   if (!best) {
     error = "no checkpoint at or before cycle " + std::to_string(cycle);
     return std::nullopt;
@@ -236,7 +236,7 @@ std::vector<uint64_t> Timeline::checkpoint_cycles_before(uint64_t cycle) const {
   for (const auto& [c, cp] : auto_)
     if (c < cycle) out.push_back(c);
   for (const auto& [name, cp] : named_)
-    if (cp.cycle < cycle) out.push_back(cp.cycle);
+    if (cp.on_timeline && cp.cycle < cycle) out.push_back(cp.cycle);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -278,10 +278,12 @@ std::string Timeline::seek(uint64_t cycle, const std::vector<Intervention>& inte
   last_resimulated_ = 0;
   if (cycle == now) return {};
   uint64_t from = now;
-  // Backward, or forward past a checkpoint we already have: restore the nearest one first.
+  // Backward, or forward past a checkpoint we already have (automatic, or named on this
+  // execution, e.g. a packet's): restore the nearest one first.
   auto later = auto_.upper_bound(cycle);
-  const bool restore_first =
-      cycle < now || (later != auto_.begin() && std::prev(later)->first > now);
+  bool restore_first = cycle < now || (later != auto_.begin() && std::prev(later)->first > now);
+  for (const auto& [name, c] : named_)
+    restore_first |= c.on_timeline && c.cycle > now && c.cycle <= cycle;
   std::string error;
   if (restore_first) {
     auto c = restore_at_or_before(cycle, error);
@@ -301,6 +303,8 @@ std::string Timeline::seek(uint64_t cycle, const std::vector<Intervention>& inte
 
 void Timeline::truncate_after(uint64_t cycle) {
   auto_.erase(auto_.upper_bound(cycle), auto_.end());
+  for (auto& [name, c] : named_)
+    if (c.cycle > cycle) c.on_timeline = false;
   forget_expired_chunks();
 }
 

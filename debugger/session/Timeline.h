@@ -98,7 +98,8 @@ class Timeline {
   /// Cycles of the automatic and named checkpoints, ascending, strictly before `cycle`.
   std::vector<uint64_t> checkpoint_cycles_before(uint64_t cycle) const;
 
-  /// Drops every checkpoint after `cycle` (the execution diverged from what they recorded).
+  /// Drops every automatic checkpoint after `cycle` (the execution diverged from what they
+  /// recorded); named ones after it are kept for `restore NAME` but leave the timeline.
   void truncate_after(uint64_t cycle);
 
   std::vector<CheckpointInfo> list() const;
@@ -131,6 +132,10 @@ class Timeline {
     uint64_t cycle = 0;
     size_t raw_bytes = 0;
     size_t new_bytes = 0;  ///< compressed bytes of chunks first stored by this checkpoint
+    /// A state of the current execution (always, for automatic ones). A named checkpoint after
+    /// a cycle where the user changed the past is not: `restore NAME` still restores it, but
+    /// goto and reverse execution do not start from it.
+    bool on_timeline = true;
     std::vector<std::shared_ptr<const Chunk>> chunks;
   };
   Checkpoint capture();

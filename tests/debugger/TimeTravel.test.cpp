@@ -243,3 +243,28 @@ TEST_CASE("automatic checkpoints stay within their memory budget", "[debugger][t
     CHECK(t.last_resimulated() < t.interval());
   }
 }
+
+TEST_CASE("a named checkpoint from before a change of the past is not used by goto",
+          "[debugger][timetravel]") {
+  uint64_t want = 0;
+  {
+    Debugger e("conv");
+    e.ok("until 1000");
+    e.ok("deposit dram 0x10000 0x7f");
+    e.ok("until 3200");
+    want = e.digest();
+  }
+  Debugger d("conv");
+  d.ok("until 3000");
+  d.ok("checkpoint A");
+  d.ok("until 4000");
+  d.ok("goto 1000");
+  d.ok("deposit dram 0x10000 0x7f");  // the execution after cycle 1000 is a new one
+  d.ok("goto 3500");
+  d.ok("goto 3200");  // backward: must not start from A (cycle 3000, without the change)
+  CHECK(d.cycle() == 3200);
+  CHECK(d.digest() == want);
+  // A stays available to `restore`, which returns to exactly what it saved.
+  d.ok("restore A");
+  CHECK(d.cycle() == 3000);
+}

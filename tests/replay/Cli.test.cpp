@@ -175,6 +175,8 @@ TEST_CASE("bud debug --packet and the prompt's record start/stop", "[replay][cli
               q(dir / "go.bud") + " --batch >" + q(dir / "debug.out") + " 2>&1") == 0);
   const auto out = slurp((dir / "debug.out").string());
   CHECK(out.find("packet@2048") != std::string::npos);
+  // A forward goto starts from the packet's latest checkpoint before the target.
+  CHECK(out.find("stopped at cycle 2500: goto  (re-executed 452 cycles)") != std::string::npos);
   CHECK(out.find("stopped at cycle 3520: hang") != std::string::npos);
   // Record a range at the prompt, then replay it: the hang at its end reproduces.
   const auto pkt = dir / "prompt.bpk";
