@@ -340,6 +340,9 @@ std::optional<uint64_t> TriggerEngine::settle() {
     tail_seen_ = produced_;
     head_.store(produced_, std::memory_order_seq_cst);
     barrier_.store(false, std::memory_order_release);
+    // Transactions seen after the last frame belong to cycles that happen again.
+    txn_progress_ = false;
+    txn_dispatch_ = 0;
   }
   attention_.store(false, std::memory_order_relaxed);
   return back;

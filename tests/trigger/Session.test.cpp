@@ -21,7 +21,7 @@ struct Dbg {
   }
 };
 
-std::unique_ptr<Dbg> make_debugger(const std::string& workload) {
+std::unique_ptr<Dbg> make_debugger(const std::string& workload, bool async = true) {
   const auto& p = test::prepared(workload);
   auto o = test::options_for(workload);
   auto emu = std::make_unique<emu::NpuEmulator>(o.npu);
@@ -33,6 +33,7 @@ std::unique_ptr<Dbg> make_debugger(const std::string& workload) {
   auto d = std::make_unique<Dbg>();
   d->session = std::make_unique<debugger::Session>(std::move(emu), std::move(info));
   debugger::TriggerEngineConfig config;
+  config.async = async;
   config.capture_dir =
       (std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "session").string();
   config.make_replica = [&p, o](std::string& error) -> std::unique_ptr<emu::Emulator> {
@@ -158,4 +159,55 @@ TEST_CASE("trigger add takes events and state machines on one line (`;` separate
   CHECK_FALSE(r.ok);
   CHECK(r.error.find("<prompt>:1:18: error: unknown opcode 'GEMX' (did you mean GEMM?)") !=
         std::string::npos);
+}
+
+TEST_CASE("in a session threaded and inline evaluation stop at the same cycles with the same hits",
+          "[trigger][session][threads]") {
+  // Halts found late (the simulation has run ahead) make the session travel back to the hit;
+  // snapshots and checkpoints too; logs and captures are serviced at pauses.
+  const std::vector<std::string> adds = {
+      "trigger add burst when delta(load.stall_mem, 64) > 40 do halt, snapshot",
+      "trigger add def g = dispatch GEMM; gemms when count(g) % 7 == 6 do log \"7th\", "
+      "checkpoint",
+      "trigger add cap shots 2 when rose(load.state) && cycle > 3000 do capture pre 50 post 10",
+  };
+  struct Stop {
+    uint64_t cycle;
+    std::vector<std::string> reasons;
+  };
+  auto run = [&](bool async) {
+    auto d = make_debugger("conv", async);
+    for (const auto& a : adds) REQUIRE(d->in->execute(a).ok);
+    std::vector<Stop> stops;
+    for (int i = 0; i < 6; ++i) {
+      auto r = d->in->execute(i % 2 ? "continue" : "step 5000");
+      REQUIRE(r.ok);
+      REQUIRE(r.stop);
+      Stop s{r.stop->cycle, {}};
+      for (const auto& x : r.stop->reasons) s.reasons.push_back(x.kind + " " + x.detail);
+      stops.push_back(s);
+    }
+    std::vector<std::string> hits;
+    for (const auto& h : d->engine->hits()) {
+      std::string line = std::to_string(h.cycle) + " " + h.trigger + " #" +
+                         std::to_string(h.number) + " cp=" + h.checkpoint;
+      for (const auto& [n, v] : h.values) line += " " + n + "=" + std::to_string(v);
+      for (const auto& [n, v] : h.counters) line += " " + n + "=" + std::to_string(v);
+      for (const auto& c : h.captures)
+        line += " cap " + std::to_string(c.from) + ".." + std::to_string(c.to);
+      hits.push_back(line);
+    }
+    return std::make_tuple(stops, hits, d->session->emu().digest());
+  };
+  const auto [ts, th, td] = run(true);
+  const auto [is, ih, id] = run(false);
+  REQUIRE(ts.size() == is.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    INFO("stop " << i);
+    CHECK(ts[i].cycle == is[i].cycle);
+    CHECK(ts[i].reasons == is[i].reasons);
+  }
+  CHECK(th == ih);
+  CHECK(td == id);
+  CHECK(th.size() > 5);
 }
