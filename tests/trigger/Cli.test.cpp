@@ -1,6 +1,7 @@
 // The `bud` binary as a user runs it: `bud trigger check` (exit 0/2, FILE:LINE:COL), `bud run
 // --triggers` (report section, --json, nothing runs with an invalid file), the examples.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -25,7 +26,10 @@ std::string slurp(const std::string& path) {
 Result bud_run(const std::string& args) {
   const auto dir = std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "cli";
   std::filesystem::create_directories(dir);
-  const std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
+  // Per process: ctest runs the test cases of this file in parallel, in the same directory.
+  const std::string tag = std::to_string(getpid());
+  const std::string out = (dir / ("out-" + tag + ".txt")).string(),
+                    err = (dir / ("err-" + tag + ".txt")).string();
   const std::string cmd = "cd " + dir.string() + " && " + std::string(BUD_BINARY_DIR) + "/bud " +
                           args + " >" + out + " 2>" + err + " </dev/null";
   const int rc = std::system(cmd.c_str());
