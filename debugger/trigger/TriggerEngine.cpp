@@ -10,6 +10,12 @@ namespace bud::debugger {
 
 namespace {
 
+// Actions that need the design at the hit cycle: an evaluation thread that finds them late
+// makes the run go back there.
+bool needs_hit_cycle(ActionKind k) {
+  return k == ActionKind::Halt || k == ActionKind::Checkpoint || k == ActionKind::Snapshot;
+}
+
 // Reads a quantity where the resolver said it lives (any width up to 8 bytes), else through the
 // emulator.
 uint64_t read_ref(const emu::Emulator& emu, const Ref& r) {
@@ -240,9 +246,7 @@ void TriggerEngine::apply_frame(const uint64_t* f) {
 bool TriggerEngine::is_barrier(const PendingHit& h) const {
   const TriggerDef& def = *programs_[h.program]->triggers[h.trigger].def;
   for (const auto& a : def.states[h.from_state].branches[h.branch].actions)
-    if (a.kind == ActionKind::Halt || a.kind == ActionKind::Checkpoint ||
-        a.kind == ActionKind::Snapshot)
-      return true;
+    if (needs_hit_cycle(a.kind)) return true;
   return false;
 }
 
@@ -322,12 +326,7 @@ void TriggerEngine::worker_loop() {
 
 std::optional<uint64_t> TriggerEngine::settle() {
   if (!async_) return std::nullopt;
-  publish();
-  while (tail_.load(std::memory_order_acquire) < produced_ &&
-         !barrier_.load(std::memory_order_acquire)) {
-    take_hits();
-    std::this_thread::yield();
-  }
+  quiesce();
   take_hits();
   std::optional<uint64_t> back;
   if (barrier_.load(std::memory_order_acquire)) {
@@ -570,9 +569,7 @@ void TriggerEngine::plan_history() {
       }
       for (const auto& st : rt.def->states)
         for (const auto& b : st.branches)
-          for (const auto& a : b.actions)
-            needs_rewind_ |= a.kind == ActionKind::Halt || a.kind == ActionKind::Checkpoint ||
-                             a.kind == ActionKind::Snapshot;
+          for (const auto& a : b.actions) needs_rewind_ |= needs_hit_cycle(a.kind);
     }
   // Without a session (whose checkpoints serve), returning to a barrier hit found by the
   // evaluation thread needs snapshots of the run too.
