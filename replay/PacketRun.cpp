@@ -281,6 +281,9 @@ pb::Result result_of(const run::RunReport& r) {
     auto* s = out.add_stages();
     s->set_count(d.count);
     s->set_sum(d.sum);
+    s->set_open_cmd(d.open_cmd);
+    s->set_open_count(d.open_count);
+    s->set_open_sum(d.open_sum);
   }
   return out;
 }

@@ -77,6 +77,9 @@ bool Recorder::close_window() {
     auto* t = window_.add_stages();
     t->set_count(d.count);
     t->set_sum(d.sum);
+    t->set_open_cmd(d.open_cmd);
+    t->set_open_count(d.open_count);
+    t->set_open_sum(d.open_sum);
   }
   for (int i = 0; i < isa::kNumCounters; ++i) window_.add_counters(emu_.counter(i));
   if (!writer_.write(pb::RECORD_WINDOW, window_, window_.start_cycle()))

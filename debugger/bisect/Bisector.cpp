@@ -443,7 +443,7 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
     r.message = e;
     return r;
   }
-  TxnChecker chk(trace, {});
+  TxnChecker chk(trace, std::array<emu::StageDigest, emu::kNumStages>{});
   emu.set_txn_observer(&chk);
   while (emu.state() == emu::RunState::Ready && emu.cycle() < options.max_cycles)
     emu.step(std::min<uint64_t>(1u << 20, options.max_cycles - emu.cycle()));
@@ -514,12 +514,20 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
 
   // 1. The recorded windows, checked against the golden prefix digests without simulating.
   const auto& windows = packet.windows;
+  auto totals = [](const replay::pb::StageTotals& t) {
+    emu::StageDigest d;
+    d.count = t.count();
+    d.sum = t.sum();
+    d.open_cmd = t.open_cmd();
+    d.open_count = t.open_count();
+    d.open_sum = t.open_sum();
+    return d;
+  };
   std::vector<bool> ok(windows.size(), true);
   for (size_t w = 0; w < windows.size(); ++w) {
-    for (int s = 0; s < emu::kNumStages && s < windows[w].stages_size(); ++s) {
-      emu::StageDigest d{windows[w].stages(s).count(), windows[w].stages(s).sum()};
-      if (!trace.prefix_matches(static_cast<emu::Stage>(s), d)) ok[w] = false;
-    }
+    for (int s = 0; s < emu::kNumStages && s < windows[w].stages_size(); ++s)
+      if (!trace.digest_consistent(static_cast<emu::Stage>(s), totals(windows[w].stages(s))))
+        ok[w] = false;
   }
   r.windows_checked = windows.size();
   // First window of the all-divergent suffix; a clean window before it is a safe start.
@@ -528,14 +536,14 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   // 2. Re-execute from the checkpoint at the start of that window (or the latest before it).
   uint64_t from_cycle = first_bad < windows.size() ? windows[first_bad].start_cycle()
                                                     : (windows.empty() ? 0 : windows.back().start_cycle());
-  std::array<uint64_t, emu::kNumStages> consumed{};
   auto ck = packet.checkpoint_at_or_before(from_cycle);
-  // The totals at the checkpoint come from the window that ends there.
-  auto totals_at = [&](uint64_t cycle, std::array<uint64_t, emu::kNumStages>& out) {
-    out = {};
+  // The stage digests at a checkpoint come from the window that ends there.
+  auto digests_at = [&](uint64_t cycle) {
+    std::array<emu::StageDigest, emu::kNumStages> out{};
     for (const auto& w : windows)
       if (w.end_cycle() == cycle)
-        for (int s = 0; s < emu::kNumStages && s < w.stages_size(); ++s) out[s] = w.stages(s).count();
+        for (int s = 0; s < emu::kNumStages && s < w.stages_size(); ++s) out[s] = totals(w.stages(s));
+    return out;
   };
   emu::NpuEmulator emu(spec->options.npu);
   if (auto e = run::start(p, spec->options, emu, &emu); !e.empty()) {
@@ -556,23 +564,33 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
     }
     return true;
   };
-  if (!rewind()) return r;
-  start_cycle = emu.cycle();
-  if (start_cycle > 0) totals_at(start_cycle, consumed);
-  TxnChecker chk(trace, consumed);
-  emu.set_txn_observer(&chk);
   const uint64_t stop_at = first_bad < windows.size() ? windows[first_bad].end_cycle() : UINT64_MAX;
   const uint64_t limit = spec->options.max_cycles;
-  // Run through the first divergent window; keep going (to the end, if need be) until a
-  // divergence is pinned.
-  while (emu.state() == emu::RunState::Ready && emu.cycle() < limit) {
-    const uint64_t target = emu.cycle() < stop_at ? stop_at : limit;
-    emu.step(std::min<uint64_t>(target - emu.cycle(), 1u << 20));
-    if (emu.cycle() >= stop_at && !chk.divergences().empty()) break;
+  std::optional<TxnChecker> checker;
+  for (;;) {
+    if (!rewind()) return r;
+    start_cycle = emu.cycle();
+    checker.emplace(trace, start_cycle > 0 ? digests_at(start_cycle)
+                                           : std::array<emu::StageDigest, emu::kNumStages>{});
+    emu.set_txn_observer(&*checker);
+    // Run through the first divergent window; keep going (to the end, if need be) until a
+    // divergence is pinned.
+    while (emu.state() == emu::RunState::Ready && emu.cycle() < limit) {
+      const uint64_t target = emu.cycle() < stop_at ? stop_at : limit;
+      emu.step(std::min<uint64_t>(target - emu.cycle(), 1u << 20));
+      if (emu.cycle() >= stop_at && !checker->divergences().empty()) break;
+      if (checker->before_start()) break;
+    }
+    emu.set_txn_observer(nullptr);
+    if (emu.state() != emu::RunState::Ready) checker->finish(emu.cycle());
+    // A command caught mid-way at the checkpoint had produced wrong transactions before it: the
+    // divergence lies earlier. Start again one checkpoint back (the reset at the latest).
+    if (!checker->before_start() || !ck || packet.checkpoints[*ck].cycle() == 0) break;
+    r.resimulated_cycles += emu.cycle() - start_cycle;
+    ck = *ck > 0 ? std::optional<size_t>(*ck - 1) : std::nullopt;
   }
-  emu.set_txn_observer(nullptr);
-  if (emu.state() != emu::RunState::Ready) chk.finish(emu.cycle());
-  r.resimulated_cycles = emu.cycle() - start_cycle;
+  const TxnChecker& chk = *checker;
+  r.resimulated_cycles += emu.cycle() - start_cycle;
   // 3. Persistence from what the run itself recorded.
   bool failed = false;
   std::string detail;

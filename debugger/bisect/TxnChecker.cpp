@@ -33,6 +33,17 @@ TxnChecker::TxnChecker(const GoldenTrace& trace,
   }
 }
 
+TxnChecker::TxnChecker(const GoldenTrace& trace,
+                       const std::array<emu::StageDigest, emu::kNumStages>& at)
+    : trace_(trace) {
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    const auto r = trace.resume_at(static_cast<emu::Stage>(s), at[s]);
+    const auto& v = trace.txns[s];
+    for (size_t i = r.consumed; i < v.size(); ++i) expect_[s][v[i].cmd_id].left.push_back(i);
+    if (r.open) open_[s] = Open{true, r.open_cmd, r.open_count, r.open_sum};
+  }
+}
+
 void TxnChecker::note(Divergence d) {
   auto& n = per_stage_[static_cast<int>(d.stage)];
   if (n >= kKeepPerStage) return;
@@ -44,7 +55,20 @@ void TxnChecker::sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle) {
   // Stages process their commands in order: once a later command produces transactions, what an
   // earlier command did not produce never will.
   auto& m = expect_[stage];
+  auto& open = open_[stage];
   for (auto it = m.begin(); it != m.end() && it->first < before_cmd;) {
+    if (open.active && it->first == open.cmd_id) {
+      // What was not seen must be what was produced before the start.
+      open.active = false;
+      uint64_t sum = 0;
+      for (size_t idx : it->second.left) sum += trace_.txns[stage][idx].hash();
+      if (it->second.left.size() != open.count || sum != open.sum) {
+        if (!before_start_)
+          before_start_ = BeforeStart{static_cast<emu::Stage>(stage), it->first, cycle};
+      }
+      it = m.erase(it);
+      continue;
+    }
     for (size_t idx : it->second.left) {
       Divergence d;
       d.kind = Divergence::Kind::Missing;
@@ -56,6 +80,12 @@ void TxnChecker::sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle) {
     }
     it = m.erase(it);
   }
+}
+
+bool TxnChecker::keep_open(int stage, uint32_t cmd_id) const {
+  // A command caught mid-way at the start stays until the stage moves past it, where what was not
+  // seen is compared with what was produced before the start.
+  return open_[stage].active && open_[stage].cmd_id == cmd_id;
 }
 
 void TxnChecker::on_txn(const emu::StageTxn& t) {
@@ -84,7 +114,7 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
   for (size_t k = 0; k < left.size(); ++k) {
     if (trace_.txns[s][left[k]].hash() == h && trace_.txns[s][left[k]].same_content(t)) {
       left.erase(left.begin() + static_cast<long>(k));
-      if (left.empty()) expect_[s].erase(it);
+      if (left.empty() && !keep_open(s, t.cmd_id)) expect_[s].erase(it);
       return;
     }
   }
@@ -111,7 +141,7 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
     left.erase(left.begin());
   }
   if (!d.expected) d.kind = Divergence::Kind::Extra;
-  if (left.empty()) expect_[s].erase(it);
+  if (left.empty() && !keep_open(s, t.cmd_id)) expect_[s].erase(it);
   note(std::move(d));
 }
 

@@ -34,6 +34,11 @@ class TxnChecker final : public emu::TxnObserver {
   /// `consumed[s]`: how many of stage s's golden transactions (in program order) the RTL has
   /// already produced before checking starts (0 from reset; a clean checkpoint's totals).
   TxnChecker(const GoldenTrace& trace, const std::array<uint64_t, emu::kNumStages>& consumed);
+  /// Resumes checking at a checkpoint whose stage digests are `at` (the RTL's, cumulative): a
+  /// stage caught inside a command (memory reordering means which of its transactions were
+  /// produced is unknown) expects all of that command's transactions, and when the stage moves
+  /// past it the ones not seen must be exactly the ones produced before (same count and sum).
+  TxnChecker(const GoldenTrace& trace, const std::array<emu::StageDigest, emu::kNumStages>& at);
 
   void on_txn(const emu::StageTxn& txn) override;
   /// Declares the end of the run at `cycle`: golden transactions never produced become
@@ -47,15 +52,34 @@ class TxnChecker final : public emu::TxnObserver {
   /// Number of RTL transactions checked.
   uint64_t checked() const { return checked_; }
 
+  /// A command caught mid-way at the start whose transactions produced before the start were
+  /// not the golden ones: the divergence lies before where checking started, so it cannot be
+  /// pinned from here (start from an earlier checkpoint).
+  struct BeforeStart {
+    emu::Stage stage = emu::Stage::Fetch;
+    uint32_t cmd_id = 0;
+    uint64_t cycle = 0;  ///< when the stage moved past the command
+  };
+  const std::optional<BeforeStart>& before_start() const { return before_start_; }
+
  private:
   struct Expect {
     std::vector<size_t> left;  ///< indices into trace.txns[stage] not yet produced
   };
+  struct Open {
+    bool active = false;
+    uint32_t cmd_id = 0;
+    uint64_t count = 0;  ///< transactions of cmd_id produced before the start
+    uint64_t sum = 0;
+  };
   void note(Divergence d);
+  bool keep_open(int stage, uint32_t cmd_id) const;
   void sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle);
 
   const GoldenTrace& trace_;
   std::array<std::map<uint32_t, Expect>, emu::kNumStages> expect_;
+  std::array<Open, emu::kNumStages> open_{};
+  std::optional<BeforeStart> before_start_;
   std::vector<Divergence> found_;
   std::array<int, emu::kNumStages> per_stage_{};
   uint64_t checked_ = 0;

@@ -41,12 +41,41 @@ struct StageTxn {
 /// Order-independent summary of a stream of transactions of one stage: count and the sum (mod
 /// 2^64) of their hashes. Equal multisets give equal digests whatever the order, so memory-timing
 /// reordering does not matter while a changed, missing or extra transaction does.
+///
+/// A stage produces its commands' transactions grouped by command, in program order, but in any
+/// order inside a command (DRAM responses return out of order). A digest taken while a command is
+/// still producing therefore covers an unknown subset of that command's transactions: the `open_*`
+/// fields split it into a closed part (every command before `open_cmd`, which must equal a prefix
+/// of the golden model's stream) and the open part (the transactions of `open_cmd` so far, whose
+/// identity only the sum witnesses). Equality compares the whole multiset (count and sum) only.
 struct StageDigest {
   uint64_t count = 0;
   uint64_t sum = 0;
+  uint32_t open_cmd = 0;     ///< command of the latest transaction (highest command id seen)
+  uint64_t open_count = 0;   ///< how many of `count` belong to `open_cmd`
+  uint64_t open_sum = 0;     ///< their part of `sum`
   void add(const StageTxn& t) {
+    const uint64_t h = t.hash();
+    if (count == 0 || t.cmd_id > open_cmd) {
+      open_cmd = t.cmd_id;
+      open_count = 0;
+      open_sum = 0;
+    }
+    // A transaction of an earlier command (never seen in a correct run) joins the closed part,
+    // which then matches no golden prefix: conservative, never a false match.
+    if (t.cmd_id == open_cmd) {
+      ++open_count;
+      open_sum += h;
+    }
     ++count;
-    sum += t.hash();
+    sum += h;
+  }
+  /// The part of the digest that covers whole commands (everything before `open_cmd`).
+  StageDigest closed() const {
+    StageDigest c;
+    c.count = count - open_count;
+    c.sum = sum - open_sum;
+    return c;
   }
   bool operator==(const StageDigest& o) const { return count == o.count && sum == o.sum; }
   bool operator!=(const StageDigest& o) const { return !(*this == o); }

@@ -20,7 +20,7 @@ namespace bud::emu {
 namespace {
 
 // Bump the digits whenever the layout or the checksum of a saved state changes.
-constexpr char kSaveMagic[8] = {'B', 'U', 'D', 'N', 'P', 'U', '0', '3'};
+constexpr char kSaveMagic[8] = {'B', 'U', 'D', 'N', 'P', 'U', '0', '4'};
 
 // Segment keys of save_segments(): the head (header, scalars, model, DRAM model without its page
 // contents), one per stored DRAM page (kKeyPage + page index), and the tail (host, checksum).
@@ -703,6 +703,9 @@ void NpuEmulator::save_segments(StateSegments& out) const {
   for (const auto& d : m.digests) {
     put(buf, d.count);
     put(buf, d.sum);
+    put(buf, d.open_cmd);
+    put(buf, d.open_count);
+    put(buf, d.open_sum);
   }
   put(buf, static_cast<uint32_t>(m.num_forces));
   for (size_t i = 0; i < m.num_forces; ++i) {
@@ -821,7 +824,9 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
   uint32_t nf = 0;
   std::array<Force, kMaxForces> forces{};
   bool ok = get(in, off, cycle) && get(in, off, state) && get(in, off, last_progress);
-  for (auto& d : digests) ok = ok && get(in, off, d.count) && get(in, off, d.sum);
+  for (auto& d : digests)
+    ok = ok && get(in, off, d.count) && get(in, off, d.sum) && get(in, off, d.open_cmd) &&
+         get(in, off, d.open_count) && get(in, off, d.open_sum) && d.open_count <= d.count;
   ok = ok && get(in, off, nf) && nf <= kMaxForces;
   for (uint32_t i = 0; ok && i < nf; ++i) {
     ok = get(in, off, forces[i].id) && get(in, off, forces[i].element) &&

@@ -236,7 +236,7 @@ TEST_CASE("a state from another model revision is rejected naming a byte offset"
 
 namespace {
 
-/// The header fields of a BUDNPU03 state that locate its DRAM pages.
+/// The header fields of a BUDNPU04 state that locate its DRAM pages.
 struct StateLayout {
   size_t len_at = 0;  ///< byte offset of payload_len (pages_at and page_count follow)
   uint64_t pages_at = 0;
