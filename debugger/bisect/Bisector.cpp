@@ -60,6 +60,14 @@ std::string lanes(const emu::StageTxn& t) {
 void describe_element(const Divergence& d, const run::PreparedRun& p, BisectReport& r) {
   const auto* e = d.expected ? &*d.expected : nullptr;
   const auto* a = d.actual ? &*d.actual : nullptr;
+  if (!e && !a) {
+    // A hang whose owner produced every transaction it should have but never retired its command
+    // (a lost write acknowledgement, a token that never came).
+    r.element = "command #" + std::to_string(d.cmd_id) + " never completed";
+    r.expected = "command #" + std::to_string(d.cmd_id) + " retires";
+    r.actual = "(never retired)";
+    return;
+  }
   const auto& any = a ? *a : *e;
   char buf[160];
   switch (any.stage) {
@@ -161,7 +169,31 @@ struct RunEnd {
   std::string message;       ///< the emulator's message (assertion text names the unit)
   uint64_t hang_cycles = 0;  ///< watchdog setting, to date a hang's start
   bool hang = false;
+  std::vector<emu::EngineStatus> engines;  ///< what each engine held when the run stopped
 };
+
+/// The stage whose work a hang lost: the busy engine holding the earliest command (the command
+/// that never completed: a lost read leaves LOAD waiting, a lost write acknowledgement STORE, a
+/// lost token the engine waiting for it). The command's opcode says which stage of the shared
+/// compute engine (GEMM or POST). nullopt when no engine holds a command (a lost command fetch).
+std::optional<std::pair<emu::Stage, uint32_t>> hang_owner(const std::vector<emu::EngineStatus>& engines,
+                                                          const workload::Program& program) {
+  std::optional<std::pair<emu::Stage, uint32_t>> best;
+  for (const auto& e : engines) {
+    if (!e.cmd_id || *e.cmd_id >= program.commands.size()) continue;
+    if (best && best->second <= *e.cmd_id) continue;
+    emu::Stage stage = emu::Stage::Fetch;
+    switch (program.commands[*e.cmd_id].opcode) {
+      case isa::Opcode::Load: stage = emu::Stage::Load; break;
+      case isa::Opcode::Gemm: stage = emu::Stage::Gemm; break;
+      case isa::Opcode::Post: stage = emu::Stage::Post; break;
+      case isa::Opcode::Store: stage = emu::Stage::Store; break;
+      default: break;
+    }
+    best = std::pair{stage, *e.cmd_id};
+  }
+  return best;
+}
 
 /// "NPU ASSERT x at cycle N: by gemm ..." -> stage and cycle.
 std::optional<std::pair<emu::Stage, uint64_t>> implicated(const std::string& msg) {
@@ -199,7 +231,23 @@ void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
     // earliest command that never completed, dated to when progress stopped.
     std::optional<Divergence> pick;
     const auto imp = implicated(end.message);
+    const auto owner = end.hang ? hang_owner(end.engines, p.program) : std::nullopt;
+    if (owner) {
+      // The command an engine still holds is the work that was lost; its own missing
+      // transaction if it has one, else the command itself never completed.
+      for (const auto& d : chk.divergences())
+        if (d.stage == owner->first && d.cmd_id == owner->second && (!pick || d.cycle < pick->cycle))
+          pick = d;
+      if (!pick) {
+        Divergence d;
+        d.kind = Divergence::Kind::Missing;
+        d.stage = owner->first;
+        d.cmd_id = owner->second;
+        pick = d;
+      }
+    }
     for (const auto& d : chk.divergences()) {
+      if (owner) break;
       if (imp && d.stage != imp->first) continue;
       if (!pick || d.cmd_id < pick->cmd_id || (d.cmd_id == pick->cmd_id && d.stage < pick->stage))
         pick = d;
@@ -460,6 +508,7 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   end.hang = emu.state() == emu::RunState::Hang || emu.state() == emu::RunState::Ready;
   end.message = emu.step(0).message;
   end.hang_cycles = options.npu.hang_cycles;
+  end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
   write_wave(bopts, r, emu, [&] {
     return run::start(p, options, emu, &emu).empty();
@@ -612,6 +661,7 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   end.hang = emu.state() == emu::RunState::Hang;
   end.message = emu.step(0).message;
   end.hang_cycles = spec->options.npu.hang_cycles;
+  end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
   // Downstream stages also from the recorded end totals (no simulation needed).
   if (!windows.empty() && r.verdict == "fail") {
