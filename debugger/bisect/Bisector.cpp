@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "bud/ModelRevision.h"
 #include "emu/golden/Checker.h"
@@ -208,6 +209,19 @@ std::optional<std::pair<emu::Stage, uint64_t>> implicated(const std::string& msg
   return std::nullopt;
 }
 
+/// The command, layer and element of the first divergence, for every verdict that has one.
+void describe_first(const Divergence& first, const run::PreparedRun& p, BisectReport& r) {
+  r.command_index = first.cmd_id;
+  r.divergence_kind = first.kind_name();
+  if (first.cmd_id < p.program.commands.size()) {
+    r.command = p.program.commands[first.cmd_id].to_string();
+    if (auto l = p.program.layer_of_command(first.cmd_id);
+        l && *l >= 0 && static_cast<size_t>(*l) < p.workload.layers.size())
+      r.layer = p.workload.layers[*l].name;
+  }
+  describe_element(first, p, r);
+}
+
 void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
               bool results_failed, const std::string& result_detail, const RunEnd& end) {
   // Transactions missing only because the run stopped are consequences of the stop: they do not
@@ -307,21 +321,14 @@ void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
     r.message = std::string(emu::stage_name(first.stage)) + " diverged at cycle " +
                 std::to_string(first.cycle) + " but the results are right (overwritten or masked)";
     r.first_divergence_cycle = first.cycle;
+    describe_first(first, p, r);
     return;
   }
   r.verdict = "fail";
   r.persistent = true;
   r.first_failing_stage = emu::stage_name(first.stage);
   r.first_divergence_cycle = first.cycle;
-  r.command_index = first.cmd_id;
-  r.divergence_kind = first.kind_name();
-  if (first.cmd_id < p.program.commands.size()) {
-    r.command = p.program.commands[first.cmd_id].to_string();
-    if (auto l = p.program.layer_of_command(first.cmd_id);
-        l && *l >= 0 && static_cast<size_t>(*l) < p.workload.layers.size())
-      r.layer = p.workload.layers[*l].name;
-  }
-  describe_element(first, p, r);
+  describe_first(first, p, r);
   for (size_t i = 1; i < firsts.size(); ++i) {
     const std::string s = emu::stage_name(firsts[i].stage);
     if (std::find(r.downstream_stages.begin(), r.downstream_stages.end(), s) ==
@@ -371,6 +378,74 @@ bool final_state_failed(const run::PreparedRun& p, const GoldenTrace& trace, emu
     return true;
   }
   return false;
+}
+
+/// The first byte of a layer output in the final DRAM that differs from the golden model's.
+std::optional<uint32_t> first_wrong_output_byte(const run::PreparedRun& p, const GoldenTrace& trace,
+                                                emu::Emulator& emu) {
+  for (const auto& t : p.program.tensors) {
+    if (t.role != workload::TensorRole::Activation || t.layer < 0) continue;
+    if (t.bytes == 0 || t.addr + t.bytes > trace.dram.size()) continue;
+    std::vector<uint8_t> rtl(t.bytes);
+    if (!emu.read_memory("dram", t.addr, rtl)) continue;
+    for (size_t i = 0; i < rtl.size(); ++i)
+      if (rtl[i] != trace.dram[t.addr + i]) return static_cast<uint32_t>(t.addr + i);
+  }
+  return std::nullopt;
+}
+
+/// Steps `emu` from where it is to `end` and returns the cycle from which DRAM byte `addr` differs
+/// from `want` for good: after the last cycle it held `want` (or, if it never did from here, the
+/// last cycle it changed). The state at cycle N is the state after N edges.
+std::optional<uint64_t> date_wrong_byte(emu::Emulator& emu, uint32_t addr, uint8_t want, uint64_t end) {
+  uint8_t b = 0;
+  if (!emu.read_memory("dram", addr, {&b, 1})) return std::nullopt;
+  bool seen_right = b == want;
+  std::optional<uint64_t> wrong_from, last_change;
+  uint8_t prev = b;
+  while (emu.state() == emu::RunState::Ready && emu.cycle() < end) {
+    emu.step(1);
+    emu.read_memory("dram", addr, {&b, 1});
+    if (b != prev) last_change = emu.cycle();
+    prev = b;
+    if (b == want) {
+      seen_right = true;
+      wrong_from.reset();
+    } else if (seen_right && !wrong_from) {
+      wrong_from = emu.cycle();
+    }
+  }
+  return seen_right ? wrong_from : last_change;
+}
+
+/// Completes a result-only verdict (every stage matched, the results did not): the element,
+/// golden and actual values of the first wrong output byte, the layer and STORE command that wrote
+/// it, and the cycle it went wrong (`date` positions the emulator and dates the byte).
+void complete_result_verdict(BisectReport& r, const run::PreparedRun& p, const GoldenTrace& trace,
+                             uint32_t addr, uint8_t actual,
+                             const std::function<std::optional<uint64_t>(uint32_t, uint8_t)>& date) {
+  const uint8_t want = trace.dram[addr];
+  const std::string where = tensor_element(p.program, addr);
+  char b[64];
+  std::snprintf(b, sizeof b, "dram 0x%x", addr);
+  r.element = std::string(b) + (where.empty() ? "" : " (" + where + ")");
+  r.expected = std::to_string(static_cast<int8_t>(want));
+  r.actual = std::to_string(static_cast<int8_t>(actual));
+  r.divergence_kind = "wrong";
+  const auto& stores = trace.txns[static_cast<int>(emu::Stage::Store)];
+  for (const auto& t : stores)
+    if (addr >= t.addr && addr < t.addr + t.size) r.command_index = t.cmd_id;  // the last write
+  if (r.command_index && *r.command_index < p.program.commands.size()) {
+    r.command = p.program.commands[*r.command_index].to_string();
+    if (auto l = p.program.layer_of_command(*r.command_index);
+        l && *l >= 0 && static_cast<size_t>(*l) < p.workload.layers.size())
+      r.layer = p.workload.layers[*l].name;
+  }
+  r.first_divergence_cycle = date(addr, want);
+  r.message += "; first wrong byte " + r.element + " expected " + r.expected + " actual " +
+               r.actual + (r.first_divergence_cycle
+                               ? " since cycle " + std::to_string(*r.first_divergence_cycle)
+                               : "");
 }
 
 void write_wave(const BisectOptions& o, BisectReport& r, emu::Emulator& emu,
@@ -510,6 +585,18 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   end.hang_cycles = options.npu.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
+  if (r.first_failing_stage == "result" && emu.state() == emu::RunState::Finished) {
+    if (auto addr = first_wrong_output_byte(p, trace, emu)) {
+      uint8_t actual = 0;
+      emu.read_memory("dram", *addr, {&actual, 1});
+      const uint64_t run_end = emu.cycle();
+      complete_result_verdict(r, p, trace, *addr, actual, [&](uint32_t a, uint8_t want) {
+        if (!run::start(p, options, emu, &emu).empty()) return std::optional<uint64_t>();
+        r.resimulated_cycles += run_end;
+        return date_wrong_byte(emu, a, want, run_end);
+      });
+    }
+  }
   write_wave(bopts, r, emu, [&] {
     return run::start(p, options, emu, &emu).empty();
   }, r.run_cycles);
@@ -663,6 +750,32 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   end.hang_cycles = spec->options.npu.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
+  if (r.first_failing_stage == "result" && emu.state() == emu::RunState::Finished) {
+    if (auto addr = first_wrong_output_byte(p, trace, emu)) {
+      uint8_t actual = 0;
+      emu.read_memory("dram", *addr, {&actual, 1});
+      const uint64_t run_end = emu.cycle();
+      complete_result_verdict(r, p, trace, *addr, actual, [&](uint32_t a, uint8_t want) {
+        // From the latest checkpoint at which the byte still held the golden value (the reset
+        // if none did), cycle by cycle.
+        std::optional<size_t> start;
+        for (size_t i = packet.checkpoints.size(); i-- > 0;) {
+          ck = i;
+          uint8_t b = 0;
+          if (rewind() && emu.read_memory("dram", a, {&b, 1}) && b == want) {
+            start = i;
+            break;
+          }
+        }
+        ck = start;
+        if (!rewind()) return std::optional<uint64_t>();
+        const uint64_t from = emu.cycle();
+        const auto c = date_wrong_byte(emu, a, want, run_end);
+        r.resimulated_cycles += emu.cycle() - from;
+        return c;
+      });
+    }
+  }
   // Downstream stages also from the recorded end totals (no simulation needed).
   if (!windows.empty() && r.verdict == "fail") {
     const auto& last = windows.back();
