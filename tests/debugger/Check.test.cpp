@@ -106,7 +106,9 @@ TEST_CASE("continue stops at the divergence bisect reports, for a fault in each 
       INFO(test::text(r));
       const auto* m = mismatch(r);
       REQUIRE(m);
-      CHECK(r.stop->cycle == *b.first_divergence_cycle);
+      // The transaction took effect at the rising edge of cycle C: the session stops right after
+      // it, at C + 1, the first cycle at which the wrong value is visible.
+      CHECK(r.stop->cycle == *b.first_divergence_cycle + 1);
       CHECK(d.session->emu().state() == emu::RunState::Ready);
       const std::string expect = "stage " + std::string(f.stage) + " diverged at cycle " +
                                  std::to_string(*b.first_divergence_cycle) + ": command #" +
