@@ -240,7 +240,7 @@ TEST_CASE("bud debug stops at the divergence, live and from a failing packet",
   INFO(live.out << live.err);
   CHECK(live.status == 0);
   CHECK(contains(live.out, "mismatch (stage post diverged at cycle"));
-  CHECK_FALSE(contains(live.out, "finished"));
+  CHECK_FALSE(contains(live.out, ": finished"));
 
   const auto pk = bud_sh("debug --packet " + packet + " -x " + script + " --batch", "pk");
   INFO(pk.out << pk.err);
@@ -256,6 +256,6 @@ TEST_CASE("bud debug stops at the divergence, live and from a failing packet",
   const auto through = bud_sh("debug gemm_small --fault 'flip:compute.shift[1]@800' "
                               "--no-break-on-mismatch -x " + script + " --batch", "thr");
   INFO(through.out << through.err);
-  CHECK(contains(through.out, "finished"));
+  CHECK(contains(through.out, ": finished"));
   CHECK(contains(through.out, "post    MISMATCH"));
 }
