@@ -57,6 +57,8 @@ std::string lanes(const emu::StageTxn& t) {
   return s + "]";
 }
 
+}  // namespace
+
 /// What exactly differs between an expected and an actual transaction.
 void describe_element(const Divergence& d, const run::PreparedRun& p, BisectReport& r) {
   const auto* e = d.expected ? &*d.expected : nullptr;
@@ -161,6 +163,8 @@ void describe_element(const Divergence& d, const run::PreparedRun& p, BisectRepo
     }
   }
 }
+
+namespace {
 
 /// Fills the verdict from what the checker found and whether the results are wrong.
 /// How the run ended, for divergences that only show because it stopped.

@@ -61,6 +61,10 @@ struct BisectReport {
   json::Json to_json() const;
 };
 
+/// Fills `r.element`, `r.expected` and `r.actual`: what exactly differs in a divergence (the
+/// entry, lane or tensor index, and both values). Shared with the debugger's stage check.
+void describe_element(const Divergence& d, const run::PreparedRun& p, BisectReport& r);
+
 /// Bisects a recorded failure.
 BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& options);
 /// Bisects a run without a packet (re-simulates it once from reset, checking every transaction).

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "debugger/commands/CheckCommands.h"
 #include "debugger/commands/Format.h"
 #include "debugger/commands/Interpreter.h"
 #include "debugger/expr/Compiler.h"
@@ -315,18 +316,19 @@ void register_inspect_commands(Interpreter& interp) {
   interp.add({"where", {"bt"}, "where", "The command each engine is executing and its layer", "",
           {"where"}, kNeedsNothing, false,
           [](Interpreter& in, const Args&, CommandResult& r) { info_stages(in, r, true); }});
-  interp.add({"info", {"i"}, "info breakpoints|stages|checkpoints|signals [PATTERN]|registers|program",
-          "Show breakpoints, engine states, checkpoints, signals, CSRs or the program", "",
-          {"info breakpoints", "info stages", "info signals load", "info registers"},
+  interp.add({"info", {"i"}, "info breakpoints|stages|check|checkpoints|signals [PATTERN]|registers|program",
+          "Show breakpoints, engine states, the golden-model check, checkpoints, signals, CSRs or the program", "",
+          {"info breakpoints", "info stages", "info check", "info signals load", "info registers"},
           kNeedsNothing, false, [](Interpreter& in, const Args& a, CommandResult& r) {
             const std::string what = a.words.empty() ? "" : a.words[0];
             if (what.rfind("b", 0) == 0 || what == "watchpoints") info_breakpoints(in, r);
             else if (what.rfind("st", 0) == 0) info_stages(in, r, false);
+            else if (what == "check") info_check(in, r);
             else if (what.rfind("ch", 0) == 0) info_checkpoints(in, r);
             else if (what.rfind("si", 0) == 0) info_signals(in, a.words.size() > 1 ? a.words[1] : "", r);
             else if (what.rfind("reg", 0) == 0 || what == "csr") info_registers(in, r);
             else if (what.rfind("pro", 0) == 0) info_program(in, r);
-            else r.fail("info what? breakpoints, stages, checkpoints, signals, registers, program");
+            else r.fail("info what? breakpoints, stages, check, checkpoints, signals, registers, program");
           }});
 }
 

@@ -1,6 +1,7 @@
 // Run control and breakpoints: continue, step, until, break, watch, delete, enable, disable.
 #include <algorithm>
 
+#include "debugger/commands/CheckCommands.h"
 #include "debugger/commands/Format.h"
 #include "debugger/commands/Interpreter.h"
 #include "emu/isa/Isa.h"
@@ -33,6 +34,10 @@ void do_break(Interpreter& in, const Args& a, CommandResult& r) {
     return;
   }
   const std::string& w0 = a.words[0];
+  if (w0 == "on" || w0 == "off") {
+    break_on_off(in, a, r);
+    return;
+  }
   if (w0 == "if") {
     const std::string text = a.rest.substr(a.rest.find("if") + 2);
     id = bps.add_condition(text, error);
@@ -199,7 +204,7 @@ void register_run_commands(Interpreter& interp) {
             }
             report_stop(in.session().run(*c - now, true, "until"), r);
           }});
-  interp.add({"break", {"b"}, "break CYCLE | break if EXPR | break cmd [OPCODE] [#INDEX] [layer L]",
+  interp.add({"break", {"b"}, "break CYCLE | break if EXPR | break cmd [OPCODE] [#INDEX] [layer L] | break on|off mismatch",
           "Set a breakpoint on a cycle, a condition, or a dispatched command",
           "A condition stops on the cycle it becomes true (see docs/expressions.md). A command "
           "breakpoint stops after the fetch unit dispatches a matching command.",

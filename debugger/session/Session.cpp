@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "debugger/session/StageCheck.h"
+
 namespace bud::debugger {
 
 std::string ProgramInfo::layer_of(uint32_t cmd_id) const {
@@ -61,6 +63,12 @@ void Session::add_hook(SessionHook* hook) {
 }
 
 void Session::remove_hook(SessionHook* hook) { std::erase(hooks_, hook); }
+
+void Session::set_stage_check(StageCheck* check) {
+  if (stage_check_) remove_hook(stage_check_);
+  stage_check_ = check;
+  if (check) add_hook(check);
+}
 
 void Session::collect_breakpoint_hits(std::vector<StopReason>& out) const {
   for (const auto& h : breakpoints_.hits()) {
@@ -122,6 +130,11 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& 
     if (r.hook_stop && dispatch_.breakpoints && !back) collect_breakpoint_hits(stop.reasons);
     // Every pause: hooks perform what they found (only halts add reasons).
     for (auto* h : dispatch_.hooks) h->stop_reasons(stop.reasons);
+    if (back) {
+      // A hook may have re-executed cycles itself after the travel (the stage check rewinds).
+      emu.set_cycle_hook(&dispatch_);
+      emu.set_txn_observer(&dispatch_);
+    }
     if (r.state != emu::RunState::Ready) {
       stop.reasons.push_back({emu::run_state_name(r.state), 0, r.message});
     }

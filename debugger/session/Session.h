@@ -110,6 +110,11 @@ class Session {
   uint64_t furthest_cycle() const { return furthest_; }
   std::optional<uint64_t> end_cycle() const { return end_cycle_; }
 
+  /// Installs the golden-model check (not owned; also added as a hook), or removes it (nullptr).
+  void set_stage_check(class StageCheck* check);
+  /// The golden-model check, or null when the session has none (e.g. no golden model).
+  class StageCheck* stage_check() const { return stage_check_; }
+
   /// Adds/removes a per-cycle hook (not owned; must outlive its registration).
   void add_hook(SessionHook* hook);
   void remove_hook(SessionHook* hook);
@@ -145,6 +150,7 @@ class Session {
   Breakpoints breakpoints_;
   std::vector<Intervention> interventions_;
   std::vector<SessionHook*> hooks_;
+  class StageCheck* stage_check_ = nullptr;
   Dispatch dispatch_;
   std::array<uint64_t, isa::kNumCounters> prev_counters_{};
   std::array<uint64_t, isa::kNumCounters> last_counters_{};

@@ -74,6 +74,20 @@ std::string add_checks(PreparedRun& p) {
   return {};
 }
 
+std::vector<std::string> check_results(const PreparedRun& p, const emu::Emulator& emu) {
+  std::vector<std::string> failures;
+  const auto outs =
+      golden::check_outputs(p.program, p.reference, [&](uint32_t addr, std::span<uint8_t> out) {
+        return emu.read_memory("dram", addr, out);
+      });
+  if (!outs.ok()) failures.push_back("outputs: " + outs.summary());
+  const uint64_t sat = emu.counter(static_cast<int>(isa::Counter::Saturations));
+  if (sat != p.golden_saturations)
+    failures.push_back("saturations: PMU counted " + std::to_string(sat) + ", golden model " +
+                       std::to_string(p.golden_saturations));
+  return failures;
+}
+
 RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulator& emu) {
   RunReport r;
   r.workload = p.workload.name;
@@ -122,15 +136,7 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulat
                              std::to_string(a.count) + " vs " + std::to_string(g.count) + ")");
       }
     }
-    const auto outs =
-        golden::check_outputs(p.program, p.reference, [&](uint32_t addr, std::span<uint8_t> out) {
-          return emu.read_memory("dram", addr, out);
-        });
-    if (!outs.ok()) r.failures.push_back("outputs: " + outs.summary());
-    const uint64_t sat = r.counters[static_cast<int>(isa::Counter::Saturations)];
-    if (sat != p.golden_saturations)
-      r.failures.push_back("saturations: PMU counted " + std::to_string(sat) +
-                           ", golden model " + std::to_string(p.golden_saturations));
+    for (auto& f : check_results(p, emu)) r.failures.push_back(std::move(f));
   }
   r.passed = r.failures.empty();
   return r;

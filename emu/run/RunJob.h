@@ -83,6 +83,11 @@ std::string start(const PreparedRun& prepared, const RunOptions& options, emu::E
 /// Runs a prepared workload on a fresh emulator configured by `options`.
 RunReport execute(const PreparedRun& prepared, const RunOptions& options);
 
+/// The checks of a finished run beyond the stage transactions: the outputs in DRAM against the
+/// direct reference, and the PMU's saturation count against the golden model's. One line per
+/// failure ("outputs: ...", "saturations: ..."); empty when both match.
+std::vector<std::string> check_results(const PreparedRun& prepared, const emu::Emulator& emu);
+
 /// Runs `emu` (already loaded with prepared.job) to the end and checks it.
 RunReport finish(const PreparedRun& prepared, const RunOptions& options, emu::NpuEmulator& emu);
 

@@ -5,6 +5,8 @@
 #     on the same workload, and what the automatic checkpoints cost on their own
 #   - `goto` on a 10.7M-cycle run: re-executed cycles per jump (bounded by the checkpoint
 #     interval), wall time per jump vs simulating one interval, bytes per checkpoint and total
+#   - `continue` with the golden-model stage checks (the default) vs `bud run` and vs
+#     `bud debug --no-check`
 #   tests/bench/debug_bench.sh [BUILD_DIR]     Environment: BENCH_REPS (default 3)
 set -euo pipefail
 # shellcheck source=tests/bench/lib.sh
@@ -44,10 +46,11 @@ done
 
 echo "## Debugger (long_run throttled 1 of 3: $cycles cycles; median of $reps, alternating)"
 echo
-run=() ; none=() ; plain=() ; bps=() ; bps_nock=() ; jumps=()
+run=() ; nock=() ; none=() ; plain=() ; bps=() ; bps_nock=() ; jumps=()
 for ((i = 0; i < reps; i++)); do
   run+=("$(secs "$bud" run "${work[@]}")")
   none+=("$(secs "$bud" debug "${work[@]}" -x "$tmp/none.bud" --batch)")
+  nock+=("$(secs "$bud" debug "${work[@]}" -x "$tmp/plain.bud" --batch --no-check)")
   plain+=("$(secs "$bud" debug "${work[@]}" -x "$tmp/plain.bud" --batch)")
   bps+=("$(secs "$bud" debug "${work[@]}" -x "$tmp/bps.bud" --batch)")
   bps_nock+=("$(secs "$bud" debug "${work[@]}" -x "$tmp/bps.bud" --batch \
@@ -57,14 +60,18 @@ done
 R=$(printf '%s\n' "${run[@]}" | med)
 N=$(printf '%s\n' "${none[@]}" | med)
 P=$(printf '%s\n' "${plain[@]}" | med)
+NC=$(printf '%s\n' "${nock[@]}" | med)
 B=$(printf '%s\n' "${bps[@]}" | med)
 BN=$(printf '%s\n' "${bps_nock[@]}" | med)
 J=$(printf '%s\n' "${jumps[@]}" | med)
-awk -v r="$R" -v n="$N" -v p="$P" -v b="$B" -v bn="$BN" -v c="$cycles" 'BEGIN {
+awk -v r="$R" -v n="$N" -v p="$P" -v nc="$NC" -v b="$B" -v bn="$BN" -v c="$cycles" 'BEGIN {
   printf "%-66s %10s\n", "measure", "value"
   printf "%-66s %10.3f s\n", "bud run", r
   printf "%-66s %10.3f s\n", "bud debug, load only (no continue)", n
   printf "%-66s %10.3f s\n", "bud debug, continue, no breakpoints (automatic checkpoints)", p
+  printf "%-66s %10.3f s\n", "bud debug --no-check, continue, no breakpoints", nc
+  printf "%-66s %10.3f   (target >= 0.95)\n", "throughput: continue with golden-model checks / bud run", r / p
+  printf "%-66s %10.3f\n", "throughput: continue without checks / bud run", r / nc
   printf "%-66s %10.3f s\n", "bud debug, continue, 4 conditions armed (automatic checkpoints)", b
   printf "%-66s %10.3f s\n", "bud debug, continue, 4 conditions armed, no automatic checkpoints", bn
   printf "%-66s %10.3f   (target >= 0.95)\n", "throughput: 4 conditions + checkpoints / bud run", r / b

@@ -142,3 +142,31 @@ TEST_CASE("bud debug -x --json reports the cycle after each command", "[remote][
   CHECK(local.out.find("{\"command\":\"print cycle\",\"ok\":true,\"cycle\":0,") !=
         std::string::npos);
 }
+
+TEST_CASE("bud attach stops at the golden-model divergence with the same line as bud debug",
+          "[remote][cli][check]") {
+  TempDir dir;
+  const std::string sock = dir / "c.sock";
+  ServerProcess srv(dir, {"gemm_small", "--fault", "flip:compute.accum[3][5]@700", "--listen",
+                          "unix:" + sock});
+  {
+    std::ofstream f(dir / "c.bud");
+    f << "continue\ninfo check\n";
+  }
+  const auto remote_run = bud_run(dir, {"attach", srv.address(), "-x", dir / "c.bud", "--batch"});
+  INFO(remote_run.out << remote_run.err);
+  CHECK(remote_run.status == 0);
+  const auto local = bud_run(dir, {"debug", "gemm_small", "--fault", "flip:compute.accum[3][5]@700",
+                                   "-x", dir / "c.bud", "--batch"});
+  INFO(local.out << local.err);
+  REQUIRE(local.status == 0);
+  auto line_of = [](const std::string& s, const std::string& what) {
+    const auto p = s.find(what);
+    return p == std::string::npos ? std::string() : s.substr(p, s.find('\n', p) - p);
+  };
+  const std::string stop = line_of(local.out, "stopped at cycle");
+  CHECK(stop.find("mismatch (stage gemm diverged at cycle") != std::string::npos);
+  CHECK(line_of(remote_run.out, "stopped at cycle") == stop);
+  CHECK(line_of(remote_run.out, "  gemm ") == line_of(local.out, "  gemm "));
+  CHECK(line_of(remote_run.out, "  gemm ").find("MISMATCH") != std::string::npos);
+}

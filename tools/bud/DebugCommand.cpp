@@ -52,6 +52,25 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
   sub->add_option("--checkpoint-budget", options.checkpoint_budget_mb,
                   "MiB for automatic checkpoints (the interval doubles when exceeded)")
       ->capture_default_str();
+  sub->add_flag("--no-break-on-mismatch", options.no_break_on_mismatch,
+                "Check every stage against the golden model but do not stop at a divergence "
+                "(`break on mismatch` turns it back on; `info check`)");
+  sub->add_flag("--no-check", options.no_check,
+                "Do not check against the golden model at all (no `info check`, no mismatch "
+                "stops)");
+}
+
+std::unique_ptr<debugger::GoldenCheck> attach_check(debugger::Session& session,
+                                                    const run::PreparedRun& prepared,
+                                                    bool break_on, std::string& error) {
+  auto check = std::make_unique<debugger::GoldenCheck>(prepared, session);
+  if (!check->error().empty()) {
+    error = "cannot check against the golden model: " + check->error();
+    return nullptr;
+  }
+  check->set_break(break_on);
+  session.set_stage_check(check.get());
+  return check;
 }
 
 std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prepared,
@@ -132,6 +151,16 @@ int run_debug(const DebugOptions& options) {
       std::cout << "\n";
     }
   }
+  std::unique_ptr<debugger::GoldenCheck> check;
+  if (!options.no_check) check = attach_check(*session, *prepared, !options.no_break_on_mismatch, error);
+  if (!check && !options.no_check) {
+    std::cerr << "bud debug: " << error << "\n";
+    return 2;
+  }
+  struct UninstallCheck {
+    debugger::Session& s;
+    ~UninstallCheck() { s.set_stage_check(nullptr); }
+  } uninstall_check{*session};
   std::unique_ptr<PacketRecordBackend> recorder;
   {
     auto spec = packet ? replay::spec_from_header(packet->header) : replay::make_spec(ro, *prepared);

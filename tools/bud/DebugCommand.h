@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "debugger/bisect/GoldenCheck.h"
 #include "debugger/session/Session.h"
 #include "emu/run/RunJob.h"
 
@@ -23,6 +24,8 @@ struct DebugOptions {
   bool json = false;                 ///< one JSON object per command
   uint64_t checkpoint_interval = 0;  ///< 0: automatic (TimelineConfig::interval)
   uint64_t checkpoint_budget_mb = 512;
+  bool no_break_on_mismatch = false;  ///< --no-break-on-mismatch: check, but run through
+  bool no_check = false;              ///< --no-check: no golden-model check at all
 };
 
 void setup_debug(CLI::App& app, DebugOptions& options);
@@ -34,5 +37,11 @@ std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prep
                                                    const run::RunOptions& options,
                                                    const debugger::SessionConfig& config,
                                                    std::string& error);
+
+/// Installs the golden-model stage check on `session` (`break on mismatch` when `break_on`).
+/// Null with `error` set when the golden model rejects the program.
+std::unique_ptr<debugger::GoldenCheck> attach_check(debugger::Session& session,
+                                                    const run::PreparedRun& prepared,
+                                                    bool break_on, std::string& error);
 
 }  // namespace bud::cli

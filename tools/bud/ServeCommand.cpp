@@ -125,6 +125,12 @@ int run_serve(const ServeOptions& options) {
   if (!session) return fail(error);
   if (packet)
     if (auto e = attach_packet(*session, *packet); !e.empty()) return fail(e);
+  auto check = attach_check(*session, *prepared, true, error);
+  if (!check) return fail(error);
+  struct UninstallCheck {
+    debugger::Session& s;
+    ~UninstallCheck() { s.set_stage_check(nullptr); }
+  } uninstall_check{*session};
   std::unique_ptr<PacketRecordBackend> recorder;
   {
     auto spec =
