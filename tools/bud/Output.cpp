@@ -153,4 +153,9 @@ Json report_json(const run::RunReport& r) {
   return j;
 }
 
+int run_exit_code(const run::RunReport& r) {
+  if (r.passed) return 0;
+  return r.state == emu::RunState::CycleLimit ? 3 : 1;
+}
+
 }  // namespace bud::cli

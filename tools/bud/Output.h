@@ -37,4 +37,8 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p);
 /// failures, mac_utilization, counters (name -> value), stages, digests.
 Json report_json(const run::RunReport& r);
 
+/// Exit status of a checked run: 0 passed, 3 the --max-cycles budget ran out (cycle limit),
+/// 1 any other failure (check, hang, assertion, design error). docs/cli.md.
+int run_exit_code(const run::RunReport& r);
+
 }  // namespace bud::cli

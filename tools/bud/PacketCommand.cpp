@@ -200,6 +200,11 @@ std::string packet_text(const replay::Packet& p) {
 void setup_packet(CLI::App& app, PacketOptions& options) {
   auto* sub = app.add_subcommand("packet", "Work with replay packets (see bud replay)");
   sub->require_subcommand(1);
+  sub->footer(
+      "Examples:\n"
+      "  bud packet inspect fail.bpk               # seeds, revision, symptom, checkpoints, sizes\n"
+      "  bud packet inspect fail.bpk --json | jq .symptom\n"
+      "Run `bud packet inspect --help` for its options; docs/packets.md.");
   auto* inspect = sub->add_subcommand(
       "inspect", "Show a packet's seeds, revision, workload, cycles, symptom, checkpoints, sizes");
   inspect->footer(

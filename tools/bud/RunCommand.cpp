@@ -32,7 +32,7 @@ void add_emulation_options(CLI::App& app, run::RunOptions& o) {
   app.add_option("--throttle", o.npu.throttle.on_cycles,
                  "Throttle (clock-enable clamp) ON cycles of every --throttle-period");
   app.add_option("--throttle-period", o.npu.throttle.period, "Throttle period in cycles");
-  app.add_option("--max-cycles", o.max_cycles, "Stop (as a failure) after N cycles")
+  app.add_option("--max-cycles", o.max_cycles, "Stop after N cycles: state cycle_limit, exit 3")
       ->capture_default_str();
   app.add_option("--hang-cycles", o.npu.hang_cycles,
                  "Report a hang after N cycles without progress")
@@ -54,6 +54,7 @@ std::string validate_emulation_options(const run::RunOptions& o) {
   if (auto e = o.npu.dram.validate(); !e.empty()) return e;
   if (auto e = o.npu.throttle.validate(); !e.empty()) return e;
   if (o.max_cycles == 0) return "--max-cycles must be positive";
+  if (o.progress_interval == 0) return "--progress-interval must be positive";
   if (o.npu.hang_cycles == 0) return "--hang-cycles must be positive";
   return {};
 }
@@ -68,7 +69,8 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
       "  bud run my_net.textpb --max-cycles 2000000\n"
       "  bud run gemm_small --fault flip:compute.m_left[0]@400   # corrupt on purpose\n"
       "  bud run conv --triggers examples/triggers/memory_stall_burst.trig\n"
-      "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input.");
+      "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input,\n"
+      "3 cycle limit (--max-cycles reached while still making progress).");
   sub->add_option("workload", options.run.workload, "Built-in name (see `bud workloads`) or file")
       ->capture_default_str();
   add_emulation_options(*sub, options.run);
@@ -93,6 +95,10 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
                   "`bud trigger check`)");
   sub->add_option("--capture-dir", options.capture_dir,
                   "With --triggers: directory for captured windows (FST + event log)")
+      ->capture_default_str();
+  sub->add_option("--progress-interval", options.run.progress_interval,
+                  "Cycles between pauses of the simulation: the progress line and, with "
+                  "--triggers, the log/capture/record actions of the evaluation thread")
       ->capture_default_str();
   sub->add_flag("--inline-triggers", options.inline_triggers,
                 "Evaluate triggers on the simulation thread instead of a second one (same "
@@ -171,7 +177,7 @@ int run_run(const RunCommandOptions& options) {
   } else {
     std::cout << report_text(report, *prepared);
   }
-  return report.passed ? 0 : 1;
+  return run_exit_code(report);
 }
 
 }  // namespace bud::cli

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -92,6 +93,14 @@ int run_serve(const ServeOptions& options) {
   std::string error;
   auto address = remote::parse_listen_address(options.listen, error);
   if (!address) return fail("--listen " + error);
+  if (address->kind == remote::ListenAddress::Kind::Unix) {
+    // gRPC's own bind error for this is several lines about "Failed to add port"; say what it is.
+    const auto dir = std::filesystem::path(address->path).parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      return fail("--listen " + options.listen + ": directory " + dir.string() +
+                  (std::filesystem::exists(dir, ec) ? " is not a directory" : " does not exist"));
+  }
   remote::ServerConfig config;
   config.address = *address;
   config.allow_remote = options.allow_remote;

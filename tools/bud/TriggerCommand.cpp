@@ -18,6 +18,12 @@ using debugger::TriggerEngine;
 void setup_trigger(CLI::App& app, TriggerCommandOptions& options) {
   auto* sub = app.add_subcommand("trigger", "Counter-based trace triggers (docs/triggers.md)");
   sub->require_subcommand(1);
+  sub->footer(
+      "Examples:\n"
+      "  bud trigger check examples/triggers/memory_stall_burst.trig\n"
+      "  bud trigger check my.trig --workload conv --json\n"
+      "  bud run conv --triggers my.trig                # arm them (also bud debug --triggers)\n"
+      "Run `bud trigger check --help` for its options; docs/triggers.md.");
   auto* check = sub->add_subcommand("check", "Validate a trigger file without running anything");
   check->footer(
       "Examples:\n"
@@ -249,7 +255,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   } else {
     std::cout << report_text(report, prepared) << debugger::trigger_report_text(engine);
   }
-  return report.passed ? 0 : 1;
+  return run_exit_code(report);
 }
 
 std::unique_ptr<TriggerEngine> attach_triggers(debugger::Session& session,
