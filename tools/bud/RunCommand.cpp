@@ -130,25 +130,21 @@ std::string record_run(const RunCommandOptions& options, const run::RunOptions& 
 
 int run_run(const RunCommandOptions& options) {
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
-    std::cerr << "bud run: " << e << "\n";
-    return 2;
+    return fail_command("run", options.json, 2, e);
   }
   run::RunOptions ro = options.run;
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) {
-    std::cerr << "bud run: " << e << "\n";
-    return 2;
+    return fail_command("run", options.json, 2, e);
   }
   ProgressLine progress("run");
   ro.progress = [&progress](uint64_t cycle) { progress.update(cycle); };
   auto prepared = run::prepare(ro);
   if (!prepared) {
-    std::cerr << "bud run: " << prepared.error() << "\n";
-    return 2;
+    return fail_command("run", options.json, 2, prepared.error());
   }
   if (!options.triggers.empty()) {
     if (auto e = options.record_config.validate(); !options.record.empty() && !e.empty()) {
-      std::cerr << "bud run: " << e << "\n";
-      return 2;
+      return fail_command("run", options.json, 2, e);
     }
     progress.finish();
     return run_with_triggers(options, ro, *prepared);
@@ -156,24 +152,21 @@ int run_run(const RunCommandOptions& options) {
   run::RunReport report;
   if (!options.record.empty()) {
     if (auto e = options.record_config.validate(); !e.empty()) {
-      std::cerr << "bud run: " << e << "\n";
-      return 2;
+      return fail_command("run", options.json, 2, e);
     }
     if (auto e = record_run(options, ro, *prepared, report); !e.empty()) {
       progress.finish();
-      std::cerr << "bud run: " << e << "\n";
-      return 2;
+      return fail_command("run", options.json, 2, e);
     }
   } else {
     report = run::execute(*prepared, ro);
   }
   progress.finish();
   if (report.bad_input) {
-    std::cerr << "bud run: " << report.message << "\n";
-    return 2;
+    return fail_command("run", options.json, 2, report.message);
   }
   if (options.json) {
-    std::cout << report_json(report).dump() << "\n";
+    std::cout << report_json(report).dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   } else {
     std::cout << report_text(report, *prepared);
   }

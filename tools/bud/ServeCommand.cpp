@@ -1,5 +1,6 @@
 #include "tools/bud/ServeCommand.h"
 
+#include "tools/bud/Output.h"
 #include "tools/bud/PacketSession.h"
 
 #include <pthread.h>
@@ -73,14 +74,13 @@ void setup_serve(CLI::App& app, ServeOptions& options) {
 
 namespace {
 
-int fail(const std::string& message) {
-  std::cerr << "bud serve: " << message << "\n";
-  return 2;
-}
 
 }  // namespace
 
 int run_serve(const ServeOptions& options) {
+  const auto fail = [&options](const std::string& message) {
+    return fail_command("serve", options.json, 2, message);
+  };
   // Signals are taken synchronously by one thread (below): block them before any thread exists
   // so that gRPC's and the emulation's threads inherit the mask.
   sigset_t signals;
@@ -164,12 +164,12 @@ int run_serve(const ServeOptions& options) {
     if (auto e = server.run_in_background(); !e.empty()) return fail(e);
   if (options.json) {
     json::Json j = json::Json::object();
-    j.set("listening", server.address().to_string());
-    j.set("workload", prepared->workload.name);
-    j.set("output_dir", output->path());
-    j.set("pid", static_cast<int64_t>(getpid()));
-    j.set("running", options.run_now);
-    std::cout << j.dump() << std::endl;
+    j["listening"] = server.address().to_string();
+    j["workload"] = prepared->workload.name;
+    j["output_dir"] = output->path();
+    j["pid"] = static_cast<int64_t>(getpid());
+    j["running"] = options.run_now;
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << std::endl;
   } else {
     std::cout << "bud serve: listening on " << server.address().to_string() << " ("
               << prepared->workload.name << ", " << prepared->program.commands.size()

@@ -10,6 +10,7 @@
 #include "tools/bud/BisectCommand.h"
 #include "tools/bud/DebugCommand.h"
 #include "tools/bud/MinimizeCommand.h"
+#include "tools/bud/Output.h"
 #include "tools/bud/PacketCommand.h"
 #include "tools/bud/ReplayCommand.h"
 #include "tools/bud/RunCommand.h"
@@ -112,9 +113,12 @@ int main(int argc, char** argv) {
   } else if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
              !has_subcommand(app, args[0])) {
     const auto near = closest_subcommand(app, args[0]);
-    std::cerr << "bud: unknown command '" << args[0] << "'"
-              << (near.empty() ? std::string() : "; did you mean 'bud " + near + "'?")
-              << " (see `bud help`)\n";
+    const std::string message =
+        "bud: unknown command '" + args[0] + "'" +
+        (near.empty() ? std::string() : "; did you mean 'bud " + near + "'?") + " (see `bud help`)";
+    std::cerr << message << "\n";
+    if (std::find(args.begin(), args.end(), "--json") != args.end())
+      std::cout << bud::cli::usage_error_json(message) << "\n";
     return 2;
   }
   app.name("bud");
@@ -129,6 +133,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    // --json callers get their one object on usage errors too.
+    if (std::find(args.begin(), args.end(), "--json") != args.end())
+      std::cout << bud::cli::usage_error_json(std::string("bud: ") + e.what()) << "\n";
     return 2;
   }
   if (app.got_subcommand("run")) return bud::cli::run_run(run_options);
