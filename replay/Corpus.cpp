@@ -1,5 +1,7 @@
 #include "replay/Corpus.h"
 
+#include <libxml/xmlwriter.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -9,8 +11,6 @@
 #include <fstream>
 #include <thread>
 
-#include <libxml/xmlwriter.h>
-
 namespace bud::replay {
 
 namespace {
@@ -19,7 +19,6 @@ std::optional<uint32_t> parse_u32(const std::string& s) {
   if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), ::isdigit)) return std::nullopt;
   return static_cast<uint32_t>(std::stoul(s));
 }
-
 
 }  // namespace
 
@@ -105,8 +104,10 @@ std::string xml_text(const std::string& s) {
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') o += kReplacement;
-      else o += static_cast<char>(c);
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+        o += kReplacement;
+      else
+        o += static_cast<char>(c);
       ++i;
       continue;
     }
@@ -158,7 +159,8 @@ class XmlOut {
     if (ok_) check(xmlTextWriterStartElement(w_, BAD_CAST element));
   }
   void attr(const char* name, const std::string& value) {
-    if (ok_) check(xmlTextWriterWriteAttribute(w_, BAD_CAST name, BAD_CAST xml_text(value).c_str()));
+    if (ok_)
+      check(xmlTextWriterWriteAttribute(w_, BAD_CAST name, BAD_CAST xml_text(value).c_str()));
   }
   void text(const std::string& value) {
     if (ok_) check(xmlTextWriterWriteString(w_, BAD_CAST xml_text(value).c_str()));
@@ -228,8 +230,8 @@ std::string junit_xml(const CorpusResult& result, const std::string& suite_name)
       x.end();
     }
     x.start("system-out");
-    x.text("verdict: " + v + "\n" + o.message + "\ncycles " + std::to_string(o.start_cycle) +
-           ".." + std::to_string(o.end_cycle) + "\n");
+    x.text("verdict: " + v + "\n" + o.message + "\ncycles " + std::to_string(o.start_cycle) + ".." +
+           std::to_string(o.end_cycle) + "\n");
     x.end();
     x.end();
   }

@@ -382,10 +382,13 @@ json::Json BisectReport::to_json() const {
   json::Json j = json::Json::object();
   j["verdict"] = verdict;
   j["message"] = message;
-  j["first_failing_stage"] = first_failing_stage.empty() ? json::Json() : json::Json(first_failing_stage);
-  j["first_divergence_cycle"] = first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json();
+  j["first_failing_stage"] =
+      first_failing_stage.empty() ? json::Json() : json::Json(first_failing_stage);
+  j["first_divergence_cycle"] =
+      first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json();
   j["persistent"] = persistent;
-  j["command_index"] = command_index ? json::Json(static_cast<uint64_t>(*command_index)) : json::Json();
+  j["command_index"] =
+      command_index ? json::Json(static_cast<uint64_t>(*command_index)) : json::Json();
   j["command"] = command;
   j["layer"] = layer;
   j["element"] = element;
@@ -407,7 +410,8 @@ json::Json BisectReport::to_json() const {
   j["symptom"] = symptom;
   j["run_cycles"] = run_cycles;
   j["resimulated_cycles"] = resimulated_cycles;
-  j["resimulated_fraction"] = run_cycles ? static_cast<double>(resimulated_cycles) / static_cast<double>(run_cycles) : 0.0;
+  j["resimulated_fraction"] =
+      run_cycles ? static_cast<double>(resimulated_cycles) / static_cast<double>(run_cycles) : 0.0;
   j["windows_checked"] = windows_checked;
   j["wave_file"] = wave_file.empty() ? json::Json() : json::Json(wave_file);
   json::Json l = json::Json::array();

@@ -284,7 +284,8 @@ json::Json DiffReport::to_json() const {
   json::Json j = json::Json::object();
   j["verdict"] = verdict;
   j["message"] = message;
-  j["first_divergence_cycle"] = first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json();
+  j["first_divergence_cycle"] =
+      first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json();
   j["persistent"] = persistent;
   json::Json d = json::Json::array();
   for (const auto& x : differences) {

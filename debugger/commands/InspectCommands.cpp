@@ -51,8 +51,10 @@ void do_print(Interpreter& in, const Args& a, CommandResult& r) {
   else std::snprintf(text, sizeof text, "%lld", static_cast<long long>(v.integer));
   r.say(c.expr->to_string() + " = " + text);
   r.data["expr"] = c.expr->to_string();
-  if (v.is_real) r.data["value"] = v.real;
-  else r.data["value"] = static_cast<int64_t>(v.integer);
+  if (v.is_real)
+    r.data["value"] = v.real;
+  else
+    r.data["value"] = static_cast<int64_t>(v.integer);
 }
 
 void do_counters(Interpreter& in, const Args& a, CommandResult& r) {
@@ -152,8 +154,10 @@ void do_examine(Interpreter& in, const Args& a, CommandResult& r) {
     else if (fmt[0] == 'i') std::snprintf(buf, sizeof buf, " %lld", static_cast<long long>(sv));
     else std::snprintf(buf, sizeof buf, " %llu", static_cast<unsigned long long>(uv));
     line += buf;
-    if (fmt[0] == 'i') values.push_back(sv);
-    else values.push_back(uv);
+    if (fmt[0] == 'i')
+      values.push_back(sv);
+    else
+      values.push_back(uv);
   }
   if (!line.empty()) r.say(line);
   r.data["memory"] = mem;

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -274,8 +274,7 @@ void write_file(const std::string& path, const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("--json prints exactly one JSON object on success and on every error",
-          "[e2e][json]") {
+TEST_CASE("--json prints exactly one JSON object on success and on every error", "[e2e][json]") {
   const std::string good = temp_path("good.bpk");
   const auto rec = bud({"run", "gemm_small", "--record", good});
   REQUIRE(rec.status == 0);
@@ -333,7 +332,8 @@ TEST_CASE("--json prints exactly one JSON object on success and on every error",
     check_error_object(bud({"minimize", good, "--json"}), 2);  // -o is required
   }
   SECTION("trigger check") {
-    const auto ok = bud({"trigger", "check", "examples/triggers/memory_stall_burst.trig", "--json"});
+    const auto ok =
+        bud({"trigger", "check", "examples/triggers/memory_stall_burst.trig", "--json"});
     CHECK(ok.status == 0);
     CHECK(one_object(ok).at("valid") == true);
     const std::string bad = temp_path("bad.trig");
@@ -367,10 +367,18 @@ TEST_CASE("unknown commands get a suggestion; bud help works", "[e2e][help]") {
 }
 
 TEST_CASE("every subcommand's --help has an Examples section", "[e2e][help]") {
-  for (const std::vector<std::string> sub :
-       {std::vector<std::string>{"run"}, {"workloads"}, {"debug"}, {"packet"},
-        {"packet", "inspect"}, {"replay"}, {"bisect"}, {"minimize"}, {"trigger"},
-        {"trigger", "check"}, {"serve"}, {"attach"}}) {
+  for (const std::vector<std::string> sub : {std::vector<std::string>{"run"},
+                                             {"workloads"},
+                                             {"debug"},
+                                             {"packet"},
+                                             {"packet", "inspect"},
+                                             {"replay"},
+                                             {"bisect"},
+                                             {"minimize"},
+                                             {"trigger"},
+                                             {"trigger", "check"},
+                                             {"serve"},
+                                             {"attach"}}) {
     auto args = sub;
     args.push_back("--help");
     const auto r = bud(args);
@@ -384,6 +392,7 @@ TEST_CASE("every subcommand's --help has an Examples section", "[e2e][help]") {
 TEST_CASE("bud serve names a missing socket directory in one line", "[e2e][errors]") {
   const auto r = bud({"serve", "gemm_small", "--listen", "unix:/missing/dir/sock"});
   CHECK(r.status == 2);
-  CHECK(r.err == "bud serve: --listen unix:/missing/dir/sock: directory /missing/dir does not "
-                 "exist\n");
+  CHECK(r.err ==
+        "bud serve: --listen unix:/missing/dir/sock: directory /missing/dir does not "
+        "exist\n");
 }

@@ -1,7 +1,5 @@
 #include "tools/bud/AttachCommand.h"
 
-#include "tools/bud/Output.h"
-
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +14,7 @@
 #include "debugger/frontend/Console.h"
 #include "debugger/json/Json.h"
 #include "debugger/remote/RemoteClient.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 

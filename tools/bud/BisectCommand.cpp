@@ -2,11 +2,10 @@
 
 #include <iostream>
 
-#include "tools/bud/Output.h"
-
 #include "debugger/bisect/Bisector.h"
 #include "debugger/bisect/DiffBisector.h"
 #include "replay/PacketReader.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 
@@ -41,14 +40,16 @@ int run_bisect(const BisectCommandOptions& o) {
     return fail_command("bisect", o.json, 2, "give either PACKET or both --good and --bad");
   }
   if (!diff && o.packet.empty()) {
-    return fail_command("bisect", o.json, 2, "which packet? (bud bisect PACKET, or --good G --bad B)");
+    return fail_command("bisect", o.json, 2,
+                        "which packet? (bud bisect PACKET, or --good G --bad B)");
   }
   if (diff) {
     debugger::DiffOptions dopts;
     dopts.allow_revision_mismatch = o.allow_revision_mismatch;
     dopts.tolerance = o.tolerance;
     const auto r = debugger::bisect_pair(o.good, o.bad, dopts);
-    if (o.json) std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+    if (o.json)
+      std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     else std::cout << r.text();
     if (r.verdict == "error") {
       if (!o.json) return fail_command("bisect", o.json, 125, r.message);
@@ -65,7 +66,8 @@ int run_bisect(const BisectCommandOptions& o) {
   bopts.wave_radius = o.wave_radius;
   bopts.allow_revision_mismatch = o.allow_revision_mismatch;
   const auto r = debugger::bisect_packet(*packet, bopts);
-  if (o.json) std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+  if (o.json)
+    std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   else std::cout << r.text();
   if (r.verdict == "error") {
     if (!o.json) return fail_command("bisect", o.json, 125, r.message);

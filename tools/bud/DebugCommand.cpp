@@ -5,13 +5,12 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "tools/bud/Output.h"
-
 #include "debugger/frontend/Console.h"
 #include "emu/npu/NpuEmulator.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
+#include "tools/bud/Output.h"
 #include "tools/bud/PacketSession.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/TriggerCommand.h"
@@ -91,7 +90,8 @@ int run_debug(const DebugOptions& options) {
     }
     auto spec = replay::spec_from_header(packet->header);
     if (!spec) {
-      return fail_command("debug", options.json, 2, std::string(options.packet) + ": " + spec.error());
+      return fail_command("debug", options.json, 2,
+                          std::string(options.packet) + ": " + spec.error());
     }
     ro = spec->options;
   }
@@ -101,9 +101,9 @@ int run_debug(const DebugOptions& options) {
     return fail_command("debug", options.json, 2, prepared.error());
   }
   if (packet && prepared->job.fingerprint() != packet->header.stimulus().job_fingerprint()) {
-    return fail_command("debug", options.json, 2,
-                        options.packet +
-                            ": the embedded workload no longer generates the recorded stimulus");
+    return fail_command(
+        "debug", options.json, 2,
+        options.packet + ": the embedded workload no longer generates the recorded stimulus");
   }
   debugger::SessionConfig config;
   config.timeline.interval = options.checkpoint_interval;

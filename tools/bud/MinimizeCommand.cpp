@@ -6,14 +6,13 @@
 #include <filesystem>
 #include <iostream>
 
-#include "tools/bud/Output.h"
-
 #include "bud/ModelRevision.h"
 #include "debugger/bisect/Minimizer.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
 #include "replay/Replayer.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 
@@ -45,8 +44,8 @@ int run_minimize(const MinimizeCommandOptions& o) {
   if (!o.allow_revision_mismatch && packet->header.model_revision() != build::kModelRevision) {
     return fail_command("minimize", o.json, 125,
                         o.packet + " was recorded with model revision " +
-                            packet->header.model_revision() + ", this is " +
-                            build::kModelRevision + " (use --allow-revision-mismatch)");
+                            packet->header.model_revision() + ", this is " + build::kModelRevision +
+                            " (use --allow-revision-mismatch)");
   }
   auto spec = replay::spec_from_header(packet->header);
   if (!spec) {
@@ -64,7 +63,8 @@ int run_minimize(const MinimizeCommandOptions& o) {
   auto r = debugger::minimize(in, mo);
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (!r.ok) {
-    if (o.json) std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+    if (o.json)
+      std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     return fail_command("minimize", o.json, 1, r.error);
   }
   // Record the reproducer and prove it replays.

@@ -183,8 +183,8 @@ int fail_command(const std::string& command, bool json, int code, const std::str
 }
 
 std::string usage_error_json(const std::string& message) {
-  return error_object("usage", message, 2).dump(-1, ' ', false,
-                                                json::Json::error_handler_t::replace);
+  return error_object("usage", message, 2)
+      .dump(-1, ' ', false, json::Json::error_handler_t::replace);
 }
 
 }  // namespace bud::cli

@@ -5,11 +5,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "tools/bud/Output.h"
-
 #include "debugger/json/Json.h"
 #include "replay/Corpus.h"
 #include "replay/PacketRun.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 
@@ -130,7 +129,8 @@ int run_replay(const ReplayCommandOptions& options) {
       }
       // An empty corpus is a valid state (a new corpus, a shard of nothing): it gets a valid
       // report with tests="0", and says so.
-      if (list->empty()) std::cerr << "bud replay: " << p << ": no *.bpk packets in this directory\n";
+      if (list->empty())
+        std::cerr << "bud replay: " << p << ": no *.bpk packets in this directory\n";
       paths.insert(paths.end(), list->begin(), list->end());
     } else {
       paths.push_back(p);

@@ -166,7 +166,8 @@ int run_run(const RunCommandOptions& options) {
     return fail_command("run", options.json, 2, report.message);
   }
   if (options.json) {
-    std::cout << report_json(report).dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+    std::cout << report_json(report).dump(-1, ' ', false, json::Json::error_handler_t::replace)
+              << "\n";
   } else {
     std::cout << report_text(report, *prepared);
   }

@@ -1,8 +1,5 @@
 #include "tools/bud/ServeCommand.h"
 
-#include "tools/bud/Output.h"
-#include "tools/bud/PacketSession.h"
-
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -22,6 +19,8 @@
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
 #include "tools/bud/DebugCommand.h"
+#include "tools/bud/Output.h"
+#include "tools/bud/PacketSession.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/TriggerCommand.h"
 

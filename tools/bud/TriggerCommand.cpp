@@ -184,8 +184,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   auto parse = debugger::load_trigger_file(options.triggers, env);
   if (!parse.ok()) {
     for (const auto& e : parse.errors) std::cerr << e.to_string() << "\n";
-    return fail_command("run", options.json, 2,
-                        options.triggers + " is invalid; nothing was run");
+    return fail_command("run", options.json, 2, options.triggers + " is invalid; nothing was run");
   }
   debugger::TriggerEngineConfig config;
   config.capture_dir = options.capture_dir;

@@ -3,11 +3,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "tools/bud/Output.h"
-
+#include "debugger/json/Json.h"
 #include "emu/workload/Builtins.h"
 #include "emu/workload/Lowering.h"
-#include "debugger/json/Json.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 
@@ -52,7 +51,8 @@ int run_workloads(const WorkloadsOptions& options) {
       std::printf("%-14s %s\n", b.name.c_str(), b.description.c_str());
     }
   }
-  if (options.json) std::cout << arr.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+  if (options.json)
+    std::cout << arr.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   return 0;
 }
 

@@ -122,6 +122,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   app.name("bud");
+  // CLI11 consumes the vector it parses; remember whether --json was asked for.
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector form last-argument-first
   try {
     app.parse(args);
@@ -134,8 +136,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     // --json callers get their one object on usage errors too.
-    if (std::find(args.begin(), args.end(), "--json") != args.end())
-      std::cout << bud::cli::usage_error_json(std::string("bud: ") + e.what()) << "\n";
+    if (json) std::cout << bud::cli::usage_error_json(std::string("bud: ") + e.what()) << "\n";
     return 2;
   }
   if (app.got_subcommand("run")) return bud::cli::run_run(run_options);
