@@ -274,7 +274,7 @@ void write_file(const std::string& path, const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("--json prints exactly one JSON object on success and on every error", "[e2e][json]") {
+TEST_CASE("every --json command prints exactly one JSON object on success and on every error", "[e2e][json]") {
   const std::string good = temp_path("good.bpk");
   const auto rec = bud({"run", "gemm_small", "--record", good});
   REQUIRE(rec.status == 0);
