@@ -1,7 +1,11 @@
 #include "replay/Corpus.h"
 
+#include <libxml/xmlwriter.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,35 +18,6 @@ namespace {
 std::optional<uint32_t> parse_u32(const std::string& s) {
   if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), ::isdigit)) return std::nullopt;
   return static_cast<uint32_t>(std::stoul(s));
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      case '\'':
-        o += "&apos;";
-        break;
-      default:
-        if (c < 0x20 && c != '\n' && c != '\t')
-          o += ' ';
-        else
-          o += static_cast<char>(c);
-    }
-  }
-  return o;
 }
 
 }  // namespace
@@ -100,10 +75,14 @@ CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOp
   for (size_t i = 0; i < paths.size(); ++i)
     if (i % options.shard.total == options.shard.index) mine.push_back(paths[i]);
   r.outcomes.resize(mine.size());
+  r.seconds.resize(mine.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < mine.size(); i = next++)
+    for (size_t i = next++; i < mine.size(); i = next++) {
+      const auto t0 = std::chrono::steady_clock::now();
       r.outcomes[i] = replay_file(mine[i], options.replay);
+      r.seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
   };
   const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, mine.size()));
   std::vector<std::thread> threads;
@@ -113,42 +92,152 @@ CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOp
   return r;
 }
 
+namespace {
+
+// Text as XML 1.0 can carry it: invalid UTF-8 sequences and characters XML forbids (C0 controls
+// other than tab/newline/CR) become U+FFFD, so that a packet named with stray bytes or a message
+// quoting a binary field still gives a well-formed report. libxml2 escapes <, &, quotes.
+std::string xml_text(const std::string& s) {
+  static const char kReplacement[] = "\xEF\xBF\xBD";
+  std::string o;
+  o.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+        o += kReplacement;
+      else
+        o += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    const size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    bool ok = n != 0 && i + n <= s.size();
+    uint32_t cp = n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+    for (size_t k = 1; ok && k < n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      ok = (d & 0xC0) == 0x80;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    // Overlong forms, surrogates, > U+10FFFF and the XML-forbidden U+FFFE/U+FFFF.
+    ok = ok && !(n == 3 && cp < 0x800) && !(n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) &&
+         !(cp >= 0xD800 && cp <= 0xDFFF) && cp != 0xFFFE && cp != 0xFFFF;
+    if (ok) {
+      o.append(s, i, n);
+      i += n;
+    } else {
+      o += kReplacement;
+      ++i;
+    }
+  }
+  return o;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s < 0 ? 0.0 : s);
+  return buf;
+}
+
+// A libxml2 text writer into memory; every call checked, the first failure remembered.
+class XmlOut {
+ public:
+  XmlOut() : buf_(xmlBufferCreate()), w_(buf_ ? xmlNewTextWriterMemory(buf_, 0) : nullptr) {
+    ok_ = w_ != nullptr;
+    if (ok_) check(xmlTextWriterSetIndent(w_, 1));
+    if (ok_) check(xmlTextWriterSetIndentString(w_, BAD_CAST "  "));
+    if (ok_) check(xmlTextWriterStartDocument(w_, nullptr, "UTF-8", nullptr));
+  }
+  ~XmlOut() {
+    if (w_) xmlFreeTextWriter(w_);
+    if (buf_) xmlBufferFree(buf_);
+  }
+  XmlOut(const XmlOut&) = delete;
+  XmlOut& operator=(const XmlOut&) = delete;
+
+  void start(const char* element) {
+    if (ok_) check(xmlTextWriterStartElement(w_, BAD_CAST element));
+  }
+  void attr(const char* name, const std::string& value) {
+    if (ok_)
+      check(xmlTextWriterWriteAttribute(w_, BAD_CAST name, BAD_CAST xml_text(value).c_str()));
+  }
+  void text(const std::string& value) {
+    if (ok_) check(xmlTextWriterWriteString(w_, BAD_CAST xml_text(value).c_str()));
+  }
+  void end() {
+    if (ok_) check(xmlTextWriterEndElement(w_));
+  }
+  /// The document, or empty if libxml2 reported an error.
+  std::string finish() {
+    if (ok_) check(xmlTextWriterEndDocument(w_));
+    if (ok_) check(xmlTextWriterFlush(w_));
+    if (!ok_) return {};
+    return std::string(reinterpret_cast<const char*>(xmlBufferContent(buf_)),
+                       static_cast<size_t>(xmlBufferLength(buf_)));
+  }
+
+ private:
+  void check(int rc) { ok_ = ok_ && rc >= 0; }
+  xmlBufferPtr buf_;
+  xmlTextWriterPtr w_;
+  bool ok_ = false;
+};
+
+}  // namespace
+
 std::string junit_xml(const CorpusResult& result, const std::string& suite_name) {
-  size_t failures = 0, errors = 0, skipped = 0;
+  size_t failures = 0, errors = 0;
   for (const auto& o : result.outcomes) {
     if (o.verdict == Verdict::Reproduced || o.verdict == Verdict::NewSymptom) ++failures;
-    if (o.verdict == Verdict::Diverged) ++errors;
-    if (o.verdict == Verdict::Incompatible) ++skipped;
+    // A packet that cannot be replayed (unreadable, truncated, incompatible) or that diverged
+    // is an error of the test, never a skip: CI must not show it green.
+    if (o.verdict == Verdict::Diverged || o.verdict == Verdict::Incompatible) ++errors;
   }
-  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  x += "<testsuites>\n<testsuite name=\"" + xml_escape(suite_name) + "\" tests=\"" +
-       std::to_string(result.outcomes.size()) + "\" failures=\"" + std::to_string(failures) +
-       "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) +
-       "\">\n";
-  for (const auto& o : result.outcomes) {
-    const std::string name = std::filesystem::path(o.packet).filename().string();
-    x += "  <testcase classname=\"" + xml_escape(suite_name) + "\" name=\"" + xml_escape(name) +
-         "\">\n";
-    const std::string msg = xml_escape(o.message);
+  double total_seconds = 0;
+  for (const double t : result.seconds) total_seconds += t;
+  XmlOut x;
+  x.start("testsuites");
+  x.attr("name", suite_name);
+  x.attr("tests", std::to_string(result.outcomes.size()));
+  x.attr("failures", std::to_string(failures));
+  x.attr("errors", std::to_string(errors));
+  x.attr("skipped", "0");
+  x.attr("time", seconds_text(total_seconds));
+  x.start("testsuite");
+  x.attr("name", suite_name);
+  x.attr("tests", std::to_string(result.outcomes.size()));
+  x.attr("failures", std::to_string(failures));
+  x.attr("errors", std::to_string(errors));
+  x.attr("skipped", "0");
+  x.attr("time", seconds_text(total_seconds));
+  for (size_t i = 0; i < result.outcomes.size(); ++i) {
+    const auto& o = result.outcomes[i];
     const std::string v = verdict_name(o.verdict);
-    switch (o.verdict) {
-      case Verdict::Reproduced:
-      case Verdict::NewSymptom:
-        x += "    <failure type=\"" + v + "\" message=\"" + msg + "\"/>\n";
-        break;
-      case Verdict::Diverged:
-        x += "    <error type=\"" + v + "\" message=\"" + msg + "\"/>\n";
-        break;
-      case Verdict::Incompatible:
-        x += "    <skipped message=\"" + msg + "\"/>\n";
-        break;
-      default:
-        break;
+    x.start("testcase");
+    x.attr("name", std::filesystem::path(o.packet).filename().string());
+    x.attr("classname", suite_name);
+    x.attr("time", seconds_text(i < result.seconds.size() ? result.seconds[i] : 0.0));
+    const bool failure = o.verdict == Verdict::Reproduced || o.verdict == Verdict::NewSymptom;
+    const bool error = o.verdict == Verdict::Diverged || o.verdict == Verdict::Incompatible;
+    if (failure || error) {
+      x.start(failure ? "failure" : "error");
+      x.attr("type", v);
+      x.attr("message", o.message);
+      std::string body = o.packet + ": " + v + ": " + o.message;
+      for (const auto& n : o.notes) body += "\nnote: " + n;
+      x.text(body);
+      x.end();
     }
-    x += "    <system-out>verdict: " + v + "\n" + msg + "</system-out>\n  </testcase>\n";
+    x.start("system-out");
+    x.text("verdict: " + v + "\n" + o.message + "\ncycles " + std::to_string(o.start_cycle) + ".." +
+           std::to_string(o.end_cycle) + "\n");
+    x.end();
+    x.end();
   }
-  x += "</testsuite>\n</testsuites>\n";
-  return x;
+  x.end();
+  x.end();
+  return x.finish();
 }
 
 }  // namespace bud::replay

@@ -31,6 +31,8 @@ struct CorpusOptions {
 
 struct CorpusResult {
   std::vector<ReplayOutcome> outcomes;  ///< this shard's packets, sorted by name
+  /// Wall-clock seconds per outcome (same order), for the report only: never part of a verdict.
+  std::vector<double> seconds;
   uint64_t total_packets = 0;           ///< in the directory, before sharding
   /// 0 all fixed/passed, 1 any reproduced/new symptom/diverged, 125 otherwise incompatible.
   int exit_code() const;
@@ -40,8 +42,12 @@ struct CorpusResult {
 std::optional<std::vector<std::string>> list_packets(const std::string& dir, std::string& error);
 /// Replays this shard's packets of `paths` with `options.jobs` threads.
 CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOptions& options);
-/// JUnit XML: one <testcase> per packet; reproduced/new-symptom = <failure>, diverged = <error>,
-/// incompatible = <skipped>; the verdict is in the system-out.
+/// JUnit XML (written with libxml2): one <testcase> per packet with name, classname and time;
+/// reproduced/new-symptom = <failure>, diverged and incompatible (unreadable, truncated, other
+/// revision) = <error>, each with type (the verdict), message and text; the verdict is also in
+/// the system-out. Suite totals: tests, failures, errors, skipped (always 0), time. An empty
+/// result is a valid report with tests="0". Text that is not valid UTF-8/XML is replaced (U+FFFD).
+/// Empty only if libxml2 fails.
 std::string junit_xml(const CorpusResult& result, const std::string& suite_name);
 
 }  // namespace bud::replay

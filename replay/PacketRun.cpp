@@ -237,6 +237,8 @@ const char* symptom_kind_name(int kind) {
       return "trigger";
     case pb::Symptom::DESIGN_ERROR:
       return "design-error";
+    case pb::Symptom::CYCLE_LIMIT:
+      return "cycle-limit";
     default:
       return "unknown";
   }
@@ -249,6 +251,9 @@ std::optional<pb::Symptom> symptom_of(const run::RunReport& r) {
     case emu::RunState::Hang:
     case emu::RunState::Ready:
       s.set_kind(pb::Symptom::HANG);
+      break;
+    case emu::RunState::CycleLimit:
+      s.set_kind(pb::Symptom::CYCLE_LIMIT);
       break;
     case emu::RunState::Assertion:
       s.set_kind(pb::Symptom::ASSERTION);

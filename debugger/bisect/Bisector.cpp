@@ -507,40 +507,43 @@ std::string BisectReport::text() const {
 
 json::Json BisectReport::to_json() const {
   json::Json j = json::Json::object();
-  j.set("verdict", verdict);
-  j.set("message", message);
-  j.set("first_failing_stage", first_failing_stage.empty() ? json::Json() : json::Json(first_failing_stage));
-  j.set("first_divergence_cycle", first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json());
-  j.set("persistent", persistent);
-  j.set("command_index", command_index ? json::Json(static_cast<uint64_t>(*command_index)) : json::Json());
-  j.set("command", command);
-  j.set("layer", layer);
-  j.set("element", element);
-  j.set("expected", expected);
-  j.set("actual", actual);
-  j.set("divergence_kind", divergence_kind);
+  j["verdict"] = verdict;
+  j["message"] = message;
+  j["first_failing_stage"] =
+      first_failing_stage.empty() ? json::Json() : json::Json(first_failing_stage);
+  j["first_divergence_cycle"] =
+      first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json();
+  j["persistent"] = persistent;
+  j["command_index"] =
+      command_index ? json::Json(static_cast<uint64_t>(*command_index)) : json::Json();
+  j["command"] = command;
+  j["layer"] = layer;
+  j["element"] = element;
+  j["expected"] = expected;
+  j["actual"] = actual;
+  j["divergence_kind"] = divergence_kind;
   json::Json ds = json::Json::array();
-  for (const auto& d : downstream_stages) ds.push(d);
-  j.set("downstream_stages", ds);
+  for (const auto& d : downstream_stages) ds.push_back(d);
+  j["downstream_stages"] = ds;
   json::Json ts = json::Json::array();
   for (const auto& t : transients) {
     json::Json x = json::Json::object();
-    x.set("stage", t.stage);
-    x.set("cycle", t.cycle);
-    x.set("detail", t.detail);
-    ts.push(x);
+    x["stage"] = t.stage;
+    x["cycle"] = t.cycle;
+    x["detail"] = t.detail;
+    ts.push_back(x);
   }
-  j.set("transients", ts);
-  j.set("symptom", symptom);
-  j.set("run_cycles", run_cycles);
-  j.set("resimulated_cycles", resimulated_cycles);
-  j.set("resimulated_fraction",
-        run_cycles ? static_cast<double>(resimulated_cycles) / static_cast<double>(run_cycles) : 0.0);
-  j.set("windows_checked", windows_checked);
-  j.set("wave_file", wave_file.empty() ? json::Json() : json::Json(wave_file));
+  j["transients"] = ts;
+  j["symptom"] = symptom;
+  j["run_cycles"] = run_cycles;
+  j["resimulated_cycles"] = resimulated_cycles;
+  j["resimulated_fraction"] =
+      run_cycles ? static_cast<double>(resimulated_cycles) / static_cast<double>(run_cycles) : 0.0;
+  j["windows_checked"] = windows_checked;
+  j["wave_file"] = wave_file.empty() ? json::Json() : json::Json(wave_file);
   json::Json l = json::Json::array();
-  for (const auto& x : ladder) l.push(x);
-  j.set("ladder", l);
+  for (const auto& x : ladder) l.push_back(x);
+  j["ladder"] = l;
   return j;
 }
 

@@ -282,28 +282,29 @@ std::string DiffReport::text() const {
 
 json::Json DiffReport::to_json() const {
   json::Json j = json::Json::object();
-  j.set("verdict", verdict);
-  j.set("message", message);
-  j.set("first_divergence_cycle", first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json());
-  j.set("persistent", persistent);
+  j["verdict"] = verdict;
+  j["message"] = message;
+  j["first_divergence_cycle"] =
+      first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json();
+  j["persistent"] = persistent;
   json::Json d = json::Json::array();
   for (const auto& x : differences) {
     json::Json e = json::Json::object();
-    e.set("element", x.element);
-    e.set("good", x.good);
-    e.set("bad", x.bad);
-    d.push(e);
+    e["element"] = x.element;
+    e["good"] = x.good;
+    e["bad"] = x.bad;
+    d.push_back(e);
   }
-  j.set("differences", d);
-  j.set("window_start", window_start ? json::Json(*window_start) : json::Json());
-  j.set("window_end", window_end ? json::Json(*window_end) : json::Json());
-  j.set("mechanism", mechanism);
+  j["differences"] = d;
+  j["window_start"] = window_start ? json::Json(*window_start) : json::Json();
+  j["window_end"] = window_end ? json::Json(*window_end) : json::Json();
+  j["mechanism"] = mechanism;
   json::Json ev = json::Json::array();
-  for (const auto& e : evidence) ev.push(e);
-  j.set("evidence", ev);
-  j.set("good_cycles", good_cycles);
-  j.set("bad_cycles", bad_cycles);
-  j.set("resimulated_cycles", resimulated_cycles);
+  for (const auto& e : evidence) ev.push_back(e);
+  j["evidence"] = ev;
+  j["good_cycles"] = good_cycles;
+  j["bad_cycles"] = bad_cycles;
+  j["resimulated_cycles"] = resimulated_cycles;
   return j;
 }
 

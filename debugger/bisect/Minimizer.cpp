@@ -224,21 +224,21 @@ std::string MinimizeResult::text() const {
 
 json::Json MinimizeResult::to_json() const {
   json::Json j = json::Json::object();
-  j.set("ok", ok);
-  if (!ok) j.set("error", error);
-  j.set("symptom", symptom);
-  j.set("first_failing_stage", first_failing_stage);
-  j.set("cycles_before", cycles_before);
-  j.set("cycles_after", cycles_after);
-  j.set("commands_before", commands_before);
-  j.set("commands_after", commands_after);
-  j.set("layers_before", static_cast<uint64_t>(layers_before));
-  j.set("layers_after", static_cast<uint64_t>(layers_after));
-  j.set("candidates", static_cast<uint64_t>(candidates));
-  j.set("accepted", static_cast<uint64_t>(accepted));
+  j["ok"] = ok;
+  if (!ok) j["error"] = error;
+  j["symptom"] = symptom;
+  j["first_failing_stage"] = first_failing_stage;
+  j["cycles_before"] = cycles_before;
+  j["cycles_after"] = cycles_after;
+  j["commands_before"] = commands_before;
+  j["commands_after"] = commands_after;
+  j["layers_before"] = static_cast<uint64_t>(layers_before);
+  j["layers_after"] = static_cast<uint64_t>(layers_after);
+  j["candidates"] = static_cast<uint64_t>(candidates);
+  j["accepted"] = static_cast<uint64_t>(accepted);
   json::Json st = json::Json::array();
-  for (const auto& x : steps) st.push(x);
-  j.set("steps", st);
+  for (const auto& x : steps) st.push_back(x);
+  j["steps"] = st;
   return j;
 }
 

@@ -27,10 +27,10 @@ void do_print(Interpreter& in, const Args& a, CommandResult& r) {
     if (auto t = resolve_target(emu, a.words[0], error)) {
       const auto v = read_target(emu, *t);
       r.say(t->name + " = " + format_value(v, a.flag));
-      r.data.set("name", t->name);
-      r.data.set("value", v.low());
-      r.data.set("width", v.width);
-      if (v.width > 64) r.data.set("hex", format_value(v, "x"));
+      r.data["name"] = t->name;
+      r.data["value"] = v.low();
+      r.data["width"] = v.width;
+      if (v.width > 64) r.data["hex"] = format_value(v, "x");
       return;
     }
   }
@@ -51,9 +51,11 @@ void do_print(Interpreter& in, const Args& a, CommandResult& r) {
   if (v.is_real) std::snprintf(text, sizeof text, "%.6g", v.real);
   else std::snprintf(text, sizeof text, "%lld", static_cast<long long>(v.integer));
   r.say(c.expr->to_string() + " = " + text);
-  r.data.set("expr", c.expr->to_string());
-  if (v.is_real) r.data.set("value", v.real);
-  else r.data.set("value", static_cast<int64_t>(v.integer));
+  r.data["expr"] = c.expr->to_string();
+  if (v.is_real)
+    r.data["value"] = v.real;
+  else
+    r.data["value"] = static_cast<int64_t>(v.integer);
 }
 
 void do_counters(Interpreter& in, const Args& a, CommandResult& r) {
@@ -73,12 +75,12 @@ void do_counters(Interpreter& in, const Args& a, CommandResult& r) {
                   static_cast<unsigned long long>(v), static_cast<long long>(d));
     r.say(buf);
     json::Json c = json::Json::object();
-    c.set("value", v);
-    c.set("delta", d);
-    counters.set(name, c);
+    c["value"] = v;
+    c["delta"] = d;
+    counters[name] = c;
   }
-  r.data.set("counters", counters);
-  r.data.set("since_cycle", s.emu().cycle());
+  r.data["counters"] = counters;
+  r.data["since_cycle"] = s.emu().cycle();
 }
 
 void do_examine(Interpreter& in, const Args& a, CommandResult& r) {
@@ -153,14 +155,16 @@ void do_examine(Interpreter& in, const Args& a, CommandResult& r) {
     else if (fmt[0] == 'i') std::snprintf(buf, sizeof buf, " %lld", static_cast<long long>(sv));
     else std::snprintf(buf, sizeof buf, " %llu", static_cast<unsigned long long>(uv));
     line += buf;
-    if (fmt[0] == 'i') values.push(sv);
-    else values.push(uv);
+    if (fmt[0] == 'i')
+      values.push_back(sv);
+    else
+      values.push_back(uv);
   }
   if (!line.empty()) r.say(line);
-  r.data.set("memory", mem);
-  r.data.set("address", *addr);
-  r.data.set("format", fmt);
-  r.data.set("values", values);
+  r.data["memory"] = mem;
+  r.data["address"] = *addr;
+  r.data["format"] = fmt;
+  r.data["values"] = values;
 }
 
 void info_breakpoints(Interpreter& in, CommandResult& r) {
@@ -174,14 +178,14 @@ void info_breakpoints(Interpreter& in, CommandResult& r) {
                   b.spec.c_str());
     r.say(buf);
     json::Json j = json::Json::object();
-    j.set("id", b.id);
-    j.set("kind", break_kind_name(b.kind));
-    j.set("enabled", b.enabled);
-    j.set("hits", b.hits);
-    j.set("spec", b.spec);
-    arr.push(j);
+    j["id"] = b.id;
+    j["kind"] = break_kind_name(b.kind);
+    j["enabled"] = b.enabled;
+    j["hits"] = b.hits;
+    j["spec"] = b.spec;
+    arr.push_back(j);
   }
-  r.data.set("breakpoints", arr);
+  r.data["breakpoints"] = arr;
 }
 
 std::string command_text(const Session& s, uint32_t id) {
@@ -211,24 +215,24 @@ void info_stages(Interpreter& in, CommandResult& r, bool where_only) {
     }
     r.say(line);
     json::Json j = json::Json::object();
-    j.set("engine", e.name);
-    j.set("state", e.state);
+    j["engine"] = e.name;
+    j["state"] = e.state;
     if (e.cmd_id) {
-      j.set("cmd_id", *e.cmd_id);
+      j["cmd_id"] = *e.cmd_id;
       if (*e.cmd_id < s.program().commands.size()) {
-        j.set("command", s.program().commands[*e.cmd_id].to_string());
-        j.set("layer", s.program().layer_of(*e.cmd_id));
+        j["command"] = s.program().commands[*e.cmd_id].to_string();
+        j["layer"] = s.program().layer_of(*e.cmd_id);
       }
     }
     if (!where_only) {
-      j.set("queue_level", e.queue_level);
-      j.set("queue_depth", e.queue_depth);
-      j.set("detail", e.detail);
+      j["queue_level"] = e.queue_level;
+      j["queue_depth"] = e.queue_depth;
+      j["detail"] = e.detail;
     }
-    arr.push(j);
+    arr.push_back(j);
   }
-  r.data.set("engines", arr);
-  r.data.set("cycle", s.emu().cycle());
+  r.data["engines"] = arr;
+  r.data["cycle"] = s.emu().cycle();
 }
 
 void info_checkpoints(Interpreter& in, CommandResult& r) {
@@ -241,16 +245,16 @@ void info_checkpoints(Interpreter& in, CommandResult& r) {
                   c.bytes, c.raw_bytes);
     r.say(buf);
     json::Json j = json::Json::object();
-    j.set("cycle", c.cycle);
-    j.set("name", c.name);
-    j.set("bytes", static_cast<uint64_t>(c.bytes));
-    arr.push(j);
+    j["cycle"] = c.cycle;
+    j["name"] = c.name;
+    j["bytes"] = static_cast<uint64_t>(c.bytes);
+    arr.push_back(j);
   }
   r.say(std::to_string(t.count()) + " checkpoints, " + std::to_string(t.bytes()) +
         " bytes, automatic interval " + std::to_string(t.interval()) + " cycles");
-  r.data.set("checkpoints", arr);
-  r.data.set("bytes", static_cast<uint64_t>(t.bytes()));
-  r.data.set("interval", t.interval());
+  r.data["checkpoints"] = arr;
+  r.data["bytes"] = static_cast<uint64_t>(t.bytes());
+  r.data["interval"] = t.interval();
 }
 
 void info_signals(Interpreter& in, const std::string& pattern, CommandResult& r) {
@@ -262,13 +266,13 @@ void info_signals(Interpreter& in, const std::string& pattern, CommandResult& r)
     line += std::to_string(s.width) + " bits  " + s.description;
     r.say(line);
     json::Json j = json::Json::object();
-    j.set("name", s.name);
-    j.set("width", s.width);
-    j.set("elements", s.elements);
-    j.set("writable", s.writable);
-    arr.push(j);
+    j["name"] = s.name;
+    j["width"] = s.width;
+    j["elements"] = s.elements;
+    j["writable"] = s.writable;
+    arr.push_back(j);
   }
-  r.data.set("signals", arr);
+  r.data["signals"] = arr;
 }
 
 void info_registers(Interpreter& in, CommandResult& r) {
@@ -279,9 +283,9 @@ void info_registers(Interpreter& in, CommandResult& r) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "%-10s 0x%02x = 0x%08x (%u)", c.name.c_str(), c.addr, v, v);
     r.say(buf);
-    obj.set(c.name, static_cast<uint64_t>(v));
+    obj[c.name] = static_cast<uint64_t>(v);
   }
-  r.data.set("registers", obj);
+  r.data["registers"] = obj;
 }
 
 void info_program(Interpreter& in, CommandResult& r) {
@@ -289,10 +293,10 @@ void info_program(Interpreter& in, CommandResult& r) {
   r.say("workload " + p.workload + ": " + std::to_string(p.commands.size()) + " commands, " +
         std::to_string(p.layer_names.size()) + " layers");
   for (size_t i = 0; i < p.layer_names.size(); ++i) r.say("  layer " + std::to_string(i) + ": " + p.layer_names[i]);
-  r.data.set("workload", p.workload);
-  r.data.set("commands", static_cast<uint64_t>(p.commands.size()));
-  r.data.set("cycle", in.session().emu().cycle());
-  r.data.set("state", emu::run_state_name(in.session().emu().state()));
+  r.data["workload"] = p.workload;
+  r.data["commands"] = static_cast<uint64_t>(p.commands.size());
+  r.data["cycle"] = in.session().emu().cycle();
+  r.data["state"] = emu::run_state_name(in.session().emu().state());
 }
 
 }  // namespace

@@ -10,16 +10,16 @@ namespace bud::debugger {
 
 json::Json stop_json(const StopInfo& s) {
   json::Json j = json::Json::object();
-  j.set("cycle", s.cycle);
+  j["cycle"] = s.cycle;
   json::Json reasons = json::Json::array();
   for (const auto& r : s.reasons) {
     json::Json x = json::Json::object();
-    x.set("kind", r.kind);
-    if (r.id) x.set("id", r.id);
-    if (!r.detail.empty()) x.set("detail", r.detail);
-    reasons.push(x);
+    x["kind"] = r.kind;
+    if (r.id) x["id"] = r.id;
+    if (!r.detail.empty()) x["detail"] = r.detail;
+    reasons.push_back(x);
   }
-  j.set("reasons", reasons);
+  j["reasons"] = reasons;
   return j;
 }
 
@@ -122,7 +122,7 @@ CommandResult Interpreter::execute(const std::string& raw) {
   cmd->run(*this, args, r);
   if (cmd->repeatable && !raw.empty()) last_repeatable_ = line;
   if (r.stop) {
-    r.data.set("stop", stop_json(*r.stop));
+    r.data["stop"] = stop_json(*r.stop);
     session_.snapshot_counters();
   }
   return r;

@@ -14,10 +14,10 @@ void register_meta_commands(Interpreter& interp) {
                 std::string line = "  " + c.name;
                 line.resize(20, ' ');
                 r.say(line + c.summary);
-                arr.push(c.name);
+                arr.push_back(c.name);
               }
               r.say("An empty line repeats step/continue/reverse-step. `help COMMAND` for details.");
-              r.data.set("commands", arr);
+              r.data["commands"] = arr;
               return;
             }
             const CommandSpec* c = in.find(a.words[0]);
@@ -37,7 +37,7 @@ void register_meta_commands(Interpreter& interp) {
               r.say("  examples:");
               for (const auto& e : c->examples) r.say("    " + e);
             }
-            r.data.set("usage", c->usage);
+            r.data["usage"] = c->usage;
           }});
   interp.add({"source", {}, "source FILE", "Run the commands in FILE (stops at the first error)", "",
           {"source session.bud"}, kNeedsNothing, false,
@@ -56,11 +56,11 @@ void register_meta_commands(Interpreter& interp) {
               if (res.stop) r.stop = res.stop;
               if (res.quit) r.quit = true;
               json::Json j = json::Json::object();
-              j.set("command", line);
-              j.set("ok", res.ok);
-              arr.push(j);
+              j["command"] = line;
+              j["ok"] = res.ok;
+              arr.push_back(j);
             }
-            r.data.set("results", arr);
+            r.data["results"] = arr;
             if (!ok) {
               for (auto& [line, res] : out)
                 if (!res.ok) {

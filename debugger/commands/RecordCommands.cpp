@@ -43,8 +43,8 @@ void register_record_commands(Interpreter& interp) {
            }
            r.say("recording to " + a.words[1] + " from cycle " +
                  std::to_string(in.session().emu().cycle()));
-           r.data.set("file", a.words[1]);
-           r.data.set("start_cycle", in.session().emu().cycle());
+           r.data["file"] = a.words[1];
+           r.data["start_cycle"] = in.session().emu().cycle();
          } else if (sub == "stop" && a.words.size() == 1) {
            std::string summary;
            if (auto e = b->stop(in.session(), summary); !e.empty()) {
@@ -52,8 +52,8 @@ void register_record_commands(Interpreter& interp) {
              return;
            }
            r.say(summary);
-           r.data.set("summary", summary);
-           r.data.set("end_cycle", in.session().emu().cycle());
+           r.data["summary"] = summary;
+           r.data["end_cycle"] = in.session().emu().cycle();
          } else {
            r.fail("usage: record start FILE | record stop");
          }

@@ -97,8 +97,8 @@ void do_break(Interpreter& in, const Args& a, CommandResult& r) {
   }
   const auto& b = bps.list().back();
   r.say("breakpoint " + std::to_string(id) + ": " + b.spec);
-  r.data.set("id", id);
-  r.data.set("spec", b.spec);
+  r.data["id"] = id;
+  r.data["spec"] = b.spec;
 }
 
 void do_watch(Interpreter& in, const Args& a, CommandResult& r) {
@@ -147,7 +147,7 @@ void do_watch(Interpreter& in, const Args& a, CommandResult& r) {
     return;
   }
   r.say("watchpoint " + std::to_string(id) + ": " + s.breakpoints().list().back().spec);
-  r.data.set("id", id);
+  r.data["id"] = id;
 }
 
 void set_enabled(Interpreter& in, const Args& a, CommandResult& r, bool enabled) {

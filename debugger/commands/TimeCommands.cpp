@@ -15,7 +15,7 @@ void landed(Interpreter& in, const std::string& kind, CommandResult& r) {
   r.say(s.describe() + "  (re-executed " +
         std::to_string(in.session().timeline().last_resimulated()) + " cycles)");
   r.stop = s;
-  r.data.set("resimulated", in.session().timeline().last_resimulated());
+  r.data["resimulated"] = in.session().timeline().last_resimulated();
 }
 
 void do_wave(Interpreter& in, const Args& a, CommandResult& r) {
@@ -32,7 +32,7 @@ void do_wave(Interpreter& in, const Args& a, CommandResult& r) {
       return;
     }
     r.say("tracing every cycle from " + std::to_string(emu.cycle()) + " to " + a.words[1]);
-    r.data.set("file", a.words[1]);
+    r.data["file"] = a.words[1];
   } else if (sub == "off") {
     if (!emu.wave_active()) {
       r.fail("no waveform is being written");
@@ -82,9 +82,9 @@ void do_wave(Interpreter& in, const Args& a, CommandResult& r) {
     r.say("wrote cycles " + std::to_string(*from) + ".." + std::to_string(*to) + " to " +
           a.words[3] + " (re-executed from a checkpoint; back at cycle " + std::to_string(here) +
           ")");
-    r.data.set("file", a.words[3]);
-    r.data.set("from", *from);
-    r.data.set("to", *to);
+    r.data["file"] = a.words[3];
+    r.data["from"] = *from;
+    r.data["to"] = *to;
   } else {
     r.fail("usage: wave on FILE | wave off | wave dump FROM TO FILE");
   }
@@ -106,8 +106,8 @@ void register_time_commands(Interpreter& interp) {
             }
             t.save_named(name);
             r.say("checkpoint '" + name + "' at cycle " + std::to_string(in.session().emu().cycle()));
-            r.data.set("name", name);
-            r.data.set("cycle", in.session().emu().cycle());
+            r.data["name"] = name;
+            r.data["cycle"] = in.session().emu().cycle();
           }});
   interp.add({"restore", {}, "restore NAME", "Return to a named checkpoint", "",
           {"restore before_layer2"}, kNeedsNothing, false,

@@ -24,9 +24,9 @@ void added(TriggerEngine& engine, const std::vector<int>& ids, CommandResult& r)
       if (s.id == id) {
         r.say("trigger " + std::to_string(id) + ": " + s.summary[0]);
         for (size_t i = 1; i < s.summary.size(); ++i) r.say("    " + s.summary[i]);
-        arr.push(id);
+        arr.push_back(id);
       }
-  r.data.set("ids", arr);
+  r.data["ids"] = arr;
 }
 
 std::optional<int> parse_id(const Args& a, CommandResult& r, const char* usage) {
@@ -106,16 +106,16 @@ void do_trigger(Interpreter& in, const Args& a, CommandResult& r) {
             (s.machine ? ", state " + s.state : "") + "]  " + s.summary[0]);
       for (size_t i = 1; i < s.summary.size(); ++i) r.say("      " + s.summary[i]);
       json::Json t = json::Json::object();
-      t.set("id", s.id);
-      t.set("name", s.name);
-      t.set("enabled", s.enabled);
-      t.set("exhausted", s.exhausted);
-      t.set("hits", s.hits);
-      t.set("state", s.state);
-      t.set("file", s.file);
-      arr.push(t);
+      t["id"] = s.id;
+      t["name"] = s.name;
+      t["enabled"] = s.enabled;
+      t["exhausted"] = s.exhausted;
+      t["hits"] = s.hits;
+      t["state"] = s.state;
+      t["file"] = s.file;
+      arr.push_back(t);
     }
-    r.data.set("triggers", arr);
+    r.data["triggers"] = arr;
   } else if (sub == "hits") {
     json::Json arr = json::Json::array();
     for (const auto& h : engine->hits()) {
@@ -130,10 +130,10 @@ void do_trigger(Interpreter& in, const Args& a, CommandResult& r) {
           r.say("    capture of cycles " + std::to_string(c.requested_from) + ".." +
                 std::to_string(c.requested_to) + " pending: written when the run passes cycle " +
                 std::to_string(c.requested_to));
-      arr.push(hit_json(h));
+      arr.push_back(hit_json(h));
     }
     if (engine->hits().empty()) r.say("no trigger hits");
-    r.data.set("hits", arr);
+    r.data["hits"] = arr;
   } else if (sub == "delete") {
     if (a.words.size() == 2 && a.words[1] == "all") {
       for (const auto& s : engine->status()) engine->remove(s.id);

@@ -159,15 +159,15 @@ Console::Console(Interpreter& interp, ConsoleOptions options, std::ostream& out,
 void Console::render(const std::string& line, const CommandResult& r) {
   if (options_.json) {
     json::Json j = json::Json::object();
-    j.set("command", line);
-    j.set("ok", r.ok);
-    j.set("cycle", interp_.session().emu().cycle());
-    if (!r.ok) j.set("error", r.error);
+    j["command"] = line;
+    j["ok"] = r.ok;
+    j["cycle"] = interp_.session().emu().cycle();
+    if (!r.ok) j["error"] = r.error;
     json::Json out = json::Json::array();
-    for (const auto& l : r.lines) out.push(l);
-    j.set("output", out);
-    j.set("data", r.data);
-    out_ << j.dump() << "\n";
+    for (const auto& l : r.lines) out.push_back(l);
+    j["output"] = out;
+    j["data"] = r.data;
+    out_ << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     out_.flush();
     return;
   }

@@ -41,7 +41,7 @@ void fill_reply(const debugger::CommandResult& r, uint64_t cycle, v1::CommandRep
   out.set_ok(r.ok);
   out.set_error(r.error);
   for (const auto& l : r.lines) out.add_lines(l);
-  out.set_data_json(r.data.dump());
+  out.set_data_json(r.data.dump(-1, ' ', false, json::Json::error_handler_t::replace));
   out.set_cycle(cycle);
   if (r.stop) fill_stop(*r.stop, out.mutable_stop());
   out.set_quit(r.quit);
@@ -519,10 +519,10 @@ grpc::Status DebugService::LoadTriggers(grpc::ServerContext* ctx,
           } else {
             json::Json ids = json::Json::array();
             for (int id : engine->add(std::move(*p.program))) {
-              ids.push(id);
+              ids.push_back(id);
               r.say("trigger " + std::to_string(id) + " loaded from " + name);
             }
-            r.data.set("ids", ids);
+            r.data["ids"] = ids;
           }
         }
         fill_reply(r, s.emu().cycle(), out);

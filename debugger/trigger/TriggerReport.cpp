@@ -81,93 +81,93 @@ std::string trigger_report_text(const TriggerEngine& engine) {
 
 Json hit_json(const TriggerHit& h) {
   Json j = Json::object();
-  j.set("cycle", h.cycle);
-  j.set("trigger", h.trigger);
-  j.set("id", h.trigger_id);
-  j.set("hit", h.number);
-  j.set("state_path", h.state_path);
-  j.set("condition", h.condition);
+  j["cycle"] = h.cycle;
+  j["trigger"] = h.trigger;
+  j["id"] = h.trigger_id;
+  j["hit"] = h.number;
+  j["state_path"] = h.state_path;
+  j["condition"] = h.condition;
   Json acts = Json::array();
-  for (const auto& a : h.actions) acts.push(a);
-  j.set("actions", acts);
+  for (const auto& a : h.actions) acts.push_back(a);
+  j["actions"] = acts;
   Json vals = Json::object();
-  for (const auto& [n, v] : h.values) vals.set(n, v);
-  j.set("values", vals);
+  for (const auto& [n, v] : h.values) vals[n] = v;
+  j["values"] = vals;
   if (!h.counters.empty()) {
     Json c = Json::object();
-    for (const auto& [n, v] : h.counters) c.set(n, v);
-    j.set("counters", c);
+    for (const auto& [n, v] : h.counters) c[n] = v;
+    j["counters"] = c;
   }
   Json msgs = Json::array();
-  for (const auto& m : h.messages) msgs.push(m);
-  j.set("messages", msgs);
+  for (const auto& m : h.messages) msgs.push_back(m);
+  j["messages"] = msgs;
   Json caps = Json::array();
   for (const auto& c : h.captures) {
     Json x = Json::object();
-    x.set("fst", c.fst);
-    x.set("log", c.log);
-    x.set("from", c.from);
-    x.set("to", c.to);
-    x.set("requested_from", c.requested_from);
-    x.set("requested_to", c.requested_to);
-    x.set("written", c.written);
-    x.set("truncated", c.truncated);
-    x.set("resimulated", c.resimulated);
-    if (!c.error.empty()) x.set("error", c.error);
-    caps.push(x);
+    x["fst"] = c.fst;
+    x["log"] = c.log;
+    x["from"] = c.from;
+    x["to"] = c.to;
+    x["requested_from"] = c.requested_from;
+    x["requested_to"] = c.requested_to;
+    x["written"] = c.written;
+    x["truncated"] = c.truncated;
+    x["resimulated"] = c.resimulated;
+    if (!c.error.empty()) x["error"] = c.error;
+    caps.push_back(x);
   }
-  j.set("captures", caps);
-  if (!h.checkpoint.empty()) j.set("checkpoint", h.checkpoint);
-  if (!h.record.empty()) j.set("record", h.record);
-  j.set("halted", h.halted);
+  j["captures"] = caps;
+  if (!h.checkpoint.empty()) j["checkpoint"] = h.checkpoint;
+  if (!h.record.empty()) j["record"] = h.record;
+  j["halted"] = h.halted;
   return j;
 }
 
 Json trigger_report_json(const TriggerEngine& engine) {
   Json j = Json::object();
   Json hits = Json::array();
-  for (const auto& h : engine.hits()) hits.push(hit_json(h));
-  j.set("hits", hits);
-  j.set("dropped_hits", engine.dropped_hits());
+  for (const auto& h : engine.hits()) hits.push_back(hit_json(h));
+  j["hits"] = hits;
+  j["dropped_hits"] = engine.dropped_hits();
   Json cov = Json::array();
   for (const auto& s : engine.status()) {
     Json t = Json::object();
-    t.set("id", s.id);
-    t.set("name", s.name);
-    t.set("file", s.file);
-    t.set("kind", s.machine ? "state_machine" : "simple");
-    t.set("enabled", s.enabled);
-    t.set("fired", s.hits > 0);
-    t.set("hits", s.hits);
-    t.set("armed_cycles", s.armed_cycles);
-    t.set("exhausted", s.exhausted);
-    if (s.shots) t.set("shots", *s.shots);
-    t.set("state", s.state);
+    t["id"] = s.id;
+    t["name"] = s.name;
+    t["file"] = s.file;
+    t["kind"] = s.machine ? "state_machine" : "simple";
+    t["enabled"] = s.enabled;
+    t["fired"] = s.hits > 0;
+    t["hits"] = s.hits;
+    t["armed_cycles"] = s.armed_cycles;
+    t["exhausted"] = s.exhausted;
+    if (s.shots) t["shots"] = *s.shots;
+    t["state"] = s.state;
     Json conds = Json::array();
     for (const auto& c : s.conditions) {
       Json x = Json::object();
-      x.set("condition", c.text);
-      x.set("where", c.loc.to_string());
-      x.set("held", c.true_cycles > 0);
-      x.set("true_cycles", c.true_cycles);
-      if (c.first_true) x.set("first_true", *c.first_true);
-      conds.push(x);
+      x["condition"] = c.text;
+      x["where"] = c.loc.to_string();
+      x["held"] = c.true_cycles > 0;
+      x["true_cycles"] = c.true_cycles;
+      if (c.first_true) x["first_true"] = *c.first_true;
+      conds.push_back(x);
     }
-    t.set("conditions", conds);
+    t["conditions"] = conds;
     if (s.machine) {
       Json st = Json::object();
-      for (const auto& [n, k] : s.states_entered) st.set(n, k);
-      t.set("states_entered", st);
+      for (const auto& [n, k] : s.states_entered) st[n] = k;
+      t["states_entered"] = st;
     }
-    cov.push(t);
+    cov.push_back(t);
   }
-  j.set("coverage", cov);
+  j["coverage"] = cov;
   Json hist = Json::object();
-  hist.set("interval", engine.history_interval());
-  hist.set("snapshots", static_cast<uint64_t>(engine.history_snapshots()));
-  hist.set("bytes", static_cast<uint64_t>(engine.history_bytes()));
-  hist.set("resimulated_cycles", engine.resimulated_cycles());
-  j.set("history", hist);
+  hist["interval"] = engine.history_interval();
+  hist["snapshots"] = static_cast<uint64_t>(engine.history_snapshots());
+  hist["bytes"] = static_cast<uint64_t>(engine.history_bytes());
+  hist["resimulated_cycles"] = engine.resimulated_cycles();
+  j["history"] = hist;
   return j;
 }
 

@@ -9,6 +9,8 @@ const char* run_state_name(RunState s) {
     case RunState::Hang: return "hang";
     case RunState::Assertion: return "assertion";
     case RunState::Error: return "error";
+    case RunState::CycleLimit:
+      return "cycle_limit";
   }
   return "?";
 }

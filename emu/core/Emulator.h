@@ -19,13 +19,16 @@ namespace bud::emu {
 
 /// Where a run stands after a step.
 enum class RunState : uint8_t {
-  Ready,      ///< program loaded, nothing finished yet
-  Finished,   ///< the program ran to its END
-  Hang,       ///< the no-progress watchdog fired
-  Assertion,  ///< a design assertion fired
-  Error,      ///< the design reported an error (e.g. illegal command) or the memory model did
+  Ready,       ///< program loaded, nothing finished yet
+  Finished,    ///< the program ran to its END
+  Hang,        ///< the no-progress watchdog fired
+  Assertion,   ///< a design assertion fired
+  Error,       ///< the design reported an error (e.g. illegal command) or the memory model did
+  CycleLimit,  ///< the run used up its cycle budget (--max-cycles) while still making progress;
+               ///< set by the run driver (emu/run), never by an emulator's step()
 };
-const char* run_state_name(RunState s);  // "ready", "finished", "hang", "assertion", "error"
+/// "ready", "finished", "hang", "assertion", "error", "cycle_limit".
+const char* run_state_name(RunState s);
 
 /// Why step() returned: every reason that applied, as in rr's BreakStatus.
 struct StepResult {

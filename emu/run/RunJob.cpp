@@ -106,9 +106,11 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulat
   r.cycles = emu.cycle();
   r.state = emu.state();
   if (r.state == emu::RunState::Ready) {
-    r.state = emu::RunState::Hang;
-    r.message = "did not finish within --max-cycles " + std::to_string(options.max_cycles) +
-                "\n" + emu.engine_report();
+    // Still making progress when the budget ran out: not a hang (the watchdog did not fire).
+    r.state = emu::RunState::CycleLimit;
+    r.message = "cycle limit: did not finish within --max-cycles " +
+                std::to_string(options.max_cycles) + " (still making progress)\n" +
+                emu.engine_report();
   } else if (r.state == emu::RunState::Hang) {
     r.message = "no progress for " + std::to_string(options.npu.hang_cycles) +
                 " cycles, detected at cycle " + std::to_string(r.cycles) + "\n" +

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -210,12 +211,21 @@ TEST_CASE("invalid option values and unknown flags are usage errors", "[e2e][err
   }
 }
 
-TEST_CASE("a run that does not finish within --max-cycles fails", "[e2e][run]") {
-  const auto r = bud({"run", "gemm_small", "--max-cycles", "100"});
+TEST_CASE("a run that does not finish within --max-cycles is a cycle limit, not a hang",
+          "[e2e][run][cycle_limit]") {
+  const auto r = bud({"run", "compute_bound", "--max-cycles", "1000"});
   INFO(r.out << r.err);
-  CHECK(r.status == 1);
+  CHECK(r.status == 3);
   CHECK(contains(r.out, "FAIL"));
-  CHECK(contains(r.out, "--max-cycles 100"));
+  CHECK(contains(r.out, "cycle limit"));
+  CHECK(contains(r.out, "--max-cycles 1000"));
+  CHECK_FALSE(contains(r.out, "hang"));
+  const auto j = bud({"run", "compute_bound", "--max-cycles", "1000", "--json"});
+  CHECK(j.status == 3);
+  const auto v = nlohmann::json::parse(j.out);
+  CHECK(v.at("state") == "cycle_limit");
+  CHECK(v.at("passed") == false);
+  CHECK(v.at("cycles") == 1000);
 }
 
 TEST_CASE("help texts exit 0 and show an example", "[e2e][help]") {
@@ -228,4 +238,161 @@ TEST_CASE("help texts exit 0 and show an example", "[e2e][help]") {
   CHECK(contains(run.out, "Examples:"));
   CHECK(contains(run.out, "bud run compute_bound --json"));
   CHECK(contains(run.out, "--mem-seed"));
+}
+
+namespace {
+
+/// stdout of a --json command parsed as exactly one JSON object (nlohmann refuses trailing text).
+nlohmann::json one_object(const Result& r) {
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  nlohmann::json v;
+  REQUIRE_NOTHROW(v = nlohmann::json::parse(r.out));
+  REQUIRE(v.is_object());
+  return v;
+}
+
+/// An error object: `error` and `message` strings, and the exit code it reports is the real one.
+void check_error_object(const Result& r, int status) {
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.status == status);
+  const auto v = one_object(r);
+  REQUIRE(v.contains("error"));
+  CHECK(v.at("error").is_string());
+  REQUIRE(v.contains("message"));
+  CHECK(v.at("message").is_string());
+  CHECK_FALSE(v.at("message").get<std::string>().empty());
+  if (v.contains("exit_code")) CHECK(v.at("exit_code") == status);
+}
+
+std::string temp_path(const std::string& name) {
+  return std::string(BUD_BINARY_DIR) + "/e2e_json_" + std::to_string(getpid()) + "_" + name;
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+}  // namespace
+
+TEST_CASE("every --json command prints exactly one JSON object on success and on every error", "[e2e][json]") {
+  const std::string good = temp_path("good.bpk");
+  const auto rec = bud({"run", "gemm_small", "--record", good});
+  REQUIRE(rec.status == 0);
+  const std::string corrupt = temp_path("corrupt.bpk");
+  write_file(corrupt, std::string("not a packet\x01\x02", 14));
+  const std::string missing = temp_path("missing.bpk");
+  // A file name that is not UTF-8: output must stay valid JSON (bytes replaced).
+  const std::string odd = temp_path("bytes\xff\xfe.bpk");
+  write_file(odd, slurp(good));
+  const std::string odd_missing = temp_path("gone\xff.bpk");
+
+  SECTION("run") {
+    CHECK(one_object(bud({"run", "gemm_small", "--json"})).at("passed") == true);
+    check_error_object(bud({"run", "nosuch", "--json"}), 2);
+    check_error_object(bud({"run", "gemm_small", "--json", "--bogus-flag"}), 2);
+    check_error_object(bud({"run", "gemm_small", "--json", "--max-cycles", "x"}), 2);
+    check_error_object(bud({"run", "gemm_small", "--json", "--mem-outstanding", "0"}), 2);
+    check_error_object(bud({"run", odd_missing, "--json"}), 2);
+  }
+  SECTION("workloads") {
+    const auto r = bud({"workloads", "--json"});
+    CHECK(r.status == 0);
+    CHECK_NOTHROW(nlohmann::json::parse(r.out));
+    check_error_object(bud({"workloads", "--show", "nosuch", "--json"}), 2);
+  }
+  SECTION("packet inspect") {
+    CHECK(one_object(bud({"packet", "inspect", good, "--json"})).is_object());
+    const auto o = one_object(bud({"packet", "inspect", odd, "--json"}));
+    CHECK(o.dump().find("\xEF\xBF\xBD") != std::string::npos);  // U+FFFD for the stray bytes
+    check_error_object(bud({"packet", "inspect", missing, "--json"}), 2);
+    check_error_object(bud({"packet", "inspect", corrupt, "--json"}), 2);
+    check_error_object(bud({"packet", "inspect", odd_missing, "--json"}), 2);
+    check_error_object(bud({"packet", "inspect", "--json"}), 2);  // missing argument
+  }
+  SECTION("replay") {
+    const auto r = bud({"replay", good, "--json"});
+    CHECK(r.status == 0);
+    CHECK(one_object(r).at("exit_code") == 0);
+    check_error_object(bud({"replay", corrupt, "--json"}), 125);
+    check_error_object(bud({"replay", missing, "--json"}), 125);
+    check_error_object(bud({"replay", odd_missing, "--json"}), 125);
+    check_error_object(bud({"replay", good, "--json", "-j", "0"}), 2);
+  }
+  SECTION("bisect") {
+    const auto r = bud({"bisect", good, "--json"});
+    CHECK(r.status == 0);
+    CHECK(one_object(r).is_object());
+    check_error_object(bud({"bisect", corrupt, "--json"}), 125);
+    check_error_object(bud({"bisect", missing, "--json"}), 125);
+    check_error_object(bud({"bisect", "--json"}), 2);
+  }
+  SECTION("minimize") {
+    check_error_object(bud({"minimize", corrupt, "-o", temp_path("min.bpk"), "--json"}), 125);
+    check_error_object(bud({"minimize", missing, "-o", temp_path("min.bpk"), "--json"}), 125);
+    check_error_object(bud({"minimize", good, "--json"}), 2);  // -o is required
+  }
+  SECTION("trigger check") {
+    const auto ok =
+        bud({"trigger", "check", "examples/triggers/memory_stall_burst.trig", "--json"});
+    CHECK(ok.status == 0);
+    CHECK(one_object(ok).at("valid") == true);
+    const std::string bad = temp_path("bad.trig");
+    write_file(bad, "trigger t when nosuch_counter > 3 -> halt\n");
+    check_error_object(bud({"trigger", "check", bad, "--json"}), 2);
+    check_error_object(bud({"trigger", "check", missing, "--json"}), 2);
+  }
+  SECTION("debug, serve, attach") {
+    check_error_object(bud({"debug", "nosuch", "--json", "--batch"}), 2);
+    check_error_object(bud({"serve", "gemm_small", "--json", "--listen", "unix:/missing/dir/s"}),
+                       2);
+    check_error_object(bud({"attach", "unix:" + temp_path("no.sock"), "--json"}), 2);
+  }
+  SECTION("unknown command") { check_error_object(bud({"rn", "--json"}), 2); }
+  for (const auto& p : {good, corrupt, odd}) std::remove(p.c_str());
+}
+
+TEST_CASE("unknown commands get a suggestion; bud help works", "[e2e][help]") {
+  const auto r = bud({"rn"});
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "did you mean 'bud run'?"));
+  const auto h = bud({"help"});
+  CHECK(h.status == 0);
+  CHECK(contains(h.out, "Examples:"));
+  const auto hr = bud({"help", "replay"});
+  CHECK(hr.status == 0);
+  CHECK(contains(hr.out, "--junit"));
+  const auto hx = bud({"help", "bisekt"});
+  CHECK(hx.status == 2);
+  CHECK(contains(hx.err, "did you mean 'bud help bisect'?"));
+}
+
+TEST_CASE("every subcommand's --help has an Examples section", "[e2e][help]") {
+  for (const std::vector<std::string> sub : {std::vector<std::string>{"run"},
+                                             {"workloads"},
+                                             {"debug"},
+                                             {"packet"},
+                                             {"packet", "inspect"},
+                                             {"replay"},
+                                             {"bisect"},
+                                             {"minimize"},
+                                             {"trigger"},
+                                             {"trigger", "check"},
+                                             {"serve"},
+                                             {"attach"}}) {
+    auto args = sub;
+    args.push_back("--help");
+    const auto r = bud(args);
+    INFO(sub.front() << (sub.size() > 1 ? " " + sub.back() : ""));
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "Examples:"));
+    CHECK(contains(r.out, "  bud " + sub.front()));
+  }
+}
+
+TEST_CASE("bud serve names a missing socket directory in one line", "[e2e][errors]") {
+  const auto r = bud({"serve", "gemm_small", "--listen", "unix:/missing/dir/sock"});
+  CHECK(r.status == 2);
+  CHECK(r.err ==
+        "bud serve: --listen unix:/missing/dir/sock: directory /missing/dir does not "
+        "exist\n");
 }

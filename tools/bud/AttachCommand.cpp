@@ -14,6 +14,7 @@
 #include "debugger/frontend/Console.h"
 #include "debugger/json/Json.h"
 #include "debugger/remote/RemoteClient.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 
@@ -247,14 +248,22 @@ class RemotePrompt {
   // The same rendering as debugger::Console::render (the data object arrives as JSON text).
   void render(const std::string& line, const remote::v1::CommandReply& r) {
     if (options_.json) {
-      std::string out = "{\"command\":" + json::json_quote(line) +
-                        ",\"ok\":" + (r.ok() ? "true" : "false") +
-                        ",\"cycle\":" + std::to_string(r.cycle());
-      if (!r.ok()) out += ",\"error\":" + json::json_quote(r.error());
-      out += ",\"output\":[";
-      for (int i = 0; i < r.lines_size(); ++i) out += (i ? "," : "") + json::json_quote(r.lines(i));
-      out += "],\"data\":" + (r.data_json().empty() ? std::string("{}") : r.data_json()) + "}";
-      std::cout << out << "\n" << std::flush;
+      json::Json out = json::Json::object();
+      out["command"] = line;
+      out["ok"] = r.ok();
+      out["cycle"] = r.cycle();
+      if (!r.ok()) out["error"] = r.error();
+      json::Json lines = json::Json::array();
+      for (const auto& l : r.lines()) lines.push_back(l);
+      out["output"] = std::move(lines);
+      // The server renders data with the same writer; a reply that is not JSON stays visible as
+      // a string rather than breaking the line.
+      json::Json data = r.data_json().empty()
+                            ? json::Json::object()
+                            : json::Json::parse(r.data_json(), nullptr, /*allow_exceptions=*/false);
+      out["data"] = data.is_discarded() ? json::Json(r.data_json()) : std::move(data);
+      std::cout << out.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n"
+                << std::flush;
       return;
     }
     if (echo_) std::cout << "(bud) " << line << "\n";
@@ -312,9 +321,9 @@ int follow_events(remote::RemoteClient& client, bool json_out) {
     if (!e) continue;
     if (json_out) {
       json::Json j = json::Json::object();
-      j.set("sequence", e->sequence());
-      j.set("event", describe_event(*e));
-      std::cout << j.dump() << std::endl;
+      j["sequence"] = e->sequence();
+      j["event"] = describe_event(*e);
+      std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << std::endl;
     } else {
       std::cout << "[" << e->sequence() << "] " << describe_event(*e) << std::endl;
     }
@@ -333,8 +342,7 @@ int run_attach(const AttachOptions& options) {
   std::string error;
   auto client = remote::RemoteClient::connect(co, error);
   if (!client) {
-    std::cerr << "bud attach: " << error << "\n";
-    return 2;
+    return fail_command("attach", options.json, 2, error);
   }
   debugger::Console::install_interrupt_handler();
   const auto& a = client->attached();

@@ -5,6 +5,7 @@
 #include "debugger/bisect/Bisector.h"
 #include "debugger/bisect/DiffBisector.h"
 #include "replay/PacketReader.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 
@@ -36,42 +37,40 @@ void setup_bisect(CLI::App& app, BisectCommandOptions& options) {
 int run_bisect(const BisectCommandOptions& o) {
   const bool diff = !o.good.empty() || !o.bad.empty();
   if (diff && (o.good.empty() || o.bad.empty() || !o.packet.empty())) {
-    std::cerr << "bud bisect: give either PACKET or both --good and --bad\n";
-    return 2;
+    return fail_command("bisect", o.json, 2, "give either PACKET or both --good and --bad");
   }
   if (!diff && o.packet.empty()) {
-    std::cerr << "bud bisect: which packet? (bud bisect PACKET, or --good G --bad B)\n";
-    return 2;
+    return fail_command("bisect", o.json, 2,
+                        "which packet? (bud bisect PACKET, or --good G --bad B)");
   }
   if (diff) {
     debugger::DiffOptions dopts;
     dopts.allow_revision_mismatch = o.allow_revision_mismatch;
     dopts.tolerance = o.tolerance;
     const auto r = debugger::bisect_pair(o.good, o.bad, dopts);
-    if (o.json) std::cout << r.to_json().dump() << "\n";
+    if (o.json)
+      std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     else std::cout << r.text();
     if (r.verdict == "error") {
-      if (!o.json) std::cerr << "bud bisect: " << r.message << "\n";
-      return 125;
+      if (!o.json) return fail_command("bisect", o.json, 125, r.message);
     }
     return r.verdict == "same" ? 0 : 1;
   }
   std::string error;
   auto packet = replay::read_packet(o.packet, error);
   if (!packet) {
-    std::cerr << "bud bisect: " << error << "\n";
-    return 125;
+    return fail_command("bisect", o.json, 125, error);
   }
   debugger::BisectOptions bopts;
   bopts.wave_file = o.wave;
   bopts.wave_radius = o.wave_radius;
   bopts.allow_revision_mismatch = o.allow_revision_mismatch;
   const auto r = debugger::bisect_packet(*packet, bopts);
-  if (o.json) std::cout << r.to_json().dump() << "\n";
+  if (o.json)
+    std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   else std::cout << r.text();
   if (r.verdict == "error") {
-    if (!o.json) std::cerr << "bud bisect: " << r.message << "\n";
-    return 125;
+    if (!o.json) return fail_command("bisect", o.json, 125, r.message);
   }
   return r.verdict == "fail" ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
+#include "tools/bud/Output.h"
 #include "tools/bud/PacketSession.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/TriggerCommand.h"
@@ -93,39 +94,35 @@ std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prep
 
 int run_debug(const DebugOptions& options) {
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
-    std::cerr << "bud debug: " << e << "\n";
-    return 2;
+    return fail_command("debug", options.json, 2, e);
   }
   run::RunOptions ro = options.run;
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) {
-    std::cerr << "bud debug: " << e << "\n";
-    return 2;
+    return fail_command("debug", options.json, 2, e);
   }
   std::optional<replay::Packet> packet;
   if (!options.packet.empty()) {
     std::string error;
     packet = replay::read_packet(options.packet, error);
     if (!packet) {
-      std::cerr << "bud debug: " << error << "\n";
-      return 2;
+      return fail_command("debug", options.json, 2, error);
     }
     auto spec = replay::spec_from_header(packet->header);
     if (!spec) {
-      std::cerr << "bud debug: " << options.packet << ": " << spec.error() << "\n";
-      return 2;
+      return fail_command("debug", options.json, 2,
+                          std::string(options.packet) + ": " + spec.error());
     }
     ro = spec->options;
   }
   auto prepared = packet ? replay::prepare_spec(replay::spec_from_header(packet->header).value())
                          : run::prepare(ro);
   if (!prepared) {
-    std::cerr << "bud debug: " << prepared.error() << "\n";
-    return 2;
+    return fail_command("debug", options.json, 2, prepared.error());
   }
   if (packet && prepared->job.fingerprint() != packet->header.stimulus().job_fingerprint()) {
-    std::cerr << "bud debug: " << options.packet
-              << ": the embedded workload no longer generates the recorded stimulus\n";
-    return 2;
+    return fail_command(
+        "debug", options.json, 2,
+        options.packet + ": the embedded workload no longer generates the recorded stimulus");
   }
   debugger::SessionConfig config;
   config.timeline.interval = options.checkpoint_interval;
@@ -133,13 +130,11 @@ int run_debug(const DebugOptions& options) {
   std::string error;
   auto session = make_npu_session(*prepared, ro, config, error);
   if (!session) {
-    std::cerr << "bud debug: " << error << "\n";
-    return 2;
+    return fail_command("debug", options.json, 2, error);
   }
   if (packet) {
     if (auto e = attach_packet(*session, *packet); !e.empty()) {
-      std::cerr << "bud debug: " << e << "\n";
-      return 2;
+      return fail_command("debug", options.json, 2, e);
     }
     if (!options.json && !options.batch) {
       std::cout << "bud debug: packet " << packet->name << ": cycles " << packet->header.start_cycle()
@@ -177,8 +172,8 @@ int run_debug(const DebugOptions& options) {
       attach_triggers(*session, *prepared, ro, options.triggers, options.capture_dir, error,
                       options.inline_triggers);
   if (!triggers) {
-    std::cerr << error << "\nbud debug: " << options.triggers << " is invalid\n";
-    return 2;
+    std::cerr << error << "\n";
+    return fail_command("debug", options.json, 2, options.triggers + " is invalid");
   }
   if (recorder) triggers->set_record_hook(recorder.get());
   debugger::Interpreter interp(*session);

@@ -12,6 +12,7 @@
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
 #include "replay/Replayer.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 
@@ -38,19 +39,17 @@ int run_minimize(const MinimizeCommandOptions& o) {
   std::string error;
   auto packet = replay::read_packet(o.packet, error);
   if (!packet) {
-    std::cerr << "bud minimize: " << error << "\n";
-    return 125;
+    return fail_command("minimize", o.json, 125, error);
   }
   if (!o.allow_revision_mismatch && packet->header.model_revision() != build::kModelRevision) {
-    std::cerr << "bud minimize: " << o.packet << " was recorded with model revision "
-              << packet->header.model_revision() << ", this is " << build::kModelRevision
-              << " (use --allow-revision-mismatch)\n";
-    return 125;
+    return fail_command("minimize", o.json, 125,
+                        o.packet + " was recorded with model revision " +
+                            packet->header.model_revision() + ", this is " + build::kModelRevision +
+                            " (use --allow-revision-mismatch)");
   }
   auto spec = replay::spec_from_header(packet->header);
   if (!spec) {
-    std::cerr << "bud minimize: " << o.packet << ": " << spec.error() << "\n";
-    return 125;
+    return fail_command("minimize", o.json, 125, std::string(o.packet) + ": " + spec.error());
   }
   debugger::MinimizeInput in;
   in.workload_text = spec->workload_text;
@@ -64,9 +63,9 @@ int run_minimize(const MinimizeCommandOptions& o) {
   auto r = debugger::minimize(in, mo);
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (!r.ok) {
-    if (o.json) std::cout << r.to_json().dump() << "\n";
-    std::cerr << "bud minimize: " << r.error << "\n";
-    return 1;
+    if (o.json)
+      std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+    return fail_command("minimize", o.json, 1, r.error);
   }
   // Record the reproducer and prove it replays.
   replay::RunSpec out_spec = *spec;
@@ -77,8 +76,8 @@ int run_minimize(const MinimizeCommandOptions& o) {
                                  std::to_string(r.cycles_after) + " cycles)");
   auto prepared = replay::prepare_spec(out_spec, true);
   if (!prepared) {
-    std::cerr << "bud minimize: the minimized workload does not prepare: " << prepared.error() << "\n";
-    return 1;
+    return fail_command("minimize", o.json, 1,
+                        "the minimized workload does not prepare: " + prepared.error());
   }
   replay::RecordConfig rc;
   rc.digest_interval = packet->header.intervals().digest();
@@ -86,20 +85,19 @@ int run_minimize(const MinimizeCommandOptions& o) {
   if (!rc.validate().empty()) rc = replay::RecordConfig{};
   const auto rec = replay::record_run(o.output, out_spec, *prepared, rc);
   if (!rec.error.empty()) {
-    std::cerr << "bud minimize: " << rec.error << "\n";
-    return 1;
+    return fail_command("minimize", o.json, 1, rec.error);
   }
   const auto check = replay::replay_file(o.output, {});
   json::Json j = r.to_json();
   std::error_code ec;
   const auto before = std::filesystem::file_size(o.packet, ec);
   const auto after = std::filesystem::file_size(o.output, ec);
-  j.set("bytes_before", static_cast<uint64_t>(before));
-  j.set("bytes_after", static_cast<uint64_t>(after));
-  j.set("output", o.output);
-  j.set("replay", replay::verdict_name(check.verdict));
+  j["bytes_before"] = static_cast<uint64_t>(before);
+  j["bytes_after"] = static_cast<uint64_t>(after);
+  j["output"] = o.output;
+  j["replay"] = replay::verdict_name(check.verdict);
   if (o.json) {
-    std::cout << j.dump() << "\n";
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   } else {
     std::cout << r.text() << "bytes      " << before << " -> " << after << "\n"
               << "packet     " << o.output << " (replay: " << replay::verdict_name(check.verdict)

@@ -120,37 +120,71 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
 
 Json report_json(const run::RunReport& r) {
   Json j = Json::object();
-  j.set("workload", r.workload);
-  j.set("seed", r.seed);
-  j.set("mem_seed", r.mem_seed);
-  j.set("model_revision", r.model_revision);
-  j.set("cycles", r.cycles);
-  j.set("state", emu::run_state_name(r.state));
-  j.set("passed", r.passed);
+  j["workload"] = r.workload;
+  j["seed"] = r.seed;
+  j["mem_seed"] = r.mem_seed;
+  j["model_revision"] = r.model_revision;
+  j["cycles"] = r.cycles;
+  j["state"] = emu::run_state_name(r.state);
+  j["passed"] = r.passed;
   Json failures = Json::array();
-  for (const auto& f : r.failures) failures.push(f);
-  j.set("failures", failures);
-  if (!r.message.empty()) j.set("message", r.message);
-  j.set("commands", r.commands);
-  j.set("mac_utilization", r.mac_utilization());
+  for (const auto& f : r.failures) failures.push_back(f);
+  j["failures"] = failures;
+  if (!r.message.empty()) j["message"] = r.message;
+  j["commands"] = r.commands;
+  j["mac_utilization"] = r.mac_utilization();
   Json counters = Json::object();
-  for (int i = 0; i < isa::kNumCounters; ++i) counters.set(isa::counter_name(i), r.counters[i]);
-  j.set("counters", counters);
+  for (int i = 0; i < isa::kNumCounters; ++i) counters[isa::counter_name(i)] = r.counters[i];
+  j["counters"] = counters;
   Json stages = Json::object();
   for (int s = 0; s < emu::kNumStages; ++s) {
     Json st = Json::object();
-    st.set("transactions", r.rtl_digests[s].count);
-    st.set("golden_transactions", r.golden_digests[s].count);
-    st.set("match", r.rtl_digests[s] == r.golden_digests[s]);
-    stages.set(emu::stage_name(static_cast<emu::Stage>(s)), st);
+    st["transactions"] = r.rtl_digests[s].count;
+    st["golden_transactions"] = r.golden_digests[s].count;
+    st["match"] = r.rtl_digests[s] == r.golden_digests[s];
+    stages[emu::stage_name(static_cast<emu::Stage>(s))] = st;
   }
-  j.set("stages", stages);
+  j["stages"] = stages;
   char hex[32];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r.state_digest));
-  j.set("state_digest", std::string(hex));
+  j["state_digest"] = std::string(hex);
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r.output_digest));
-  j.set("output_digest", std::string(hex));
+  j["output_digest"] = std::string(hex);
   return j;
+}
+
+int run_exit_code(const run::RunReport& r) {
+  if (r.passed) return 0;
+  return r.state == emu::RunState::CycleLimit ? 3 : 1;
+}
+
+namespace {
+
+json::Json error_object(const char* kind, const std::string& message, int code) {
+  json::Json j = json::Json::object();
+  j["error"] = kind;
+  j["message"] = message;
+  j["exit_code"] = code;
+  return j;
+}
+
+}  // namespace
+
+int fail_command(const std::string& command, bool json, int code, const std::string& message) {
+  std::cerr << "bud " << command << ": " << message << "\n";
+  if (json) {
+    const char* kind = code == 2 ? "bad_input" : code == 125 ? "untestable" : "error";
+    std::cout << error_object(kind, "bud " + command + ": " + message, code)
+                     .dump(-1, ' ', false, json::Json::error_handler_t::replace)
+              << "\n"
+              << std::flush;
+  }
+  return code;
+}
+
+std::string usage_error_json(const std::string& message) {
+  return error_object("usage", message, 2)
+      .dump(-1, ' ', false, json::Json::error_handler_t::replace);
 }
 
 }  // namespace bud::cli

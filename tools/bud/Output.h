@@ -37,4 +37,16 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p);
 /// failures, mac_utilization, counters (name -> value), stages, digests.
 Json report_json(const run::RunReport& r);
 
+/// Ends subcommand `command` with an error: "bud COMMAND: MESSAGE" on stderr and, when `json`,
+/// also exactly one object on stdout: {"error": KIND, "message": MESSAGE, "exit_code": CODE}
+/// (KIND "bad_input" for 2, "untestable" for 125, "error" otherwise). Returns `code`.
+int fail_command(const std::string& command, bool json, int code, const std::string& message);
+
+/// The same object, for a command-line (CLI11) usage error: KIND "usage", exit status 2.
+std::string usage_error_json(const std::string& message);
+
+/// Exit status of a checked run: 0 passed, 3 the --max-cycles budget ran out (cycle limit),
+/// 1 any other failure (check, hang, assertion, design error). docs/cli.md.
+int run_exit_code(const run::RunReport& r);
+
 }  // namespace bud::cli

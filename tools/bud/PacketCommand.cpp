@@ -27,96 +27,96 @@ std::string hex(uint64_t v) {
 Json packet_json(const replay::Packet& p) {
   const auto& h = p.header;
   Json j = Json::object();
-  j.set("packet", p.name);
-  j.set("bytes", p.file_bytes);
-  j.set("format", std::to_string(p.major) + "." + std::to_string(p.minor));
-  j.set("complete", p.complete);
-  if (!p.complete) j.set("incomplete", p.incomplete);
-  j.set("model_revision", h.model_revision());
-  j.set("model_revision_matches", h.model_revision() == build::kModelRevision);
-  j.set("verilator", h.verilator_version());
-  j.set("tool", h.tool_version());
+  j["packet"] = p.name;
+  j["bytes"] = p.file_bytes;
+  j["format"] = std::to_string(p.major) + "." + std::to_string(p.minor);
+  j["complete"] = p.complete;
+  if (!p.complete) j["incomplete"] = p.incomplete;
+  j["model_revision"] = h.model_revision();
+  j["model_revision_matches"] = h.model_revision() == build::kModelRevision;
+  j["verilator"] = h.verilator_version();
+  j["tool"] = h.tool_version();
   Json tags = Json::array();
-  for (const auto& t : h.build_tags()) tags.push(t);
-  j.set("build_tags", std::move(tags));
+  for (const auto& t : h.build_tags()) tags.push_back(t);
+  j["build_tags"] = std::move(tags);
   Json seeds = Json::object();
-  seeds.set("workload", h.seeds().workload());
-  seeds.set("memory", h.seeds().memory());
-  seeds.set("verilator", h.seeds().verilator());
-  j.set("seeds", std::move(seeds));
+  seeds["workload"] = h.seeds().workload();
+  seeds["memory"] = h.seeds().memory();
+  seeds["verilator"] = h.seeds().verilator();
+  j["seeds"] = std::move(seeds);
   Json w = Json::object();
-  w.set("name", h.workload().name());
-  w.set("origin", h.workload().origin());
-  w.set("text_bytes", static_cast<uint64_t>(h.workload().text().size()));
-  w.set("commands", h.stimulus().commands());
-  j.set("workload", std::move(w));
+  w["name"] = h.workload().name();
+  w["origin"] = h.workload().origin();
+  w["text_bytes"] = static_cast<uint64_t>(h.workload().text().size());
+  w["commands"] = h.stimulus().commands();
+  j["workload"] = std::move(w);
   const auto& m = h.memory();
   Json mem = Json::object();
-  mem.set("size_bytes", m.size_bytes());
-  mem.set("base_latency", m.base_latency());
-  mem.set("jitter", m.jitter());
-  mem.set("bytes_per_cycle", m.bytes_per_cycle());
-  mem.set("max_outstanding", m.max_outstanding());
-  mem.set("reorder", m.reorder());
-  mem.set("bursty", m.bursty());
-  j.set("memory", std::move(mem));
+  mem["size_bytes"] = m.size_bytes();
+  mem["base_latency"] = m.base_latency();
+  mem["jitter"] = m.jitter();
+  mem["bytes_per_cycle"] = m.bytes_per_cycle();
+  mem["max_outstanding"] = m.max_outstanding();
+  mem["reorder"] = m.reorder();
+  mem["bursty"] = m.bursty();
+  j["memory"] = std::move(mem);
   Json faults = Json::array();
-  for (const auto& f : h.faults()) faults.push(f.text());
-  j.set("faults", std::move(faults));
+  for (const auto& f : h.faults()) faults.push_back(f.text());
+  j["faults"] = std::move(faults);
   Json triggers = Json::array();
-  for (const auto& t : h.triggers()) triggers.push(t);
-  j.set("triggers", std::move(triggers));
-  j.set("digest_interval", h.intervals().digest());
-  j.set("checkpoint_interval", h.intervals().checkpoint());
-  j.set("start_cycle", h.start_cycle());
-  j.set("last_cycle", p.last_cycle());
+  for (const auto& t : h.triggers()) triggers.push_back(t);
+  j["triggers"] = std::move(triggers);
+  j["digest_interval"] = h.intervals().digest();
+  j["checkpoint_interval"] = h.intervals().checkpoint();
+  j["start_cycle"] = h.start_cycle();
+  j["last_cycle"] = p.last_cycle();
   if (p.result) {
     Json r = Json::object();
-    r.set("cycles", p.result->cycles());
-    r.set("state", p.result->state());
-    r.set("passed", p.result->passed());
-    r.set("stopped", p.result->stopped());
-    r.set("state_digest", hex(p.result->state_digest()));
-    j.set("result", std::move(r));
+    r["cycles"] = p.result->cycles();
+    r["state"] = p.result->state();
+    r["passed"] = p.result->passed();
+    r["stopped"] = p.result->stopped();
+    r["state_digest"] = hex(p.result->state_digest());
+    j["result"] = std::move(r);
   }
   if (p.symptom) {
     Json s = Json::object();
-    s.set("kind", replay::symptom_kind_name(p.symptom->kind()));
-    s.set("cycle", p.symptom->cycle());
-    s.set("message", p.symptom->message());
-    j.set("symptom", std::move(s));
+    s["kind"] = replay::symptom_kind_name(p.symptom->kind());
+    s["cycle"] = p.symptom->cycle();
+    s["message"] = p.symptom->message();
+    j["symptom"] = std::move(s);
   } else {
-    j.set("symptom", nullptr);
+    j["symptom"] = nullptr;
   }
   Json cps = Json::array();
   for (const auto& c : p.checkpoints) {
     Json cp = Json::object();
-    cp.set("cycle", c.cycle());
-    cp.set("raw_bytes", c.raw_size());
-    cp.set("chunks", static_cast<uint64_t>(c.chunks_size()));
-    cps.push(std::move(cp));
+    cp["cycle"] = c.cycle();
+    cp["raw_bytes"] = c.raw_size();
+    cp["chunks"] = static_cast<uint64_t>(c.chunks_size());
+    cps.push_back(std::move(cp));
   }
-  j.set("checkpoints", std::move(cps));
+  j["checkpoints"] = std::move(cps);
   uint64_t digests = 0;
   for (const auto& w2 : p.windows) digests += w2.digests_size();
-  j.set("windows", static_cast<uint64_t>(p.windows.size()));
-  j.set("digests", digests);
+  j["windows"] = static_cast<uint64_t>(p.windows.size());
+  j["digests"] = digests;
   Json notes = Json::array();
   for (const auto& a : p.annotations) {
     Json n = Json::object();
-    n.set("cycle", a.cycle());
-    n.set("text", a.text());
-    notes.push(std::move(n));
+    n["cycle"] = a.cycle();
+    n["text"] = a.text();
+    notes.push_back(std::move(n));
   }
-  j.set("annotations", std::move(notes));
+  j["annotations"] = std::move(notes);
   Json sizes = Json::object();
   for (size_t k = 1; k < p.breakdown.size(); ++k) {
     Json s = Json::object();
-    s.set("records", p.breakdown[k].records);
-    s.set("bytes", p.breakdown[k].bytes);
-    sizes.set(replay::record_kind_name(static_cast<int>(k)), std::move(s));
+    s["records"] = p.breakdown[k].records;
+    s["bytes"] = p.breakdown[k].bytes;
+    sizes[replay::record_kind_name(static_cast<int>(k))] = std::move(s);
   }
-  j.set("size_by_kind", std::move(sizes));
+  j["size_by_kind"] = std::move(sizes);
   return j;
 }
 
@@ -200,6 +200,11 @@ std::string packet_text(const replay::Packet& p) {
 void setup_packet(CLI::App& app, PacketOptions& options) {
   auto* sub = app.add_subcommand("packet", "Work with replay packets (see bud replay)");
   sub->require_subcommand(1);
+  sub->footer(
+      "Examples:\n"
+      "  bud packet inspect fail.bpk               # seeds, revision, symptom, checkpoints, sizes\n"
+      "  bud packet inspect fail.bpk --json | jq .symptom\n"
+      "Run `bud packet inspect --help` for its options; docs/packets.md.");
   auto* inspect = sub->add_subcommand(
       "inspect", "Show a packet's seeds, revision, workload, cycles, symptom, checkpoints, sizes");
   inspect->footer(
@@ -215,14 +220,13 @@ int run_packet(const PacketOptions& options) {
   std::string error;
   auto p = replay::read_packet(options.path, error);
   if (!p) {
-    std::cerr << "bud packet: " << error << "\n";
-    return 2;
+    return fail_command("packet", options.json, 2, error);
   }
   if (!p->complete)
     std::cerr << "bud packet: warning: " << p->name << ": incomplete packet (" << p->incomplete
               << ")\n";
   if (options.json)
-    std::cout << packet_json(*p).dump() << "\n";
+    std::cout << packet_json(*p).dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   else
     std::cout << packet_text(*p);
   return 0;

@@ -8,6 +8,7 @@
 #include "debugger/json/Json.h"
 #include "replay/Corpus.h"
 #include "replay/PacketRun.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 
@@ -18,41 +19,41 @@ namespace {
 Json symptom_json(const std::optional<replay::pb::Symptom>& s) {
   if (!s) return nullptr;
   Json j = Json::object();
-  j.set("kind", replay::symptom_kind_name(s->kind()));
-  j.set("cycle", s->cycle());
-  j.set("message", s->message());
+  j["kind"] = replay::symptom_kind_name(s->kind());
+  j["cycle"] = s->cycle();
+  j["message"] = s->message();
   return j;
 }
 
 Json outcome_json(const replay::ReplayOutcome& o) {
   Json j = Json::object();
-  j.set("packet", o.packet);
-  j.set("verdict", replay::verdict_name(o.verdict));
-  j.set("exit_code", o.exit_code());
-  j.set("message", o.message);
+  j["packet"] = o.packet;
+  j["verdict"] = replay::verdict_name(o.verdict);
+  j["exit_code"] = o.exit_code();
+  j["message"] = o.message;
   Json notes = Json::array();
-  for (const auto& n : o.notes) notes.push(n);
-  j.set("notes", std::move(notes));
-  j.set("recorded_revision", o.recorded_revision);
-  j.set("start_cycle", o.start_cycle);
-  j.set("end_cycle", o.end_cycle);
-  j.set("digests_checked", o.digests_checked);
-  j.set("windows_checked", o.windows_checked);
+  for (const auto& n : o.notes) notes.push_back(n);
+  j["notes"] = std::move(notes);
+  j["recorded_revision"] = o.recorded_revision;
+  j["start_cycle"] = o.start_cycle;
+  j["end_cycle"] = o.end_cycle;
+  j["digests_checked"] = o.digests_checked;
+  j["windows_checked"] = o.windows_checked;
   if (o.divergence) {
     Json d = Json::object();
-    d.set("window", o.divergence->window);
-    d.set("window_start", o.divergence->window_start);
-    d.set("window_end", o.divergence->window_end);
-    d.set("cycle", o.divergence->cycle);
+    d["window"] = o.divergence->window;
+    d["window_start"] = o.divergence->window_start;
+    d["window_end"] = o.divergence->window_end;
+    d["cycle"] = o.divergence->cycle;
     Json st = Json::array();
-    for (const auto& s : o.divergence->stages) st.push(s);
-    d.set("stages", std::move(st));
-    j.set("divergence", std::move(d));
+    for (const auto& s : o.divergence->stages) st.push_back(s);
+    d["stages"] = std::move(st);
+    j["divergence"] = std::move(d);
   } else {
-    j.set("divergence", nullptr);
+    j["divergence"] = nullptr;
   }
-  j.set("recorded_symptom", symptom_json(o.recorded_symptom));
-  j.set("replay_symptom", symptom_json(o.replay_symptom));
+  j["recorded_symptom"] = symptom_json(o.recorded_symptom);
+  j["replay_symptom"] = symptom_json(o.replay_symptom);
   return j;
 }
 
@@ -97,8 +98,7 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
 
 int run_replay(const ReplayCommandOptions& options) {
   if (options.jobs == 0) {
-    std::cerr << "bud replay: --jobs must be positive\n";
-    return 2;
+    return fail_command("replay", options.json, 2, "--jobs must be positive");
   }
   replay::CorpusOptions co;
   co.jobs = options.jobs;
@@ -110,16 +110,14 @@ int run_replay(const ReplayCommandOptions& options) {
   if (!options.shard.empty()) {
     auto s = replay::parse_shard(options.shard, error);
     if (!s) {
-      std::cerr << "bud replay: --shard: " << error << "\n";
-      return 2;
+      return fail_command("replay", options.json, 2, "--shard: " + error);
     }
     co.shard = *s;
   } else if (auto s = replay::shard_from_environment(error)) {
     co.shard = *s;
     corpus = true;
   } else if (!error.empty()) {
-    std::cerr << "bud replay: TEST_SHARD_INDEX/TEST_TOTAL_SHARDS: " << error << "\n";
-    return 2;
+    return fail_command("replay", options.json, 2, "TEST_SHARD_INDEX/TEST_TOTAL_SHARDS: " + error);
   }
   std::vector<std::string> paths;
   for (const auto& p : options.packets) {
@@ -127,13 +125,12 @@ int run_replay(const ReplayCommandOptions& options) {
       corpus = true;
       auto list = replay::list_packets(p, error);
       if (!list) {
-        std::cerr << "bud replay: " << error << "\n";
-        return 2;
+        return fail_command("replay", options.json, 2, error);
       }
-      if (list->empty()) {
+      // An empty corpus is a valid state (a new corpus, a shard of nothing): it gets a valid
+      // report with tests="0", and says so.
+      if (list->empty())
         std::cerr << "bud replay: " << p << ": no *.bpk packets in this directory\n";
-        return 2;
-      }
       paths.insert(paths.end(), list->begin(), list->end());
     } else {
       paths.push_back(p);
@@ -144,24 +141,34 @@ int run_replay(const ReplayCommandOptions& options) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!options.junit.empty()) {
+    const std::string xml = replay::junit_xml(result, "bud-replay");
+    if (xml.empty())
+      return fail_command("replay", options.json, 2, options.junit + ": cannot render the report");
     std::ofstream out(options.junit);
-    out << replay::junit_xml(result, "bud-replay");
-    if (!out) {
-      std::cerr << "bud replay: " << options.junit << ": cannot write\n";
-      return 2;
-    }
+    out << xml;
+    out.close();
+    if (!out) return fail_command("replay", options.json, 2, options.junit + ": cannot write");
   }
   const int code = aggregate(result.outcomes);
   if (options.json) {
     Json j = Json::object();
-    j.set("exit_code", code);
-    j.set("seconds", seconds);
-    j.set("total_packets", result.total_packets);
-    j.set("shard", std::to_string(co.shard.index) + "/" + std::to_string(co.shard.total));
+    j["exit_code"] = code;
+    // Untestable packets (unreadable, truncated, incompatible, diverged) are errors of the
+    // command: the first one is named at the top, as every --json error is.
+    for (const auto& o : result.outcomes) {
+      if (o.verdict == replay::Verdict::Incompatible || o.verdict == replay::Verdict::Diverged) {
+        j["error"] = replay::verdict_name(o.verdict);
+        j["message"] = o.message;
+        break;
+      }
+    }
+    j["seconds"] = seconds;
+    j["total_packets"] = result.total_packets;
+    j["shard"] = std::to_string(co.shard.index) + "/" + std::to_string(co.shard.total);
     Json arr = Json::array();
-    for (const auto& o : result.outcomes) arr.push(outcome_json(o));
-    j.set("packets", std::move(arr));
-    std::cout << j.dump() << "\n";
+    for (const auto& o : result.outcomes) arr.push_back(outcome_json(o));
+    j["packets"] = std::move(arr);
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     return code;
   }
   for (const auto& o : result.outcomes) {

@@ -32,7 +32,7 @@ void add_emulation_options(CLI::App& app, run::RunOptions& o) {
   app.add_option("--throttle", o.npu.throttle.on_cycles,
                  "Throttle (clock-enable clamp) ON cycles of every --throttle-period");
   app.add_option("--throttle-period", o.npu.throttle.period, "Throttle period in cycles");
-  app.add_option("--max-cycles", o.max_cycles, "Stop (as a failure) after N cycles")
+  app.add_option("--max-cycles", o.max_cycles, "Stop after N cycles: state cycle_limit, exit 3")
       ->capture_default_str();
   app.add_option("--hang-cycles", o.npu.hang_cycles,
                  "Report a hang after N cycles without progress")
@@ -54,6 +54,7 @@ std::string validate_emulation_options(const run::RunOptions& o) {
   if (auto e = o.npu.dram.validate(); !e.empty()) return e;
   if (auto e = o.npu.throttle.validate(); !e.empty()) return e;
   if (o.max_cycles == 0) return "--max-cycles must be positive";
+  if (o.progress_interval == 0) return "--progress-interval must be positive";
   if (o.npu.hang_cycles == 0) return "--hang-cycles must be positive";
   return {};
 }
@@ -68,7 +69,8 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
       "  bud run my_net.textpb --max-cycles 2000000\n"
       "  bud run gemm_small --fault flip:compute.m_left[0]@400   # corrupt on purpose\n"
       "  bud run conv --triggers examples/triggers/memory_stall_burst.trig\n"
-      "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input.");
+      "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input,\n"
+      "3 cycle limit (--max-cycles reached while still making progress).");
   sub->add_option("workload", options.run.workload, "Built-in name (see `bud workloads`) or file")
       ->capture_default_str();
   add_emulation_options(*sub, options.run);
@@ -93,6 +95,10 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
                   "`bud trigger check`)");
   sub->add_option("--capture-dir", options.capture_dir,
                   "With --triggers: directory for captured windows (FST + event log)")
+      ->capture_default_str();
+  sub->add_option("--progress-interval", options.run.progress_interval,
+                  "Cycles between pauses of the simulation: the progress line and, with "
+                  "--triggers, the log/capture/record actions of the evaluation thread")
       ->capture_default_str();
   sub->add_flag("--inline-triggers", options.inline_triggers,
                 "Evaluate triggers on the simulation thread instead of a second one (same "
@@ -124,25 +130,21 @@ std::string record_run(const RunCommandOptions& options, const run::RunOptions& 
 
 int run_run(const RunCommandOptions& options) {
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
-    std::cerr << "bud run: " << e << "\n";
-    return 2;
+    return fail_command("run", options.json, 2, e);
   }
   run::RunOptions ro = options.run;
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) {
-    std::cerr << "bud run: " << e << "\n";
-    return 2;
+    return fail_command("run", options.json, 2, e);
   }
   ProgressLine progress("run");
   ro.progress = [&progress](uint64_t cycle) { progress.update(cycle); };
   auto prepared = run::prepare(ro);
   if (!prepared) {
-    std::cerr << "bud run: " << prepared.error() << "\n";
-    return 2;
+    return fail_command("run", options.json, 2, prepared.error());
   }
   if (!options.triggers.empty()) {
     if (auto e = options.record_config.validate(); !options.record.empty() && !e.empty()) {
-      std::cerr << "bud run: " << e << "\n";
-      return 2;
+      return fail_command("run", options.json, 2, e);
     }
     progress.finish();
     return run_with_triggers(options, ro, *prepared);
@@ -150,28 +152,26 @@ int run_run(const RunCommandOptions& options) {
   run::RunReport report;
   if (!options.record.empty()) {
     if (auto e = options.record_config.validate(); !e.empty()) {
-      std::cerr << "bud run: " << e << "\n";
-      return 2;
+      return fail_command("run", options.json, 2, e);
     }
     if (auto e = record_run(options, ro, *prepared, report); !e.empty()) {
       progress.finish();
-      std::cerr << "bud run: " << e << "\n";
-      return 2;
+      return fail_command("run", options.json, 2, e);
     }
   } else {
     report = run::execute(*prepared, ro);
   }
   progress.finish();
   if (report.bad_input) {
-    std::cerr << "bud run: " << report.message << "\n";
-    return 2;
+    return fail_command("run", options.json, 2, report.message);
   }
   if (options.json) {
-    std::cout << report_json(report).dump() << "\n";
+    std::cout << report_json(report).dump(-1, ' ', false, json::Json::error_handler_t::replace)
+              << "\n";
   } else {
     std::cout << report_text(report, *prepared);
   }
-  return report.passed ? 0 : 1;
+  return run_exit_code(report);
 }
 
 }  // namespace bud::cli

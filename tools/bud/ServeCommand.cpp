@@ -1,13 +1,12 @@
 #include "tools/bud/ServeCommand.h"
 
-#include "tools/bud/PacketSession.h"
-
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -20,6 +19,8 @@
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
 #include "tools/bud/DebugCommand.h"
+#include "tools/bud/Output.h"
+#include "tools/bud/PacketSession.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/TriggerCommand.h"
 
@@ -72,14 +73,13 @@ void setup_serve(CLI::App& app, ServeOptions& options) {
 
 namespace {
 
-int fail(const std::string& message) {
-  std::cerr << "bud serve: " << message << "\n";
-  return 2;
-}
 
 }  // namespace
 
 int run_serve(const ServeOptions& options) {
+  const auto fail = [&options](const std::string& message) {
+    return fail_command("serve", options.json, 2, message);
+  };
   // Signals are taken synchronously by one thread (below): block them before any thread exists
   // so that gRPC's and the emulation's threads inherit the mask.
   sigset_t signals;
@@ -92,6 +92,14 @@ int run_serve(const ServeOptions& options) {
   std::string error;
   auto address = remote::parse_listen_address(options.listen, error);
   if (!address) return fail("--listen " + error);
+  if (address->kind == remote::ListenAddress::Kind::Unix) {
+    // gRPC's own bind error for this is several lines about "Failed to add port"; say what it is.
+    const auto dir = std::filesystem::path(address->path).parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      return fail("--listen " + options.listen + ": directory " + dir.string() +
+                  (std::filesystem::exists(dir, ec) ? " is not a directory" : " does not exist"));
+  }
   remote::ServerConfig config;
   config.address = *address;
   config.allow_remote = options.allow_remote;
@@ -161,12 +169,12 @@ int run_serve(const ServeOptions& options) {
     if (auto e = server.run_in_background(); !e.empty()) return fail(e);
   if (options.json) {
     json::Json j = json::Json::object();
-    j.set("listening", server.address().to_string());
-    j.set("workload", prepared->workload.name);
-    j.set("output_dir", output->path());
-    j.set("pid", static_cast<int64_t>(getpid()));
-    j.set("running", options.run_now);
-    std::cout << j.dump() << std::endl;
+    j["listening"] = server.address().to_string();
+    j["workload"] = prepared->workload.name;
+    j["output_dir"] = output->path();
+    j["pid"] = static_cast<int64_t>(getpid());
+    j["running"] = options.run_now;
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << std::endl;
   } else {
     std::cout << "bud serve: listening on " << server.address().to_string() << " ("
               << prepared->workload.name << ", " << prepared->program.commands.size()

@@ -18,6 +18,12 @@ using debugger::TriggerEngine;
 void setup_trigger(CLI::App& app, TriggerCommandOptions& options) {
   auto* sub = app.add_subcommand("trigger", "Counter-based trace triggers (docs/triggers.md)");
   sub->require_subcommand(1);
+  sub->footer(
+      "Examples:\n"
+      "  bud trigger check examples/triggers/memory_stall_burst.trig\n"
+      "  bud trigger check my.trig --workload conv --json\n"
+      "  bud run conv --triggers my.trig                # arm them (also bud debug --triggers)\n"
+      "Run `bud trigger check --help` for its options; docs/triggers.md.");
   auto* check = sub->add_subcommand("check", "Validate a trigger file without running anything");
   check->footer(
       "Examples:\n"
@@ -86,8 +92,7 @@ int run_trigger(const TriggerCommandOptions& options) {
     ro.workload = options.workload;
     auto p = run::prepare(ro);
     if (!p) {
-      std::cerr << "bud trigger check: " << p.error() << "\n";
-      return 2;
+      return fail_command("trigger check", options.json, 2, p.error());
     }
     layers = layer_names(*p);
   }
@@ -97,43 +102,50 @@ int run_trigger(const TriggerCommandOptions& options) {
   auto parse = debugger::load_trigger_file(options.file, env);
   if (options.json) {
     Json j = Json::object();
-    j.set("file", options.file);
-    j.set("valid", parse.ok());
+    j["file"] = options.file;
+    j["valid"] = parse.ok();
+    if (!parse.ok()) {
+      // The fields every --json error carries (tools/bud/Output.h), beside the detailed list.
+      j["error"] = "invalid";
+      j["message"] = options.file + ": " + std::to_string(parse.errors.size()) +
+                     (parse.errors.size() == 1 ? " error" : " errors");
+      j["exit_code"] = 2;
+    }
     Json errs = Json::array();
     for (const auto& e : parse.errors) {
       Json x = Json::object();
-      x.set("line", e.loc.line);
-      x.set("column", e.loc.column);
-      x.set("message", e.message);
+      x["line"] = e.loc.line;
+      x["column"] = e.loc.column;
+      x["message"] = e.message;
       Json s = Json::array();
-      for (const auto& n : e.suggestions) s.push(n);
-      x.set("suggestions", s);
-      x.set("text", e.to_string());
-      errs.push(x);
+      for (const auto& n : e.suggestions) s.push_back(n);
+      x["suggestions"] = s;
+      x["text"] = e.to_string();
+      errs.push_back(x);
     }
-    j.set("errors", errs);
+    j["errors"] = errs;
     if (parse.ok()) {
       Json t = Json::array();
       for (const auto& d : parse.program->triggers) {
         Json x = Json::object();
-        x.set("name", d.name);
-        x.set("line", d.loc.line);
-        x.set("kind", d.machine ? "state_machine" : "simple");
-        x.set("conditions", static_cast<uint64_t>(d.conds.size()));
-        x.set("states", static_cast<uint64_t>(d.states.size()));
-        x.set("max_pre", d.max_pre());
-        x.set("max_post", d.max_post());
-        t.push(x);
+        x["name"] = d.name;
+        x["line"] = d.loc.line;
+        x["kind"] = d.machine ? "state_machine" : "simple";
+        x["conditions"] = static_cast<uint64_t>(d.conds.size());
+        x["states"] = static_cast<uint64_t>(d.states.size());
+        x["max_pre"] = d.max_pre();
+        x["max_post"] = d.max_post();
+        t.push_back(x);
       }
-      j.set("triggers", t);
+      j["triggers"] = t;
       Json ev = Json::array();
-      for (const auto& e : parse.program->events) ev.push(e.to_string());
-      j.set("events", ev);
+      for (const auto& e : parse.program->events) ev.push_back(e.to_string());
+      j["events"] = ev;
       Json ul = Json::array();
-      for (const auto& [n, loc] : parse.unresolved_layers) ul.push(loc.to_string() + ": " + n);
-      j.set("unchecked_layers", ul);
+      for (const auto& [n, loc] : parse.unresolved_layers) ul.push_back(loc.to_string() + ": " + n);
+      j["unchecked_layers"] = ul;
     }
-    std::cout << j.dump() << "\n";
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     return parse.ok() ? 0 : 2;
   }
   if (!parse.ok()) {
@@ -163,8 +175,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
                       const run::PreparedRun& prepared) {
   emu::NpuEmulator emu(ro.npu);
   if (auto e = run::start(prepared, ro, emu, &emu); !e.empty()) {
-    std::cerr << "bud run: " << e << "\n";
-    return 2;
+    return fail_command("run", options.json, 2, e);
   }
   const auto layers = layer_names(prepared);
   debugger::TriggerEnv env;
@@ -173,8 +184,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   auto parse = debugger::load_trigger_file(options.triggers, env);
   if (!parse.ok()) {
     for (const auto& e : parse.errors) std::cerr << e.to_string() << "\n";
-    std::cerr << "bud run: " << options.triggers << " is invalid; nothing was run\n";
-    return 2;
+    return fail_command("run", options.json, 2, options.triggers + " is invalid; nothing was run");
   }
   debugger::TriggerEngineConfig config;
   config.capture_dir = options.capture_dir;
@@ -244,12 +254,12 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
 
   if (options.json) {
     Json j = report_json(report);
-    j.set("triggers", debugger::trigger_report_json(engine));
-    std::cout << j.dump() << "\n";
+    j["triggers"] = debugger::trigger_report_json(engine);
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   } else {
     std::cout << report_text(report, prepared) << debugger::trigger_report_text(engine);
   }
-  return report.passed ? 0 : 1;
+  return run_exit_code(report);
 }
 
 std::unique_ptr<TriggerEngine> attach_triggers(debugger::Session& session,

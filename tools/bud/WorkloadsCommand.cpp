@@ -3,9 +3,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include "debugger/json/Json.h"
 #include "emu/workload/Builtins.h"
 #include "emu/workload/Lowering.h"
-#include "debugger/json/Json.h"
+#include "tools/bud/Output.h"
 
 namespace bud::cli {
 
@@ -26,8 +27,8 @@ int run_workloads(const WorkloadsOptions& options) {
   if (!options.show.empty()) {
     auto text = workload::builtin_text(options.show);
     if (!text) {
-      std::cerr << "bud workloads: no built-in workload '" << options.show << "'\n";
-      return 2;
+      return fail_command("workloads", options.json, 2,
+                          "no built-in workload '" + options.show + "'");
     }
     std::cout << *text;
     return 0;
@@ -36,21 +37,22 @@ int run_workloads(const WorkloadsOptions& options) {
   for (const auto& b : workload::list_builtins()) {
     auto w = workload::load_builtin(b.name);
     Json j = Json::object();
-    j.set("name", b.name);
-    j.set("description", b.description);
+    j["name"] = b.name;
+    j["description"] = b.description;
     if (w) {
-      j.set("layers", static_cast<uint64_t>(w->layers.size()));
+      j["layers"] = static_cast<uint64_t>(w->layers.size());
       if (auto p = workload::lower(*w)) {
-        j.set("commands", static_cast<uint64_t>(p->commands.size()));
-        j.set("gemm_iterations", p->gemm_iterations);
+        j["commands"] = static_cast<uint64_t>(p->commands.size());
+        j["gemm_iterations"] = p->gemm_iterations;
       }
     }
-    arr.push(j);
+    arr.push_back(j);
     if (!options.json) {
       std::printf("%-14s %s\n", b.name.c_str(), b.description.c_str());
     }
   }
-  if (options.json) std::cout << arr.dump() << "\n";
+  if (options.json)
+    std::cout << arr.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   return 0;
 }
 

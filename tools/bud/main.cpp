@@ -1,18 +1,62 @@
 // bud: a bring-up debugger for AI-accelerator RTL. main only wires the subcommands.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "bud/ModelRevision.h"
 #include "tools/bud/AttachCommand.h"
 #include "tools/bud/BisectCommand.h"
 #include "tools/bud/DebugCommand.h"
 #include "tools/bud/MinimizeCommand.h"
+#include "tools/bud/Output.h"
 #include "tools/bud/PacketCommand.h"
 #include "tools/bud/ReplayCommand.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/ServeCommand.h"
 #include "tools/bud/TriggerCommand.h"
 #include "tools/bud/WorkloadsCommand.h"
+
+namespace {
+
+// Levenshtein distance, for "did you mean" on a mistyped subcommand.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The closest subcommand name within two edits (or a prefix of one), empty when none is close.
+std::string closest_subcommand(const CLI::App& app, const std::string& word) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto* s : app.get_subcommands([](const CLI::App*) { return true; })) {
+    const std::string& name = s->get_name();
+    const size_t d = name.rfind(word, 0) == 0 ? 1 : edit_distance(word, name);
+    if (d < best_d) best_d = d, best = name;
+  }
+  return best;
+}
+
+bool has_subcommand(CLI::App& app, const std::string& name) {
+  try {
+    return app.get_subcommand(name) != nullptr;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"bud: bring-up debugger for the NPU accelerator RTL"};
@@ -49,8 +93,40 @@ int main(int argc, char** argv) {
   bud::cli::setup_serve(app, serve_options);
   bud::cli::AttachOptions attach_options;
   bud::cli::setup_attach(app, attach_options);
+  // `bud help [SUBCOMMAND]` is `bud [SUBCOMMAND] --help`; an unknown first word gets a suggestion
+  // instead of CLI11's "arguments were not expected".
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "help") {
+    args.erase(args.begin());
+    if (args.size() > 1) {
+      std::cerr << "bud help: expected at most one command name, got " << args.size() << "\n";
+      return 2;
+    }
+    if (!args.empty() && !has_subcommand(app, args[0])) {
+      const auto near = closest_subcommand(app, args[0]);
+      std::cerr << "bud help: unknown command '" << args[0] << "'"
+                << (near.empty() ? std::string() : "; did you mean 'bud help " + near + "'?")
+                << " (see `bud help`)\n";
+      return 2;
+    }
+    args.push_back("--help");
+  } else if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
+             !has_subcommand(app, args[0])) {
+    const auto near = closest_subcommand(app, args[0]);
+    const std::string message =
+        "bud: unknown command '" + args[0] + "'" +
+        (near.empty() ? std::string() : "; did you mean 'bud " + near + "'?") + " (see `bud help`)";
+    std::cerr << message << "\n";
+    if (std::find(args.begin(), args.end(), "--json") != args.end())
+      std::cout << bud::cli::usage_error_json(message) << "\n";
+    return 2;
+  }
+  app.name("bud");
+  // CLI11 consumes the vector it parses; remember whether --json was asked for.
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector form last-argument-first
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -59,6 +135,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    // --json callers get their one object on usage errors too.
+    if (json) std::cout << bud::cli::usage_error_json(std::string("bud: ") + e.what()) << "\n";
     return 2;
   }
   if (app.got_subcommand("run")) return bud::cli::run_run(run_options);
