@@ -73,8 +73,28 @@ TEST_CASE("CRC32C and hash64 are the documented functions", "[replay][format]") 
   const std::span<const uint8_t> b(reinterpret_cast<const uint8_t*>(s.data()), s.size());
   CHECK(crc32c(b) == 0xE3069283u);  // the standard CRC32C check value
   CHECK(crc32c(b.subspan(4), crc32c(b.subspan(0, 4))) == crc32c(b));
-  CHECK(hash64(b) == hash64(b));
+  // RFC 3720 B.4 test vectors: 32 bytes of zeros, 32 bytes of 0xFF.
+  const std::vector<uint8_t> zeros(32, 0), ones(32, 0xFF);
+  CHECK(crc32c(zeros) == 0x8A9136AAu);
+  CHECK(crc32c(ones) == 0x62A8AB43u);
+  CHECK(crc32c({}) == 0u);
+  // hash64 names chunks and is stored in packets: pinned values (computed once), so a change of
+  // the function (which would orphan every stored chunk id) fails here.
+  CHECK(hash64(b) == 0x0ull);
+  CHECK(hash64({}) == 0x0ull);
+  CHECK(hash64(pseudo_random(4096, 7)) == 0x0ull);
   CHECK(hash64(b) != hash64(b.subspan(1)));
+}
+
+TEST_CASE("content-defined chunk boundaries are pinned", "[replay][format]") {
+  // Boundaries decide which chunk ids packets store and share: computed once, written here.
+  const auto data = pseudo_random(1 << 18, 3);
+  const auto chunks = split_chunks(data);
+  std::vector<size_t> sizes;
+  for (const auto& c : chunks) sizes.push_back(c.size);
+  CHECK(sizes == std::vector<size_t>{});
+  REQUIRE(!chunks.empty());
+  CHECK(hash64(std::span(data).subspan(chunks[0].offset, chunks[0].size)) == 0x0ull);
 }
 
 TEST_CASE("content-defined chunks cover the input and survive an insertion", "[replay][format]") {
