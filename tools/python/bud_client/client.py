@@ -3,32 +3,27 @@
 import json
 import os
 import queue
-import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 
-def _load_stubs():
-    """Imports remote_pb2 / remote_pb2_grpc from BUD_PYTHON_STUBS or the build tree."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    repo = os.path.normpath(os.path.join(here, "..", "..", ".."))
-    candidates = [os.environ.get("BUD_PYTHON_STUBS", ""), os.path.join(repo, "build", "python")]
-    for c in candidates:
-        if c and os.path.exists(os.path.join(c, "remote_pb2.py")) and c not in sys.path:
-            sys.path.insert(0, c)
+def _import_grpc() -> Any:
+    """Imports grpc and protobuf, or raises one ImportError naming the Debian packages."""
     try:
-        import remote_pb2  # noqa: F401
-        import remote_pb2_grpc  # noqa: F401
-    except ImportError as e:  # pragma: no cover - configuration error
+        import grpc as grpc_module
+        import google.protobuf  # noqa: F401
+    except ImportError as e:
         raise ImportError(
-            "bud_client: generated stubs not found; build bud (cmake --build build) or set "
-            "BUD_PYTHON_STUBS to the directory holding remote_pb2.py") from e
-    return remote_pb2, remote_pb2_grpc
+            f"bud_client needs gRPC and protobuf for Python ({e}); on Debian/Ubuntu: "
+            "apt-get install python3-grpcio python3-protobuf (in a venv, create it with "
+            "--system-site-packages)") from e
+    return grpc_module
 
 
-pb, pb_grpc = _load_stubs()
-import grpc  # noqa: E402  (after the stubs, which import it too)
+grpc = _import_grpc()
+from ._proto import remote_pb2 as pb  # noqa: E402  (generated; needs grpc and protobuf)
+from ._proto import remote_pb2_grpc as pb_grpc  # noqa: E402
 
 
 class BudError(RuntimeError):
