@@ -87,7 +87,8 @@ class BudClient:
     the emulation as it is."""
 
     def __init__(self, address: str, token_file: Optional[str] = None, name: str = "bud_client",
-                 control: bool = True, require_control: bool = False, timeout: float = 10.0) -> None:
+                 control: bool = True, require_control: bool = False,
+                 timeout: float = 10.0) -> None:
         self.timeout = timeout
         self._token = None
         if token_file:
