@@ -68,7 +68,7 @@ cmake --build "$build" --target bud -j "$BUD_BISECT_JOBS" >"$work/build-head.out
   { tail -30 "$work/build-head.out"; fail "build of HEAD"; }
 echo "build of HEAD: $(( $(date +%s) - t0 )) s"
 set +e
-"$build/tools/bud/bud" run gemm_small --record "$work/fail.bpk" >"$work/run.out" 2>&1; rc=$?
+"$build/bud" run gemm_small --record "$work/fail.bpk" >"$work/run.out" 2>&1; rc=$?
 set -e
 [ $rc -eq 1 ] || { cat "$work/run.out"; fail "bud run gemm_small on the regression: exit $rc, want 1"; }
 
