@@ -77,7 +77,7 @@ set +e
 git bisect run "$script" --build "$build" "$work/fail.bpk" >"$work/bisect.out" 2>&1; rc=$?
 set -e
 git bisect log >"$work/bisect-log.out" || true
-git bisect reset -q >/dev/null 2>&1 || true
+git bisect reset >/dev/null 2>&1 || true
 cat "$work/bisect.out"
 grep 'git-bisect-rtl: .*build' "$work/bisect.out" || true
 [ $rc -eq 0 ] || fail "git bisect run exited $rc"
