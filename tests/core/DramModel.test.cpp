@@ -973,3 +973,19 @@ TEST_CASE("DRAM per-cycle path does not allocate", "[core][dram]") {
   m.digest();
   CHECK(g_allocations > before);
 }
+
+TEST_CASE("DRAM page hash and digests are pinned", "[core][dram]") {
+  // Page hashes and digests are stored in packets (checkpoint pages, state digests): a change of
+  // the functions would make every recorded packet diverge. Values computed once, written here.
+  std::vector<uint8_t> page(bud::emu::kDramPageBytes);
+  for (size_t i = 0; i < page.size(); ++i) page[i] = static_cast<uint8_t>(i * 7 + 1);
+  CHECK(DramModel::hash_page(page.data()) == 0xdd4670df48d71d0full);
+  std::vector<uint8_t> zero(bud::emu::kDramPageBytes, 0);
+  CHECK(DramModel::hash_page(zero.data()) == 0xd38d303be7a1218full);
+  DramModel m(small_config());
+  CHECK(m.memory_digest() == 0xff9c979de1675a4bull);
+  CHECK(m.digest() == 0x9651284d7d491201ull);
+  REQUIRE(m.write(0x1000, std::span<const uint8_t>(page.data(), 64)));
+  CHECK(m.memory_digest() == 0x15020ea80e5232f8ull);
+  CHECK(m.digest() == 0xaf1dfe30005680f5ull);
+}

@@ -54,10 +54,8 @@ bool have_fst2vcd() { return std::system("command -v fst2vcd >/dev/null 2>&1") =
 
 TEST_CASE("wave dump of a past window holds exactly FROM..TO and returns to the same state",
           "[debugger][wave]") {
-  if (!have_fst2vcd()) {
-    WARN("SKIP: fst2vcd (gtkwave) not installed; tools/setup-deps.sh installs it");
-    return;
-  }
+  // tools/setup-deps.sh installs gtkwave: without fst2vcd nothing here is checked, so fail.
+  if (!have_fst2vcd()) FAIL("fst2vcd (gtkwave) is not installed; run tools/setup-deps.sh");
   Debugger d("conv", 2000);
   d.ok("until 7000");
   const uint64_t dig = d.digest();
@@ -118,10 +116,8 @@ TEST_CASE("wave on/off and wave dump leave the state digest as a forward run has
 }
 
 TEST_CASE("wave on/off traces the cycles run in between", "[debugger][wave]") {
-  if (!have_fst2vcd()) {
-    WARN("SKIP: fst2vcd (gtkwave) not installed; tools/setup-deps.sh installs it");
-    return;
-  }
+  // tools/setup-deps.sh installs gtkwave: without fst2vcd nothing here is checked, so fail.
+  if (!have_fst2vcd()) FAIL("fst2vcd (gtkwave) is not installed; run tools/setup-deps.sh");
   Debugger d("gemm_small");
   d.ok("until 200");
   const std::string f = temp_path("on.fst");
@@ -144,10 +140,8 @@ TEST_CASE("wave on/off traces the cycles run in between", "[debugger][wave]") {
 }
 
 TEST_CASE("going back in time closes a `wave on` waveform, which stays valid", "[debugger][wave]") {
-  if (!have_fst2vcd()) {
-    WARN("SKIP: fst2vcd (gtkwave) not installed; tools/setup-deps.sh installs it");
-    return;
-  }
+  // tools/setup-deps.sh installs gtkwave: without fst2vcd nothing here is checked, so fail.
+  if (!have_fst2vcd()) FAIL("fst2vcd (gtkwave) is not installed; run tools/setup-deps.sh");
   Debugger d("gemm_small");
   d.ok("until 100");
   const std::string f = temp_path("back.fst");

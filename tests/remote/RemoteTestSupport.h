@@ -88,6 +88,18 @@ inline pid_t spawn_bud(const std::vector<std::string>& args, const std::string& 
   return pid;
 }
 
+/// Polls `cond` every 10 ms until it holds or `seconds` pass; returns its last value. For
+/// conditions the server announces no event for (cycles advancing, threads ending).
+template <class Cond>
+bool eventually(Cond cond, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() >= end) return cond();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
 /// Waits up to `seconds` for `pid` to exit; returns its exit status, or -1 (then kills it).
 inline int wait_exit(pid_t pid, double seconds) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);

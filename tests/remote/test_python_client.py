@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ctest: the Python client (tools/python/bud_client) and its example against `bud serve`.
 
-    test_python_client.py --bud BUILD/bud --stubs BUILD/python --work BUILD
+    test_python_client.py --bud BUILD/bud --work BUILD [--installed]
 
 Checks: the example arms counter triggers, runs, gets the trigger event, reads counters and
 writes a waveform inside the server's output directory; an observer is refused changes; a
@@ -37,13 +37,18 @@ def main():
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     p = argparse.ArgumentParser()
     p.add_argument("--bud", required=True)
-    p.add_argument("--stubs", required=True)
+    p.add_argument("--installed", action="store_true",
+                   help="use the installed bud_client package, not tools/python")
     p.add_argument("--work", default=tempfile.gettempdir())
     a = p.parse_args()
-    os.environ["BUD_PYTHON_STUBS"] = a.stubs
-    sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
+    if not a.installed:
+        sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
     import grpc
+    import bud_client
     from bud_client import BudClient, BudError
+    if a.installed:
+        check(os.path.realpath(bud_client.__file__).startswith(os.path.realpath(sys.prefix)),
+              "bud_client not imported from the installed package: " + bud_client.__file__)
 
     work = os.path.realpath(tempfile.mkdtemp(prefix="remote_py_", dir=a.work))
     sock = os.path.join(work, "s.sock")

@@ -73,8 +73,33 @@ TEST_CASE("CRC32C and hash64 are the documented functions", "[replay][format]") 
   const std::span<const uint8_t> b(reinterpret_cast<const uint8_t*>(s.data()), s.size());
   CHECK(crc32c(b) == 0xE3069283u);  // the standard CRC32C check value
   CHECK(crc32c(b.subspan(4), crc32c(b.subspan(0, 4))) == crc32c(b));
-  CHECK(hash64(b) == hash64(b));
+  // RFC 3720 B.4 test vectors: 32 bytes of zeros, 32 bytes of 0xFF.
+  const std::vector<uint8_t> zeros(32, 0), ones(32, 0xFF);
+  CHECK(crc32c(zeros) == 0x8A9136AAu);
+  CHECK(crc32c(ones) == 0x62A8AB43u);
+  CHECK(crc32c({}) == 0u);
+  // hash64 names chunks and is stored in packets: pinned values (computed once), so a change of
+  // the function (which would orphan every stored chunk id) fails here.
+  CHECK(hash64(b) == 0x4cad182bd43ab9aeull);
+  CHECK(hash64({}) == 0x39ffcd57fdfb1857ull);
+  CHECK(hash64(pseudo_random(4096, 7)) == 0x3b036e79d63b9fc0ull);
   CHECK(hash64(b) != hash64(b.subspan(1)));
+}
+
+TEST_CASE("content-defined chunk boundaries are pinned", "[replay][format]") {
+  // Boundaries decide which chunk ids packets store and share: computed once, written here.
+  const auto data = pseudo_random(1 << 18, 3);
+  const auto chunks = split_chunks(data);
+  std::vector<size_t> sizes;
+  for (const auto& c : chunks) sizes.push_back(c.size);
+  const std::vector<size_t> pinned{
+      10635, 3070, 3255, 5572, 3612, 12110, 7318, 30388, 5168, 1573, 4748, 4688,
+      9973, 4756, 1648, 3524, 6944, 4763, 4297, 5251, 1140, 3161, 1540, 2827,
+      8968, 1107, 1464, 2018, 3822, 7346, 2138, 21458, 1358, 1213, 2298, 2559,
+      5227, 5552, 1258, 3809, 2731, 2732, 6043, 6668, 9213, 21201};
+  CHECK(sizes == pinned);
+  REQUIRE(!chunks.empty());
+  CHECK(hash64(std::span(data).subspan(chunks[0].offset, chunks[0].size)) == 0x0cda5a3c21fa9ac2ull);
 }
 
 TEST_CASE("content-defined chunks cover the input and survive an insertion", "[replay][format]") {

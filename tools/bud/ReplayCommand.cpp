@@ -75,7 +75,7 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
       "Examples:\n"
       "  bud run conv --fault memflip:dram:0x100[3]@0 --record fail.bpk; bud replay fail.bpk\n"
       "  bud replay fail.bpk --at 900000          # start from the checkpoint before 900000\n"
-      "  git bisect run bud replay --allow-revision-mismatch fail.bpk\n"
+      "  git bisect run /tmp/git-bisect-rtl.sh fail.bpk   # copy of tools/git-bisect-rtl.sh\n"
       "  bud replay corpus/ --junit replay.xml -j 4 --shard 0/8   # CI corpus mode\n"
       "Verdicts: reproduced, fixed (symptom gone, results match the golden model), passed,\n"
       "new-symptom, diverged (digests differ on the same model revision), incompatible.\n"

@@ -8,8 +8,8 @@
         print(bud.counters("gemm.stall_mem", "gemm.active"))
 
 The service is described in docs/remote.md; the wire contract is debugger/remote/remote.proto.
-The generated stubs (remote_pb2, remote_pb2_grpc) are built into BUILD/python by CMake; set
-BUD_PYTHON_STUBS to that directory if it is not ./build/python under the repository.
+Install: pip install --no-build-isolation ./tools/python (needs Debian's python3-grpcio and
+python3-protobuf; tools/python/README.md). The generated stubs are in bud_client._proto.
 """
 
 from .client import BudClient, BudError, CommandResult, Event  # noqa: F401

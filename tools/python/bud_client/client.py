@@ -3,38 +3,42 @@
 import json
 import os
 import queue
-import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 
-def _load_stubs():
-    """Imports remote_pb2 / remote_pb2_grpc from BUD_PYTHON_STUBS or the build tree."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    repo = os.path.normpath(os.path.join(here, "..", "..", ".."))
-    candidates = [os.environ.get("BUD_PYTHON_STUBS", ""), os.path.join(repo, "build", "python")]
-    for c in candidates:
-        if c and os.path.exists(os.path.join(c, "remote_pb2.py")) and c not in sys.path:
-            sys.path.insert(0, c)
+def _import_grpc() -> Any:
+    """Imports grpc and protobuf, or raises one ImportError naming the Debian packages."""
     try:
-        import remote_pb2  # noqa: F401
-        import remote_pb2_grpc  # noqa: F401
-    except ImportError as e:  # pragma: no cover - configuration error
+        import grpc as grpc_module
+        import google.protobuf  # noqa: F401
+    except ImportError as e:
         raise ImportError(
-            "bud_client: generated stubs not found; build bud (cmake --build build) or set "
-            "BUD_PYTHON_STUBS to the directory holding remote_pb2.py") from e
-    return remote_pb2, remote_pb2_grpc
+            f"bud_client needs gRPC and protobuf for Python ({e}); on Debian/Ubuntu: "
+            "apt-get install python3-grpcio python3-protobuf (in a venv, create it with "
+            "--system-site-packages)") from e
+    return grpc_module
 
 
-pb, pb_grpc = _load_stubs()
-import grpc  # noqa: E402  (after the stubs, which import it too)
+grpc = _import_grpc()
+from ._proto import remote_pb2 as pb  # noqa: E402  (generated; needs grpc and protobuf)
+from ._proto import remote_pb2_grpc as pb_grpc  # noqa: E402
+
+
+def _details(e: Any) -> str:
+    """The status message of a gRPC error as text, whatever bytes the server sent (grpc hands
+    over undecodable details as bytes or latin-1; never raise while reporting an error)."""
+    d = e.details()
+    if isinstance(d, bytes):
+        return d.decode("utf-8", "replace")
+    return d if isinstance(d, str) else ""
 
 
 class BudError(RuntimeError):
     """A failed command or call. `code` is the gRPC status code name or "COMMAND"."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -65,8 +69,8 @@ class Event:
     fields: Dict[str, Any] = field(default_factory=dict)
 
 
-def _to_dict(msg) -> Dict[str, Any]:
-    out = {}
+def _to_dict(msg: Any) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
     for desc, value in msg.ListFields():
         if desc.label == desc.LABEL_REPEATED:
             out[desc.name] = [_to_dict(v) if hasattr(v, "ListFields") else v for v in value]
@@ -83,7 +87,8 @@ class BudClient:
     the emulation as it is."""
 
     def __init__(self, address: str, token_file: Optional[str] = None, name: str = "bud_client",
-                 control: bool = True, require_control: bool = False, timeout: float = 10.0):
+                 control: bool = True, require_control: bool = False,
+                 timeout: float = 10.0) -> None:
         self.timeout = timeout
         self._token = None
         if token_file:
@@ -104,7 +109,7 @@ class BudClient:
             first = next(self._stream)
         except grpc.RpcError as e:
             self._channel.close()
-            raise BudError(e.code().name, e.details()) from None
+            raise BudError(e.code().name, _details(e)) from None
         self.attached = first.attached
         self.session_id = first.attached.session_id
         self.role = "controller" if first.attached.role == pb.ROLE_CONTROLLER else "observer"
@@ -123,20 +128,21 @@ class BudClient:
             return address[4:]
         raise ValueError(f"{address!r}: expected unix:PATH or tcp:HOST:PORT")
 
-    def _auth(self):
+    def _auth(self) -> List[Tuple[str, str]]:
         return [("authorization", "Bearer " + self._token)] if self._token else []
 
-    def _md(self):
+    def _md(self) -> List[Tuple[str, str]]:
         return self._auth() + [("bud-session", self.session_id)]
 
-    def _call(self, method, request, timeout: Optional[float] = -1.0):
+    def _call(self, method: Callable[..., Any], request: Any,
+              timeout: Optional[float] = -1.0) -> Any:
         try:
             return method(request, metadata=self._md(),
                           timeout=self.timeout if timeout == -1.0 else timeout)
         except grpc.RpcError as e:
-            raise BudError(e.code().name, e.details()) from None
+            raise BudError(e.code().name, _details(e)) from None
 
-    def _read_events(self):
+    def _read_events(self) -> None:
         try:
             for ev in self._stream:
                 kind = ev.WhichOneof("kind") or "unknown"
@@ -236,7 +242,7 @@ class BudClient:
         except queue.Empty:
             return None
 
-    def wait_event(self, kinds: Iterable[str] | str, timeout: float = 60.0,
+    def wait_event(self, kinds: Union[Iterable[str], str], timeout: float = 60.0,
                    where: Optional[Callable[[Event], bool]] = None) -> Event:
         """Waits for the next event of one of `kinds` (for which `where`, if given, holds);
         others are skipped. Raises BudError (DEADLINE_EXCEEDED) on timeout."""

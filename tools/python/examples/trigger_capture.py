@@ -15,8 +15,13 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bud_client import BudClient, BudError  # noqa: E402
+try:  # the installed package (pip install ./tools/python), else the source tree beside this file
+    from bud_client import BudClient, BudError
+except ModuleNotFoundError as e:
+    if e.name != "bud_client":
+        raise
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from bud_client import BudClient, BudError  # noqa: E402
 
 
 def main() -> int:

@@ -1,0 +1,270 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+RECORD_ANNOTATION: RecordKind
+RECORD_CHECKPOINT: RecordKind
+RECORD_CHUNKS: RecordKind
+RECORD_HEADER: RecordKind
+RECORD_INDEX: RecordKind
+RECORD_KIND_UNSPECIFIED: RecordKind
+RECORD_RESULT: RecordKind
+RECORD_STIMULUS: RecordKind
+RECORD_SYMPTOM: RecordKind
+RECORD_WINDOW: RecordKind
+
+class Annotation(_message.Message):
+    __slots__ = ["cycle", "text"]
+    CYCLE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    cycle: int
+    text: str
+    def __init__(self, cycle: _Optional[int] = ..., text: _Optional[str] = ...) -> None: ...
+
+class Checkpoint(_message.Message):
+    __slots__ = ["chunks", "cycle", "raw_size", "state_hash"]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    CYCLE_FIELD_NUMBER: _ClassVar[int]
+    RAW_SIZE_FIELD_NUMBER: _ClassVar[int]
+    STATE_HASH_FIELD_NUMBER: _ClassVar[int]
+    chunks: _containers.RepeatedScalarFieldContainer[int]
+    cycle: int
+    raw_size: int
+    state_hash: int
+    def __init__(self, cycle: _Optional[int] = ..., raw_size: _Optional[int] = ..., chunks: _Optional[_Iterable[int]] = ..., state_hash: _Optional[int] = ...) -> None: ...
+
+class Chunks(_message.Message):
+    __slots__ = ["data", "ids", "sizes"]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    SIZES_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    ids: _containers.RepeatedScalarFieldContainer[int]
+    sizes: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, ids: _Optional[_Iterable[int]] = ..., sizes: _Optional[_Iterable[int]] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class DigestPoint(_message.Message):
+    __slots__ = ["cycle", "digest"]
+    CYCLE_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    cycle: int
+    digest: int
+    def __init__(self, cycle: _Optional[int] = ..., digest: _Optional[int] = ...) -> None: ...
+
+class Fault(_message.Message):
+    __slots__ = ["text"]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    def __init__(self, text: _Optional[str] = ...) -> None: ...
+
+class Header(_message.Message):
+    __slots__ = ["build_tags", "design", "faults", "format_major", "format_minor", "intervals", "limits", "memory", "model_revision", "seeds", "start_cycle", "stimulus", "tool_version", "triggers", "verilator_version", "workload"]
+    BUILD_TAGS_FIELD_NUMBER: _ClassVar[int]
+    DESIGN_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_MAJOR_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_MINOR_FIELD_NUMBER: _ClassVar[int]
+    INTERVALS_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    MODEL_REVISION_FIELD_NUMBER: _ClassVar[int]
+    SEEDS_FIELD_NUMBER: _ClassVar[int]
+    START_CYCLE_FIELD_NUMBER: _ClassVar[int]
+    STIMULUS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    TRIGGERS_FIELD_NUMBER: _ClassVar[int]
+    VERILATOR_VERSION_FIELD_NUMBER: _ClassVar[int]
+    WORKLOAD_FIELD_NUMBER: _ClassVar[int]
+    build_tags: _containers.RepeatedScalarFieldContainer[str]
+    design: str
+    faults: _containers.RepeatedCompositeFieldContainer[Fault]
+    format_major: int
+    format_minor: int
+    intervals: Intervals
+    limits: RunLimits
+    memory: MemoryConfig
+    model_revision: str
+    seeds: Seeds
+    start_cycle: int
+    stimulus: HostStimulus
+    tool_version: str
+    triggers: _containers.RepeatedScalarFieldContainer[str]
+    verilator_version: str
+    workload: WorkloadSpec
+    def __init__(self, format_major: _Optional[int] = ..., format_minor: _Optional[int] = ..., model_revision: _Optional[str] = ..., verilator_version: _Optional[str] = ..., tool_version: _Optional[str] = ..., build_tags: _Optional[_Iterable[str]] = ..., design: _Optional[str] = ..., seeds: _Optional[_Union[Seeds, _Mapping]] = ..., workload: _Optional[_Union[WorkloadSpec, _Mapping]] = ..., memory: _Optional[_Union[MemoryConfig, _Mapping]] = ..., limits: _Optional[_Union[RunLimits, _Mapping]] = ..., triggers: _Optional[_Iterable[str]] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., stimulus: _Optional[_Union[HostStimulus, _Mapping]] = ..., intervals: _Optional[_Union[Intervals, _Mapping]] = ..., start_cycle: _Optional[int] = ...) -> None: ...
+
+class HostStimulus(_message.Message):
+    __slots__ = ["commands", "image_bytes", "job_fingerprint", "poll_interval", "ring_base", "ring_entries"]
+    COMMANDS_FIELD_NUMBER: _ClassVar[int]
+    IMAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    JOB_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    POLL_INTERVAL_FIELD_NUMBER: _ClassVar[int]
+    RING_BASE_FIELD_NUMBER: _ClassVar[int]
+    RING_ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    commands: int
+    image_bytes: int
+    job_fingerprint: int
+    poll_interval: int
+    ring_base: int
+    ring_entries: int
+    def __init__(self, job_fingerprint: _Optional[int] = ..., ring_base: _Optional[int] = ..., ring_entries: _Optional[int] = ..., poll_interval: _Optional[int] = ..., commands: _Optional[int] = ..., image_bytes: _Optional[int] = ...) -> None: ...
+
+class Index(_message.Message):
+    __slots__ = ["entries"]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[IndexEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[IndexEntry, _Mapping]]] = ...) -> None: ...
+
+class IndexEntry(_message.Message):
+    __slots__ = ["cycle", "kind", "offset"]
+    CYCLE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    cycle: int
+    kind: RecordKind
+    offset: int
+    def __init__(self, kind: _Optional[_Union[RecordKind, str]] = ..., offset: _Optional[int] = ..., cycle: _Optional[int] = ...) -> None: ...
+
+class Intervals(_message.Message):
+    __slots__ = ["checkpoint", "digest"]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    checkpoint: int
+    digest: int
+    def __init__(self, digest: _Optional[int] = ..., checkpoint: _Optional[int] = ...) -> None: ...
+
+class MemoryConfig(_message.Message):
+    __slots__ = ["base_latency", "burst_duty_pct", "burst_period", "bursty", "bytes_per_cycle", "jitter", "max_outstanding", "reorder", "size_bytes"]
+    BASE_LATENCY_FIELD_NUMBER: _ClassVar[int]
+    BURSTY_FIELD_NUMBER: _ClassVar[int]
+    BURST_DUTY_PCT_FIELD_NUMBER: _ClassVar[int]
+    BURST_PERIOD_FIELD_NUMBER: _ClassVar[int]
+    BYTES_PER_CYCLE_FIELD_NUMBER: _ClassVar[int]
+    JITTER_FIELD_NUMBER: _ClassVar[int]
+    MAX_OUTSTANDING_FIELD_NUMBER: _ClassVar[int]
+    REORDER_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    base_latency: int
+    burst_duty_pct: int
+    burst_period: int
+    bursty: bool
+    bytes_per_cycle: int
+    jitter: int
+    max_outstanding: int
+    reorder: bool
+    size_bytes: int
+    def __init__(self, size_bytes: _Optional[int] = ..., base_latency: _Optional[int] = ..., jitter: _Optional[int] = ..., bytes_per_cycle: _Optional[int] = ..., max_outstanding: _Optional[int] = ..., reorder: bool = ..., bursty: bool = ..., burst_period: _Optional[int] = ..., burst_duty_pct: _Optional[int] = ...) -> None: ...
+
+class Result(_message.Message):
+    __slots__ = ["counters", "cycles", "failures", "output_digest", "passed", "stages", "state", "state_digest", "stopped"]
+    COUNTERS_FIELD_NUMBER: _ClassVar[int]
+    CYCLES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    STAGES_FIELD_NUMBER: _ClassVar[int]
+    STATE_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    STOPPED_FIELD_NUMBER: _ClassVar[int]
+    counters: _containers.RepeatedScalarFieldContainer[int]
+    cycles: int
+    failures: _containers.RepeatedScalarFieldContainer[str]
+    output_digest: int
+    passed: bool
+    stages: _containers.RepeatedCompositeFieldContainer[StageTotals]
+    state: str
+    state_digest: int
+    stopped: bool
+    def __init__(self, cycles: _Optional[int] = ..., state: _Optional[str] = ..., passed: bool = ..., failures: _Optional[_Iterable[str]] = ..., state_digest: _Optional[int] = ..., output_digest: _Optional[int] = ..., counters: _Optional[_Iterable[int]] = ..., stages: _Optional[_Iterable[_Union[StageTotals, _Mapping]]] = ..., stopped: bool = ...) -> None: ...
+
+class RunLimits(_message.Message):
+    __slots__ = ["hang_cycles", "max_cycles", "throttle_on_cycles", "throttle_period"]
+    HANG_CYCLES_FIELD_NUMBER: _ClassVar[int]
+    MAX_CYCLES_FIELD_NUMBER: _ClassVar[int]
+    THROTTLE_ON_CYCLES_FIELD_NUMBER: _ClassVar[int]
+    THROTTLE_PERIOD_FIELD_NUMBER: _ClassVar[int]
+    hang_cycles: int
+    max_cycles: int
+    throttle_on_cycles: int
+    throttle_period: int
+    def __init__(self, max_cycles: _Optional[int] = ..., hang_cycles: _Optional[int] = ..., throttle_period: _Optional[int] = ..., throttle_on_cycles: _Optional[int] = ...) -> None: ...
+
+class Seeds(_message.Message):
+    __slots__ = ["memory", "verilator", "workload"]
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    VERILATOR_FIELD_NUMBER: _ClassVar[int]
+    WORKLOAD_FIELD_NUMBER: _ClassVar[int]
+    memory: int
+    verilator: int
+    workload: int
+    def __init__(self, workload: _Optional[int] = ..., memory: _Optional[int] = ..., verilator: _Optional[int] = ...) -> None: ...
+
+class StageTotals(_message.Message):
+    __slots__ = ["count", "sum"]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    SUM_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    sum: int
+    def __init__(self, count: _Optional[int] = ..., sum: _Optional[int] = ...) -> None: ...
+
+class Stimulus(_message.Message):
+    __slots__ = ["chunks", "hash", "raw_size"]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    HASH_FIELD_NUMBER: _ClassVar[int]
+    RAW_SIZE_FIELD_NUMBER: _ClassVar[int]
+    chunks: _containers.RepeatedScalarFieldContainer[int]
+    hash: int
+    raw_size: int
+    def __init__(self, raw_size: _Optional[int] = ..., chunks: _Optional[_Iterable[int]] = ..., hash: _Optional[int] = ...) -> None: ...
+
+class Symptom(_message.Message):
+    __slots__ = ["cycle", "details", "kind", "message"]
+    class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = []
+    ASSERTION: Symptom.Kind
+    CYCLE_FIELD_NUMBER: _ClassVar[int]
+    DESIGN_ERROR: Symptom.Kind
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    HANG: Symptom.Kind
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KIND_UNSPECIFIED: Symptom.Kind
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    RESULT_MISMATCH: Symptom.Kind
+    TRIGGER: Symptom.Kind
+    cycle: int
+    details: _containers.RepeatedScalarFieldContainer[str]
+    kind: Symptom.Kind
+    message: str
+    def __init__(self, kind: _Optional[_Union[Symptom.Kind, str]] = ..., cycle: _Optional[int] = ..., message: _Optional[str] = ..., details: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Window(_message.Message):
+    __slots__ = ["counters", "digests", "end_cycle", "index", "stages", "start_cycle"]
+    COUNTERS_FIELD_NUMBER: _ClassVar[int]
+    DIGESTS_FIELD_NUMBER: _ClassVar[int]
+    END_CYCLE_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    STAGES_FIELD_NUMBER: _ClassVar[int]
+    START_CYCLE_FIELD_NUMBER: _ClassVar[int]
+    counters: _containers.RepeatedScalarFieldContainer[int]
+    digests: _containers.RepeatedCompositeFieldContainer[DigestPoint]
+    end_cycle: int
+    index: int
+    stages: _containers.RepeatedCompositeFieldContainer[StageTotals]
+    start_cycle: int
+    def __init__(self, index: _Optional[int] = ..., start_cycle: _Optional[int] = ..., end_cycle: _Optional[int] = ..., digests: _Optional[_Iterable[_Union[DigestPoint, _Mapping]]] = ..., stages: _Optional[_Iterable[_Union[StageTotals, _Mapping]]] = ..., counters: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class WorkloadSpec(_message.Message):
+    __slots__ = ["name", "origin", "text"]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    origin: str
+    text: str
+    def __init__(self, name: _Optional[str] = ..., text: _Optional[str] = ..., origin: _Optional[str] = ...) -> None: ...
+
+class RecordKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
