@@ -162,25 +162,48 @@ void do_examine(Interpreter& in, const Args& a, CommandResult& r) {
   r.data.set("values", values);
 }
 
-void info_breakpoints(Interpreter& in, CommandResult& r) {
+void info_breakpoints(Interpreter& in, CommandResult& r, bool watch_only) {
   const auto& list = in.session().breakpoints().list();
   json::Json arr = json::Json::array();
-  if (list.empty()) r.say("no breakpoints or watchpoints");
+  auto is_watch = [](const Breakpoint& b) {
+    return b.kind == BreakKind::WatchSignal || b.kind == BreakKind::WatchMemory;
+  };
+  size_t shown = 0;
   for (const auto& b : list) {
+    if (watch_only && !is_watch(b)) continue;
+    ++shown;
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%3d  %-9s %-8s hits %-6llu %s", b.id, break_kind_name(b.kind),
+    std::snprintf(buf, sizeof buf, "%3d  %-9s %-8s hits %-6llu %s%s", b.id, break_kind_name(b.kind),
                   b.enabled ? "enabled" : "disabled", static_cast<unsigned long long>(b.hits),
-                  b.spec.c_str());
+                  b.spec.c_str(), b.temporary ? "  (temporary)" : "");
     r.say(buf);
+    if (b.filter) r.say("     stop only if " + b.filter->to_string());
     json::Json j = json::Json::object();
     j.set("id", b.id);
     j.set("kind", break_kind_name(b.kind));
     j.set("enabled", b.enabled);
     j.set("hits", b.hits);
     j.set("spec", b.spec);
+    j.set("temporary", b.temporary);
+    if (b.filter) j.set("condition", b.filter->to_string());
     arr.push(j);
   }
-  r.data.set("breakpoints", arr);
+  if (!shown) r.say(watch_only ? "no watchpoints" : "no breakpoints or watchpoints");
+  r.data.set(watch_only ? "watchpoints" : "breakpoints", arr);
+}
+
+void info_display(Interpreter& in, CommandResult& r) {
+  json::Json arr = json::Json::array();
+  if (in.displays().empty()) r.say("no displays");
+  for (const auto& d : in.displays()) {
+    r.say(std::to_string(d.id) + ": " + (d.format.empty() ? "" : "/" + d.format + " ") + d.expr);
+    json::Json j = json::Json::object();
+    j.set("id", d.id);
+    j.set("format", d.format);
+    j.set("expr", d.expr);
+    arr.push(j);
+  }
+  r.data.set("displays", arr);
 }
 
 std::string command_text(const Session& s, uint32_t id) {
@@ -315,18 +338,21 @@ void register_inspect_commands(Interpreter& interp) {
   interp.add({"where", {"bt"}, "where", "The command each engine is executing and its layer", "",
           {"where"}, kNeedsNothing, false,
           [](Interpreter& in, const Args&, CommandResult& r) { info_stages(in, r, true); }});
-  interp.add({"info", {"i"}, "info breakpoints|stages|checkpoints|signals [PATTERN]|registers|program",
-          "Show breakpoints, engine states, checkpoints, signals, CSRs or the program", "",
+  interp.add({"info", {"i"}, "info breakpoints|watchpoints|display|stages|checkpoints|signals [PATTERN]|registers|program",
+          "Show breakpoints, watchpoints, displays, engine states, checkpoints, signals, CSRs or the program", "",
           {"info breakpoints", "info stages", "info signals load", "info registers"},
           kNeedsNothing, false, [](Interpreter& in, const Args& a, CommandResult& r) {
             const std::string what = a.words.empty() ? "" : a.words[0];
-            if (what.rfind("b", 0) == 0 || what == "watchpoints") info_breakpoints(in, r);
+            if (what.rfind("b", 0) == 0) info_breakpoints(in, r, false);
+            else if (what.rfind("wa", 0) == 0) info_breakpoints(in, r, true);
+            else if (what.rfind("di", 0) == 0) info_display(in, r);
             else if (what.rfind("st", 0) == 0) info_stages(in, r, false);
             else if (what.rfind("ch", 0) == 0) info_checkpoints(in, r);
             else if (what.rfind("si", 0) == 0) info_signals(in, a.words.size() > 1 ? a.words[1] : "", r);
             else if (what.rfind("reg", 0) == 0 || what == "csr") info_registers(in, r);
             else if (what.rfind("pro", 0) == 0) info_program(in, r);
-            else r.fail("info what? breakpoints, stages, checkpoints, signals, registers, program");
+            else r.fail("info what? breakpoints, watchpoints, display, stages, checkpoints, signals, "
+                        "registers, program");
           }});
 }
 

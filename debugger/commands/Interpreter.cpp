@@ -124,8 +124,51 @@ CommandResult Interpreter::execute(const std::string& raw) {
   if (r.stop) {
     r.data.set("stop", stop_json(*r.stop));
     session_.snapshot_counters();
+    // tbreak: a one-shot breakpoint is deleted by the stop it caused (as in gdb).
+    auto& bps = session_.breakpoints();
+    for (const auto& reason : r.stop->reasons) {
+      const Breakpoint* b = reason.id ? bps.find(reason.id) : nullptr;
+      if (b && b->temporary && reason.kind == "breakpoint") {
+        bps.remove(reason.id);
+        r.say("deleted temporary breakpoint " + std::to_string(reason.id));
+      }
+    }
+    show_displays(r);
   }
   return r;
+}
+
+int Interpreter::add_display(Display d) {
+  d.id = next_display_++;
+  displays_.push_back(std::move(d));
+  return displays_.back().id;
+}
+
+bool Interpreter::remove_display(int id) {
+  return std::erase_if(displays_, [&](const Display& d) { return d.id == id; }) > 0;
+}
+
+void Interpreter::show_displays(CommandResult& r) {
+  if (displays_.empty()) return;
+  const CommandSpec* print = find("print");
+  json::Json arr = json::Json::array();
+  for (const auto& d : displays_) {
+    CommandResult p;
+    print->run(*this, parse_args("print" + (d.format.empty() ? "" : "/" + d.format) + " " + d.expr), p);
+    json::Json j = json::Json::object();
+    j.set("id", d.id);
+    j.set("expr", d.expr);
+    if (p.ok) {
+      for (const auto& l : p.lines) r.say(std::to_string(d.id) + ": " + l);
+      j.set("output", p.lines.empty() ? std::string() : p.lines[0]);
+    } else {
+      // The name may not be readable here (it was when the display was made): say so, go on.
+      r.say(std::to_string(d.id) + ": " + d.expr + ": " + p.error);
+      j.set("error", p.error);
+    }
+    arr.push(j);
+  }
+  r.data.set("displays", arr);
 }
 
 bool Interpreter::source(const std::string& path,

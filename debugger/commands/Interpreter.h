@@ -42,6 +42,13 @@ struct CommandSpec {
   std::function<void(Interpreter&, const Args&, CommandResult&)> run;
 };
 
+/// An expression printed after every stop (`display`), through `print` with its format.
+struct Display {
+  int id = 0;
+  std::string format;  ///< "", "x", "d" or "b"
+  std::string expr;
+};
+
 class Interpreter {
  public:
   explicit Interpreter(Session& session);
@@ -68,11 +75,20 @@ class Interpreter {
   /// Every completable name (signals, counters, memories, CSRs).
   std::vector<std::string> names() const;
 
+  /// Displays (`display`, `undisplay`, `info display`), printed after every stop in id order.
+  int add_display(Display d);
+  bool remove_display(int id);
+  const std::vector<Display>& displays() const { return displays_; }
+  /// Appends "N: <print output>" for every display to `r` (as `r.data.displays`).
+  void show_displays(CommandResult& r);
+
  private:
   Session& session_;
   std::vector<CommandSpec> commands_;
   std::string last_repeatable_;
   int source_depth_ = 0;
+  std::vector<Display> displays_;
+  int next_display_ = 1;
 };
 
 /// Splits a line into Args (quotes group words; the command word's "/x" becomes `flag`).

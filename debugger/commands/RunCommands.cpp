@@ -1,5 +1,6 @@
 // Run control and breakpoints: continue, step, until, break, watch, delete, enable, disable.
 #include <algorithm>
+#include <fstream>
 
 #include "debugger/commands/Format.h"
 #include "debugger/commands/Interpreter.h"
@@ -90,8 +91,10 @@ void do_break(Interpreter& in, const Args& a, CommandResult& r) {
     r.fail(error);
     return;
   }
+  if (a.command == "tbreak" || a.command == "tb") bps.set_temporary(id, true);
   const auto& b = bps.list().back();
-  r.say("breakpoint " + std::to_string(id) + ": " + b.spec);
+  r.say(std::string(b.temporary ? "temporary " : "") + "breakpoint " + std::to_string(id) + ": " +
+        b.spec);
   r.data.set("id", id);
   r.data.set("spec", b.spec);
 }
@@ -145,6 +148,84 @@ void do_watch(Interpreter& in, const Args& a, CommandResult& r) {
   r.data.set("id", id);
 }
 
+/// A breakpoint id argument: a number or `$bpnum` (the last one created, as in gdb; what
+/// `save breakpoints` writes so the file works in a session that already has breakpoints).
+std::optional<int> breakpoint_id(const Breakpoints& bps, const std::string& w) {
+  if (w == "$bpnum") {
+    if (bps.list().empty()) return std::nullopt;
+    return bps.list().back().id;
+  }
+  auto n = parse_number(w);
+  if (!n || !bps.find(static_cast<int>(*n))) return std::nullopt;
+  return static_cast<int>(*n);
+}
+
+/// The command that re-creates `b` (without its condition and enabled state).
+std::string recreate_command(const Breakpoint& b) {
+  const std::string brk = b.temporary ? "tbreak " : "break ";
+  switch (b.kind) {
+    case BreakKind::Cycle: return brk + std::to_string(b.cycle);
+    case BreakKind::Condition:
+    case BreakKind::Command: return brk + b.spec;  // "if EXPR", "cmd ..."
+    case BreakKind::WatchSignal: return b.spec;     // "watch NAME"
+    case BreakKind::WatchMemory:
+      return "watch " + b.memory + " " + hex64(b.offset) + " " + std::to_string(b.width);
+  }
+  return b.spec;
+}
+
+void do_save(Interpreter& in, const Args& a, CommandResult& r) {
+  if (a.words.size() != 2 || a.words[0] != "breakpoints") {
+    r.fail("usage: save breakpoints FILE");
+    return;
+  }
+  const std::string& path = a.words[1];
+  std::ofstream f(path);
+  if (!f) {
+    r.fail("cannot write '" + path + "'");
+    return;
+  }
+  const auto& list = in.session().breakpoints().list();
+  f << "# bud breakpoints (load with: source " << path << ")\n";
+  for (const auto& b : list) {
+    f << recreate_command(b) << "\n";
+    if (b.filter) f << "condition $bpnum " << b.filter->to_string() << "\n";
+    if (!b.enabled) f << "disable $bpnum\n";
+  }
+  f.flush();
+  if (!f) {
+    r.fail("error writing '" + path + "'");
+    return;
+  }
+  r.say("saved " + std::to_string(list.size()) + " breakpoints to " + path);
+  r.data.set("file", path);
+  r.data.set("count", static_cast<uint64_t>(list.size()));
+}
+
+void do_condition(Interpreter& in, const Args& a, CommandResult& r) {
+  auto& bps = in.session().breakpoints();
+  if (a.words.empty()) {
+    r.fail("usage: condition ID [EXPR]");
+    return;
+  }
+  auto id = breakpoint_id(bps, a.words[0]);
+  if (!id) {
+    r.fail("no breakpoint " + a.words[0]);
+    return;
+  }
+  std::string text = a.rest.substr(a.rest.find(a.words[0]) + a.words[0].size());
+  std::string error;
+  if (!bps.set_filter(*id, text, error)) {
+    r.fail(error);
+    return;
+  }
+  const Breakpoint* b = bps.find(*id);
+  if (b->filter) r.say("breakpoint " + std::to_string(*id) + ": stops only if " + b->filter->to_string());
+  else r.say("breakpoint " + std::to_string(*id) + " is now unconditional");
+  r.data.set("id", *id);
+  r.data.set("condition", b->filter ? b->filter->to_string() : std::string());
+}
+
 void set_enabled(Interpreter& in, const Args& a, CommandResult& r, bool enabled) {
   auto& bps = in.session().breakpoints();
   if (a.words.empty()) {
@@ -153,8 +234,8 @@ void set_enabled(Interpreter& in, const Args& a, CommandResult& r, bool enabled)
     return;
   }
   for (const auto& w : a.words) {
-    auto n = parse_number(w);
-    if (!n || !bps.set_enabled(static_cast<int>(*n), enabled)) {
+    auto id = breakpoint_id(bps, w);
+    if (!id || !bps.set_enabled(*id, enabled)) {
       r.fail("no breakpoint " + w);
       return;
     }
@@ -206,6 +287,58 @@ void register_run_commands(Interpreter& interp) {
           {"break 12000", "break if gemm.stall_mem > 1000", "break if rate(load.stall_mem, 256) > 0.5",
            "break cmd gemm layer 1", "break cmd #42"},
           kNeedsNothing, false, do_break});
+  interp.add({"tbreak", {"tb"}, "tbreak CYCLE | tbreak if EXPR | tbreak cmd [OPCODE] [#INDEX] [layer L]",
+          "Set a one-shot breakpoint: like break, deleted by the stop it causes",
+          "Takes every form of break. When the breakpoint is among the reasons of a stop it is "
+          "deleted and the stop says so.",
+          {"tbreak 5000", "tbreak cmd gemm layer 1"}, kNeedsNothing, false, do_break});
+  interp.add({"condition", {}, "condition ID [EXPR]",
+          "Make breakpoint ID stop only when EXPR holds; without EXPR, unconditional again",
+          "EXPR is evaluated on the cycle the breakpoint would fire (stateless expressions only, "
+          "docs/expressions.md). ID may be $bpnum, the last breakpoint created.",
+          {"condition 1 gemm.stall_mem > 10", "condition 1"}, kNeedsNothing, false, do_condition});
+  interp.add({"save", {}, "save breakpoints FILE",
+          "Write the breakpoints and watchpoints as commands that `source FILE` re-creates",
+          "Conditions and disabled states are kept (via $bpnum); hit counts are not.",
+          {"save breakpoints bps.bud"}, kNeedsNothing, false, do_save});
+  interp.add({"display", {}, "display[/x|/d|/b] [NAME | EXPR]",
+          "Print NAME or EXPR after every stop (and now); without arguments, show them all",
+          "Uses print's formats. `undisplay ID` removes one, `info display` lists them.",
+          {"display load.state", "display/x fetch.head_q"}, kNeedsNothing, false,
+          [](Interpreter& in, const Args& a, CommandResult& r) {
+            if (a.words.empty()) {
+              in.show_displays(r);
+              if (in.displays().empty()) r.say("no displays");
+              return;
+            }
+            // Check it prints now, so a typo is refused here and not at every stop.
+            CommandResult p;
+            in.find("print")->run(in, a, p);
+            if (!p.ok) {
+              r.fail(p.error);
+              return;
+            }
+            const int id = in.add_display({0, a.flag, a.rest});
+            for (const auto& l : p.lines) r.say(std::to_string(id) + ": " + l);
+            r.data.set("id", id);
+          }});
+  interp.add({"undisplay", {}, "undisplay [ID...]", "Remove displays (all if no ID)", "",
+          {"undisplay 1", "undisplay"}, kNeedsNothing, false,
+          [](Interpreter& in, const Args& a, CommandResult& r) {
+            if (a.words.empty()) {
+              while (!in.displays().empty()) in.remove_display(in.displays().front().id);
+              r.say("deleted all displays");
+              return;
+            }
+            for (const auto& w : a.words) {
+              auto n = parse_number(w);
+              if (!n || !in.remove_display(static_cast<int>(*n))) {
+                r.fail("no display " + w);
+                return;
+              }
+            }
+            r.say("deleted display " + a.rest);
+          }});
   interp.add({"watch", {"w"}, "watch SIGNAL | watch MEMORY ADDR [BYTES]",
           "Stop when a signal or a memory word changes", "",
           {"watch load.state", "watch tokens[0]", "watch dram 0x10040 4"}, kNeedsNothing, false,

@@ -47,7 +47,7 @@ TEST_CASE("print counters (with or without pmu.), CSRs and expressions", "[debug
   REQUIRE(status);
   auto r = d.ok("print STATUS");
   CHECK(r.lines.at(0) ==
-        "csr.STATUS = " + std::to_string(*status) + " (0x" + std::to_string(*status) + ")");
+        "csr.STATUS = " + std::to_string(*status) + " (" + debugger::hex64(*status) + ")");
   CHECK(contains(text(d.ok("print csr.STATUS")), "csr.STATUS = "));
   CHECK(contains(text(d.ok("info registers")), "STATUS"));
 

@@ -193,7 +193,7 @@ TEST_CASE("a watchpoint on a signal stops on change with old -> new", "[debugger
   CHECK(r.stop->cycle == expected);
   REQUIRE(reason_kinds(r) == std::vector<std::string>{"watchpoint"});
   const std::string want =
-      "load.state: 0x" + std::to_string(initial) + " -> 0x" + std::to_string(d.value("load.state"));
+      "load.state: " + debugger::hex64(initial) + " -> " + debugger::hex64(d.value("load.state"));
   CHECK(r.stop->reasons[0].detail == want);
 }
 
