@@ -178,6 +178,7 @@ void info_breakpoints(Interpreter& in, CommandResult& r, bool watch_only) {
                   b.spec.c_str(), b.temporary ? "  (temporary)" : "");
     r.say(buf);
     if (b.filter) r.say("     stop only if " + b.filter->to_string());
+    for (const auto& c : b.commands) r.say("     > " + c);
     json::Json j = json::Json::object();
     j.set("id", b.id);
     j.set("kind", break_kind_name(b.kind));
@@ -186,6 +187,11 @@ void info_breakpoints(Interpreter& in, CommandResult& r, bool watch_only) {
     j.set("spec", b.spec);
     j.set("temporary", b.temporary);
     if (b.filter) j.set("condition", b.filter->to_string());
+    if (!b.commands.empty()) {
+      json::Json cmds = json::Json::array();
+      for (const auto& c : b.commands) cmds.push(c);
+      j.set("commands", cmds);
+    }
     arr.push(j);
   }
   if (!shown) r.say(watch_only ? "no watchpoints" : "no breakpoints or watchpoints");
@@ -320,25 +326,25 @@ void info_program(Interpreter& in, CommandResult& r) {
 }  // namespace
 
 void register_inspect_commands(Interpreter& interp) {
-  interp.add({"print", {"p"}, "print[/x|/d|/b] NAME | EXPR",
+  set_completion(interp.add({"print", {"p"}, "print[/x|/d|/b] NAME | EXPR",
           "Print a signal, counter, CSR or expression",
           "NAME is a signal (load.state, tokens[2]), a PMU counter with or without pmu. "
           "(gemm.stall_mem), a CSR (STATUS, csr.RING_HEAD) or cycle. Anything else is evaluated "
           "as an expression (docs/expressions.md).",
           {"print load.state", "print/x fetch.head_q", "print gemm.active * 100 / cycles",
            "print STATUS"},
-          kNeedsNothing, false, do_print});
-  interp.add({"counters", {"pmu"}, "counters [FILTER]",
+          kNeedsNothing, false, do_print}), {}, {ArgKind::Name});
+  set_completion(interp.add({"counters", {"pmu"}, "counters [FILTER]",
           "All PMU counters with their change since the previous stop", "",
-          {"counters", "counters stall"}, kNeedsNothing, false, do_counters});
-  interp.add({"x", {"examine"}, "x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]",
+          {"counters", "counters stall"}, kNeedsNothing, false, do_counters}), {}, {ArgKind::Name, ArgKind::None});
+  set_completion(interp.add({"x", {"examine"}, "x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]",
           "Examine memory (dram, inp, wgt, acc, out); ADDR is a byte offset",
           "", {"x dram 0x10000", "x/i8 out 0 32", "x/i32 acc 0x40 8"}, kNeedsNothing, false,
-          do_examine});
+          do_examine}), {}, {ArgKind::Memory, ArgKind::None});
   interp.add({"where", {"bt"}, "where", "The command each engine is executing and its layer", "",
           {"where"}, kNeedsNothing, false,
           [](Interpreter& in, const Args&, CommandResult& r) { info_stages(in, r, true); }});
-  interp.add({"info", {"i"}, "info breakpoints|watchpoints|display|stages|checkpoints|signals [PATTERN]|registers|program",
+  set_completion(interp.add({"info", {"i"}, "info breakpoints|watchpoints|display|stages|checkpoints|signals [PATTERN]|registers|program",
           "Show breakpoints, watchpoints, displays, engine states, checkpoints, signals, CSRs or the program", "",
           {"info breakpoints", "info stages", "info signals load", "info registers"},
           kNeedsNothing, false, [](Interpreter& in, const Args& a, CommandResult& r) {
@@ -353,7 +359,7 @@ void register_inspect_commands(Interpreter& interp) {
             else if (what.rfind("pro", 0) == 0) info_program(in, r);
             else r.fail("info what? breakpoints, watchpoints, display, stages, checkpoints, signals, "
                         "registers, program");
-          }});
+          }}), {{"breakpoints", {}}, {"watchpoints", {}}, {"display", {}}, {"stages", {}}, {"checkpoints", {}}, {"signals", {ArgKind::Name, ArgKind::None}}, {"registers", {}}, {"program", {}}}, {});
 }
 
 }  // namespace bud::debugger

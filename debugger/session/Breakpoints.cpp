@@ -155,6 +155,16 @@ bool Breakpoints::set_filter(int id, const std::string& text, std::string& error
   return true;
 }
 
+bool Breakpoints::set_commands(int id, std::vector<std::string> commands) {
+  for (auto& b : bps_) {
+    if (b.id == id) {
+      b.commands = std::move(commands);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool Breakpoints::set_temporary(int id, bool temporary) {
   for (auto& b : bps_) {
     if (b.id == id) {
@@ -163,6 +173,20 @@ bool Breakpoints::set_temporary(int id, bool temporary) {
     }
   }
   return false;
+}
+
+bool Breakpoints::set_spec(int id, std::string spec) {
+  for (auto& b : bps_) {
+    if (b.id == id) {
+      b.spec = std::move(spec);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Breakpoints::remove_internal(int id) {
+  if (remove(id) && id == next_id_ - 1) --next_id_;
 }
 
 const Breakpoint* Breakpoints::find(int id) const {

@@ -36,6 +36,8 @@ struct Breakpoint {
   /// `condition N EXPR`: a hit counts only if this stateless expression holds on the hit cycle
   /// (evaluated only when the breakpoint would fire, so it costs nothing on other cycles).
   std::shared_ptr<Expr> filter;
+  /// `commands N ... end`: debugger command lines run after a stop this breakpoint caused.
+  std::vector<std::string> commands;
   // Cycle
   uint64_t cycle = 0;
   // Condition (stops on the cycle it becomes true, i.e. on a false -> true edge)
@@ -74,8 +76,16 @@ class Breakpoints final : public emu::CycleHook, public emu::TxnObserver {
   /// Sets (text non-empty) or clears (empty) the extra condition of breakpoint `id`. Refuses
   /// unknown ids, malformed expressions (with the column) and windowed functions.
   bool set_filter(int id, const std::string& text, std::string& error);
+  /// Replaces the command lines of `id` (empty: none). False if there is no such breakpoint.
+  bool set_commands(int id, std::vector<std::string> commands);
   /// Marks `id` one-shot (tbreak). False if there is no such breakpoint.
   bool set_temporary(int id, bool temporary);
+  /// Replaces the spec shown by `info breakpoints` (for breakpoints made of a condition, such
+  /// as `break layer L end`). False if there is no such breakpoint.
+  bool set_spec(int id, std::string spec);
+  /// Removes `id` and, if it was the newest, gives its number back (internal breakpoints such as
+  /// `finish` uses do not leave a gap in the user's numbering).
+  void remove_internal(int id);
   /// The breakpoint with `id`, or nullptr.
   const Breakpoint* find(int id) const;
   bool remove(int id);
