@@ -101,7 +101,7 @@ const CommandSpec* Interpreter::find(const std::string& name) const {
 
 CommandResult Interpreter::execute(const std::string& raw) {
   if (collecting_id_) {
-    // Inside `commands N ... end`: collect the line as it was typed (comments dropped).
+    // Inside `commands N ... end`: collect the line, trimmed and without its comment.
     CommandResult r;
     const std::string t = parse_args(strip_comment(raw)).command;
     if (t == "end") {
@@ -124,7 +124,7 @@ CommandResult Interpreter::execute(const std::string& raw) {
              std::to_string(collecting_id_) + " with `end`");
       return r;
     }
-    std::string kept = raw;
+    std::string kept = strip_comment(raw);
     while (!kept.empty() && std::isspace(static_cast<unsigned char>(kept.back()))) kept.pop_back();
     const size_t first = kept.find_first_not_of(" \t");
     if (first != std::string::npos && !t.empty()) collected_.push_back(kept.substr(first));

@@ -14,7 +14,9 @@ using Strings = std::vector<std::string>;
 
 namespace {
 
-bool has(const Strings& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const Strings& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 }  // namespace
 
@@ -27,7 +29,8 @@ TEST_CASE("the first word completes command names", "[debugger][complete]") {
   CHECK(has(c, "continue"));
   CHECK(has(c, "counters"));
   // Every command is reachable from its first letter.
-  for (const auto& cmd : d.in->commands()) CHECK(has(d.in->complete(cmd.name.substr(0, 1)), cmd.name));
+  for (const auto& cmd : d.in->commands())
+    CHECK(has(d.in->complete(cmd.name.substr(0, 1)), cmd.name));
 }
 
 TEST_CASE("subcommands complete from the spec", "[debugger][complete]") {

@@ -1,10 +1,13 @@
 // gdb/lldb prompt habits (issue 11): tbreak, condition, display, info watchpoints, save
 // breakpoints + source round trip, hex in info stages.
-#include <cstdio>
-#include <fstream>
 #include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
 #include "debugger/commands/Format.h"
+#include "debugger/frontend/Console.h"
 #include "tests/debugger/DebuggerTestSupport.h"
 
 using namespace bud;
@@ -54,7 +57,8 @@ TEST_CASE("condition N EXPR filters a breakpoint's hits; condition N clears it",
   Debugger d("gemm_small");
   d.ok("break cmd gemm");
   auto c = d.ok("condition 1 cycle > " + std::to_string(first.stop->cycle));
-  CHECK(c.lines.at(0) == "breakpoint 1: stops only if cycle > " + std::to_string(first.stop->cycle));
+  CHECK(c.lines.at(0) ==
+        "breakpoint 1: stops only if cycle > " + std::to_string(first.stop->cycle));
   CHECK(contains(text(d.ok("info breakpoints")), "stop only if cycle > "));
   auto r = d.ok("continue");
   REQUIRE(r.stop);
@@ -198,4 +202,184 @@ TEST_CASE("info stages prints the tag masks in hex", "[debugger][inspect]") {
   CHECK(contains(stages, "tags_busy=" + debugger::hex64(mask) + "\n") ||
         contains(stages, "tags_busy=" + debugger::hex64(mask) + " "));
   CHECK(contains(stages, "tags_busy=" + debugger::hex64(d.value("store.tag_busy"))));
+}
+
+namespace {
+
+/// The command an engine executes at the current cycle, if any.
+std::optional<uint32_t> engine_cmd(Debugger& d, const std::string& engine) {
+  for (const auto& e : d.session->emu().engines())
+    if (e.name == engine) return e.cmd_id;
+  FAIL("no engine " << engine);
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("finish runs until an engine's current command retires", "[debugger][finish]") {
+  Debugger d("gemm_small");
+  CHECK(contains(d.fails("finish"), "no engine is executing a command at cycle 0"));
+  CHECK(d.fails("finish fetch") == "unknown engine 'fetch' (load, compute, store)");
+  CHECK(contains(d.fails("finish compute"), "compute is idle at cycle 0"));
+  // Stop while compute is executing something.
+  d.ok("break if compute.state != 0");
+  REQUIRE(d.ok("continue").stop);
+  d.ok("delete");
+  const auto cmd = engine_cmd(d, "compute");
+  REQUIRE(cmd);
+  auto r = d.ok("finish compute");
+  REQUIRE(r.stop);
+  REQUIRE(reason_kinds(r) == std::vector<std::string>{"finish"});
+  CHECK(contains(r.stop->reasons[0].detail, "compute retired #" + std::to_string(*cmd)));
+  const uint64_t stop = r.stop->cycle;
+  CHECK(engine_cmd(d, "compute") != cmd);
+  // The cycle before, it was still executing it (the stop is the first cycle it is not).
+  d.ok("goto " + std::to_string(stop - 1));
+  CHECK(engine_cmd(d, "compute") == cmd);
+  // The internal breakpoint is gone and did not use up a number.
+  CHECK(d.session->breakpoints().list().empty());
+  CHECK(d.ok("break 100000").lines.at(0) == "breakpoint 2: cycle 100000");
+
+  // Default engine: the one running the oldest command in flight.
+  d.ok("delete");
+  d.ok("goto " + std::to_string(stop - 1));
+  std::string oldest;
+  uint32_t lowest = UINT32_MAX;
+  for (const auto& e : d.session->emu().engines())
+    if (e.cmd_id && *e.cmd_id < lowest) lowest = *e.cmd_id, oldest = e.name;
+  REQUIRE_FALSE(oldest.empty());
+  r = d.ok("finish");
+  CHECK(r.data.dump().find("\"engine\":\"" + oldest + "\"") != std::string::npos);
+  REQUIRE(reason_kinds(r) == std::vector<std::string>{"finish"});
+  CHECK(engine_cmd(d, oldest) != std::optional<uint32_t>(lowest));
+}
+
+TEST_CASE("break layer L end stops when the layer's last command retires", "[debugger][break]") {
+  Debugger d("gemm_small");
+  const auto& cmds = d.session->program().commands;
+  // Oracle: the last command of layer 0 that an engine executes, and that engine.
+  uint32_t last = UINT32_MAX;
+  for (uint32_t i = 0; i < cmds.size(); ++i)
+    if (cmds[i].layer == 0 && cmds[i].opcode != isa::Opcode::Sync &&
+        cmds[i].opcode != isa::Opcode::End)
+      last = i;
+  REQUIRE(last != UINT32_MAX);
+  const std::string engine = cmds[last].opcode == isa::Opcode::Load    ? "load"
+                             : cmds[last].opcode == isa::Opcode::Store ? "store"
+                                                                       : "compute";
+  auto b = d.ok("break layer 0 end");
+  CHECK(b.lines.at(0) == "breakpoint 1: layer 0 end");
+  auto r = d.ok("continue");
+  REQUIRE(r.stop);
+  REQUIRE(reason_kinds(r) == std::vector<std::string>{"breakpoint"});
+  const uint64_t stop = r.stop->cycle;
+  CHECK(engine_cmd(d, engine) != std::optional<uint32_t>(last));
+  d.ok("goto " + std::to_string(stop - 1));
+  CHECK(engine_cmd(d, engine) == std::optional<uint32_t>(last));
+  CHECK(contains(text(d.ok("info breakpoints")), "layer 0 end"));
+  const auto& layers = d.session->program().layer_names;
+  CHECK(d.ok("break layer " + layers.at(0) + " end").lines.at(0) ==
+        "breakpoint 2: layer " + layers.at(0) + " end");
+  CHECK(d.fails("break layer 99 end") ==
+        "no layer 99 (the workload has " + std::to_string(layers.size()) + ")");
+  CHECK(contains(d.fails("break layer 0"), "usage: break layer L end"));
+  CHECK(d.fails("break layer nosuch end") == "unknown layer 'nosuch'");
+}
+
+TEST_CASE("commands N ... end run when breakpoint N stops", "[debugger][commands]") {
+  Debugger d("gemm_small");
+  d.ok("break 100");
+  CHECK(d.ok("commands").lines.at(0) == "commands for breakpoint 1, one per line; `end` ends them");
+  CHECK(d.in->collecting_commands() == 1);
+  CHECK(d.ok("print cycle").lines.empty());  // collected, not run
+  CHECK(d.ok("  step 5  # the comment is dropped").lines.empty());
+  CHECK(d.ok("end").lines.at(0) == "breakpoint 1: 2 commands");
+  CHECK(d.in->collecting_commands() == 0);
+  CHECK(d.session->breakpoints().list().at(0).commands ==
+        std::vector<std::string>{"print cycle", "step 5"});
+  auto r = d.ok("continue");
+  REQUIRE(r.stop);
+  CHECK(r.lines ==
+        std::vector<std::string>{"stopped at cycle 100: breakpoint 1 (reached cycle 100)",
+                                 "cycle = 100 (0x64)", "stopped at cycle 105: step"});
+  CHECK(d.cycle() == 105);
+  CHECK(r.stop->cycle == 105);
+  CHECK(contains(text(d.ok("info breakpoints")), "     > print cycle"));
+  // A failing command stops the list and says which.
+  d.ok("break 200");
+  d.ok("commands 2");
+  d.ok("print nosuch");
+  d.ok("print cycle");
+  d.ok("end");
+  r = d.ok("continue");
+  CHECK(contains(text(r), "error: breakpoint 2 command `print nosuch`: "));
+  CHECK_FALSE(contains(text(r), "cycle = 200"));
+  // commands N then end clears them.
+  d.ok("commands 2");
+  CHECK(d.ok("end").lines.at(0) == "breakpoint 2 has no commands");
+  CHECK(d.fails("commands 9") == "no breakpoint 9");
+  d.ok("commands 2");
+  CHECK(contains(d.fails("commands 1"), "cannot be nested"));
+  d.ok("end");
+}
+
+TEST_CASE("commands work from scripts; a script may not end inside them", "[debugger][commands]") {
+  const std::string file = temp_path("cmds.bud");
+  {
+    std::ofstream f(file);
+    f << "break 50\ncommands\n  print cycle\n  step 10\nend\ncontinue\nprint cycle\n";
+  }
+  Debugger d("gemm_small");
+  std::vector<std::pair<std::string, debugger::CommandResult>> out;
+  REQUIRE(d.in->source(file, out, true));
+  CHECK(d.cycle() == 60);
+  CHECK(contains(text(out.at(out.size() - 2).second), "cycle = 50 (0x32)"));
+  CHECK(out.back().second.lines.at(0) == "cycle = 60 (0x3c)");
+  // Saved with the breakpoint and re-created by source.
+  const std::string saved = temp_path("cmds_saved.bud");
+  d.ok("save breakpoints " + saved);
+  Debugger e("gemm_small");
+  e.ok("source " + saved);
+  REQUIRE(e.session->breakpoints().list().size() == 1);
+  CHECK(e.session->breakpoints().list()[0].commands ==
+        std::vector<std::string>{"print cycle", "step 10"});
+  {
+    std::ofstream f(file);
+    f << "break 50\ncommands 1\nprint cycle\n";
+  }
+  Debugger g("gemm_small");
+  out.clear();
+  CHECK_FALSE(g.in->source(file, out, true));
+  CHECK(out.back().second.error == file + ":3: end of file inside `commands 1` (missing `end`)");
+  CHECK(g.in->collecting_commands() == 0);
+  CHECK(g.ok("print cycle").lines.at(0) == "cycle = 0 (0x0)");
+}
+
+TEST_CASE("a long run shows a progress line on simulated-cycle boundaries only when asked",
+          "[debugger][progress]") {
+  for (const bool json : {false, true}) {
+    Debugger d("gemm_small", 100'000, 512ull << 20, /*chunk=*/100);
+    std::ostringstream out, err;
+    debugger::ConsoleOptions o;
+    o.json = json;
+    o.progress_every = 256;
+    {
+      debugger::Console c(*d.in, o, out, err);
+      c.run_line("until 700");
+    }
+    if (json) {
+      CHECK(out.str().find('\r') == std::string::npos);
+    } else {
+      // Chunks end at 100, 200, ...: lines when a multiple of 256 has been passed, then erased.
+      CHECK(out.str() ==
+            "\r  running... cycle 300 (+300)  Ctrl-C stops\r  running... cycle 600 (+600)  "
+            "Ctrl-C stops\r\033[Kstopped at cycle 700: until\n");
+    }
+  }
+  // Off (the default, and for --batch and pipes): exactly the plain output.
+  Debugger d("gemm_small", 100'000, 512ull << 20, 100);
+  std::ostringstream out, err;
+  debugger::Console c(*d.in, debugger::ConsoleOptions{}, out, err);
+  c.run_line("until 700");
+  CHECK(out.str() == "stopped at cycle 700: until\n");
 }
