@@ -199,8 +199,8 @@ TEST_CASE("info stages prints the tag masks in hex", "[debugger][inspect]") {
   const uint64_t mask = d.value("load.tag_busy");
   REQUIRE(mask > 9);
   const std::string stages = text(d.ok("info stages"));
-  CHECK(contains(stages, "tags_busy=" + debugger::hex64(mask) + "\n") ||
-        contains(stages, "tags_busy=" + debugger::hex64(mask) + " "));
+  CHECK((contains(stages, "tags_busy=" + debugger::hex64(mask) + "\n") ||
+         contains(stages, "tags_busy=" + debugger::hex64(mask) + " ")));
   CHECK(contains(stages, "tags_busy=" + debugger::hex64(d.value("store.tag_busy"))));
 }
 
