@@ -75,7 +75,7 @@ TEST_CASE("names complete for print, x, watch, force and display", "[debugger][c
   CHECK(d.in->complete("x/i8 dr") == Strings{"dram"});
   CHECK(d.in->complete("x dram 0").empty());
   CHECK_FALSE(has(d.in->complete("print dr"), "dram"));  // a memory is not a value
-  CHECK(d.in->complete("watch dr") == Strings{"dram"});
+  CHECK(has(d.in->complete("watch dr"), "dram"));  // and the dram_* signals
   CHECK(d.in->complete("watch load.stat") == Strings{"load.state"});
   // Position matters: force's value is not a name.
   CHECK(d.in->complete("force compute.state c").empty());
