@@ -18,7 +18,7 @@ void break_on_off(Interpreter& in, const Args& a, CommandResult& r) {
   check->set_break(on);
   r.say(on ? "a divergence from the golden model stops the run"
            : "divergences from the golden model are checked but do not stop the run");
-  r.data.set("break_on_mismatch", on);
+  r.data["break_on_mismatch"] = on;
 }
 
 void info_check(Interpreter& in, CommandResult& r) {
@@ -44,15 +44,15 @@ void info_check(Interpreter& in, CommandResult& r) {
     if (s.diverged) line += ": " + s.first;
     r.say(line);
     auto j = json::Json::object();
-    j.set("stage", s.stage);
-    j.set("status", s.diverged ? "mismatch" : (s.stage == "result" && !s.final) ? "pending" : "match");
-    j.set("checked", s.checked);
-    if (s.diverged) j.set("first", s.first);
-    stages.push(std::move(j));
+    j["stage"] = s.stage;
+    j["status"] = s.diverged ? "mismatch" : (s.stage == "result" && !s.final) ? "pending" : "match";
+    j["checked"] = s.checked;
+    if (s.diverged) j["first"] = s.first;
+    stages.push_back(std::move(j));
   }
-  r.data.set("cycle", now);
-  r.data.set("break_on_mismatch", check->breaks());
-  r.data.set("stages", std::move(stages));
+  r.data["cycle"] = now;
+  r.data["break_on_mismatch"] = check->breaks();
+  r.data["stages"] = std::move(stages);
 }
 
 }  // namespace bud::debugger

@@ -167,25 +167,54 @@ void do_examine(Interpreter& in, const Args& a, CommandResult& r) {
   r.data["values"] = values;
 }
 
-void info_breakpoints(Interpreter& in, CommandResult& r) {
+void info_breakpoints(Interpreter& in, CommandResult& r, bool watch_only) {
   const auto& list = in.session().breakpoints().list();
   json::Json arr = json::Json::array();
-  if (list.empty()) r.say("no breakpoints or watchpoints");
+  auto is_watch = [](const Breakpoint& b) {
+    return b.kind == BreakKind::WatchSignal || b.kind == BreakKind::WatchMemory;
+  };
+  size_t shown = 0;
   for (const auto& b : list) {
+    if (watch_only && !is_watch(b)) continue;
+    ++shown;
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%3d  %-9s %-8s hits %-6llu %s", b.id, break_kind_name(b.kind),
+    std::snprintf(buf, sizeof buf, "%3d  %-9s %-8s hits %-6llu %s%s", b.id, break_kind_name(b.kind),
                   b.enabled ? "enabled" : "disabled", static_cast<unsigned long long>(b.hits),
-                  b.spec.c_str());
+                  b.spec.c_str(), b.temporary ? "  (temporary)" : "");
     r.say(buf);
+    if (b.filter) r.say("     stop only if " + b.filter->to_string());
+    for (const auto& c : b.commands) r.say("     > " + c);
     json::Json j = json::Json::object();
     j["id"] = b.id;
     j["kind"] = break_kind_name(b.kind);
     j["enabled"] = b.enabled;
     j["hits"] = b.hits;
     j["spec"] = b.spec;
+    j["temporary"] = b.temporary;
+    if (b.filter) j["condition"] = b.filter->to_string();
+    if (!b.commands.empty()) {
+      json::Json cmds = json::Json::array();
+      for (const auto& c : b.commands) cmds.push_back(c);
+      j["commands"] = cmds;
+    }
     arr.push_back(j);
   }
-  r.data["breakpoints"] = arr;
+  if (!shown) r.say(watch_only ? "no watchpoints" : "no breakpoints or watchpoints");
+  r.data[watch_only ? "watchpoints" : "breakpoints"] = arr;
+}
+
+void info_display(Interpreter& in, CommandResult& r) {
+  json::Json arr = json::Json::array();
+  if (in.displays().empty()) r.say("no displays");
+  for (const auto& d : in.displays()) {
+    r.say(std::to_string(d.id) + ": " + (d.format.empty() ? "" : "/" + d.format + " ") + d.expr);
+    json::Json j = json::Json::object();
+    j["id"] = d.id;
+    j["format"] = d.format;
+    j["expr"] = d.expr;
+    arr.push_back(j);
+  }
+  r.data["displays"] = arr;
 }
 
 std::string command_text(const Session& s, uint32_t id) {
@@ -302,38 +331,41 @@ void info_program(Interpreter& in, CommandResult& r) {
 }  // namespace
 
 void register_inspect_commands(Interpreter& interp) {
-  interp.add({"print", {"p"}, "print[/x|/d|/b] NAME | EXPR",
+  set_completion(interp.add({"print", {"p"}, "print[/x|/d|/b] NAME | EXPR",
           "Print a signal, counter, CSR or expression",
           "NAME is a signal (load.state, tokens[2]), a PMU counter with or without pmu. "
           "(gemm.stall_mem), a CSR (STATUS, csr.RING_HEAD) or cycle. Anything else is evaluated "
           "as an expression (docs/expressions.md).",
           {"print load.state", "print/x fetch.head_q", "print gemm.active * 100 / cycles",
            "print STATUS"},
-          kNeedsNothing, false, do_print});
-  interp.add({"counters", {"pmu"}, "counters [FILTER]",
+          kNeedsNothing, false, do_print}), {}, {ArgKind::Name});
+  set_completion(interp.add({"counters", {"pmu"}, "counters [FILTER]",
           "All PMU counters with their change since the previous stop", "",
-          {"counters", "counters stall"}, kNeedsNothing, false, do_counters});
-  interp.add({"x", {"examine"}, "x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]",
+          {"counters", "counters stall"}, kNeedsNothing, false, do_counters}), {}, {ArgKind::Name, ArgKind::None});
+  set_completion(interp.add({"x", {"examine"}, "x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]",
           "Examine memory (dram, inp, wgt, acc, out); ADDR is a byte offset",
           "", {"x dram 0x10000", "x/i8 out 0 32", "x/i32 acc 0x40 8"}, kNeedsNothing, false,
-          do_examine});
+          do_examine}), {}, {ArgKind::Memory, ArgKind::None});
   interp.add({"where", {"bt"}, "where", "The command each engine is executing and its layer", "",
           {"where"}, kNeedsNothing, false,
           [](Interpreter& in, const Args&, CommandResult& r) { info_stages(in, r, true); }});
-  interp.add({"info", {"i"}, "info breakpoints|stages|check|checkpoints|signals [PATTERN]|registers|program",
-          "Show breakpoints, engine states, the golden-model check, checkpoints, signals, CSRs or the program", "",
+  set_completion(interp.add({"info", {"i"}, "info breakpoints|watchpoints|display|stages|check|checkpoints|signals [PATTERN]|registers|program",
+          "Show breakpoints, watchpoints, displays, engine states, the golden-model check, checkpoints, signals, CSRs or the program", "",
           {"info breakpoints", "info stages", "info check", "info signals load", "info registers"},
           kNeedsNothing, false, [](Interpreter& in, const Args& a, CommandResult& r) {
             const std::string what = a.words.empty() ? "" : a.words[0];
-            if (what.rfind("b", 0) == 0 || what == "watchpoints") info_breakpoints(in, r);
+            if (what.rfind("b", 0) == 0) info_breakpoints(in, r, false);
+            else if (what.rfind("wa", 0) == 0) info_breakpoints(in, r, true);
+            else if (what.rfind("di", 0) == 0) info_display(in, r);
             else if (what.rfind("st", 0) == 0) info_stages(in, r, false);
             else if (what == "check") info_check(in, r);
             else if (what.rfind("ch", 0) == 0) info_checkpoints(in, r);
             else if (what.rfind("si", 0) == 0) info_signals(in, a.words.size() > 1 ? a.words[1] : "", r);
             else if (what.rfind("reg", 0) == 0 || what == "csr") info_registers(in, r);
             else if (what.rfind("pro", 0) == 0) info_program(in, r);
-            else r.fail("info what? breakpoints, stages, check, checkpoints, signals, registers, program");
-          }});
+            else r.fail("info what? breakpoints, watchpoints, display, stages, check, checkpoints, "
+                        "signals, registers, program");
+          }}), {{"breakpoints", {}}, {"watchpoints", {}}, {"display", {}}, {"stages", {}}, {"check", {}}, {"checkpoints", {}}, {"signals", {ArgKind::Name, ArgKind::None}}, {"registers", {}}, {"program", {}}}, {});
 }
 
 }  // namespace bud::debugger

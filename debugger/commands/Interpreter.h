@@ -30,6 +30,27 @@ enum Needs : unsigned {
   kNeedsLiveRun = 1,  ///< the program must not have finished/hung at the current cycle
 };
 
+/// What Tab offers for one argument of a command.
+enum class ArgKind : uint8_t {
+  None,        ///< nothing (a number, free text)
+  Name,        ///< signals, PMU counters, CSRs, `cycle` (print, force, display, break if ...)
+  Watchable,   ///< Name plus memory names (watch)
+  Memory,      ///< memory names (x, deposit MEMORY)
+  File,        ///< file names, relative to the current directory
+  Checkpoint,  ///< named checkpoints (restore)
+  Breakpoint,  ///< breakpoint ids (delete, condition, ...)
+  Display,     ///< display ids (undisplay)
+  Command,     ///< command names (help)
+  Opcode,      ///< opcodes and `layer` (break cmd)
+  Layer,       ///< workload layer names
+};
+
+/// A first-word subcommand (`info stages`, `wave dump`) and the kinds of the words after it.
+struct SubcommandSpec {
+  std::string name;
+  std::vector<ArgKind> args;  ///< by position; the last kind repeats (unless None)
+};
+
 struct CommandSpec {
   std::string name;
   std::vector<std::string> aliases;
@@ -40,6 +61,17 @@ struct CommandSpec {
   unsigned needs = kNeedsNothing;
   bool repeatable = false;  ///< an empty line repeats it (step, continue, ...)
   std::function<void(Interpreter&, const Args&, CommandResult&)> run;
+  /// Tab completion of the arguments. With subcommands: the first word is one of them and the
+  /// rest follow its `args`; without: `args` by position (the last kind repeats unless None).
+  std::vector<SubcommandSpec> subcommands = {};
+  std::vector<ArgKind> args = {};
+};
+
+/// An expression printed after every stop (`display`), through `print` with its format.
+struct Display {
+  int id = 0;
+  std::string format;  ///< "", "x", "d" or "b"
+  std::string expr;
 };
 
 class Interpreter {
@@ -47,7 +79,8 @@ class Interpreter {
   explicit Interpreter(Session& session);
 
   Session& session() { return session_; }
-  void add(CommandSpec spec);
+  /// Registers a command; the reference lets the caller set its completion spec.
+  CommandSpec& add(CommandSpec spec);
   const std::vector<CommandSpec>& commands() const { return commands_; }
   const CommandSpec* find(const std::string& name) const;
 
@@ -63,17 +96,49 @@ class Interpreter {
               const std::function<void(const std::string&, const CommandResult&)>& on_result = {});
 
   /// Completion candidates for the word being typed at the end of `line`: command names for the
-  /// first word, then signal, counter, memory and checkpoint names.
+  /// first word, then what the command's spec declares for that position (subcommands,
+  /// signal/counter/CSR names, memories, files, checkpoints, breakpoint ids, ...). Sorted, unique.
   std::vector<std::string> complete(const std::string& line) const;
+  /// The candidates of one argument kind whose text starts with `prefix`.
+  std::vector<std::string> candidates(ArgKind kind, const std::string& prefix) const;
   /// Every completable name (signals, counters, memories, CSRs).
   std::vector<std::string> names() const;
+
+  /// `commands N`: lines given to execute() are collected as breakpoint N's commands until a
+  /// line `end` (at the prompt, in scripts and remotely alike). 0 when not collecting.
+  int collecting_commands() const { return collecting_id_; }
+  void begin_commands(int id) {
+    collecting_id_ = id;
+    collected_.clear();
+  }
+
+  /// Displays (`display`, `undisplay`, `info display`), printed after every stop in id order.
+  int add_display(Display d);
+  bool remove_display(int id);
+  const std::vector<Display>& displays() const { return displays_; }
+  /// Appends "N: <print output>" for every display to `r` (as `r.data.displays`).
+  void show_displays(CommandResult& r);
 
  private:
   Session& session_;
   std::vector<CommandSpec> commands_;
   std::string last_repeatable_;
   int source_depth_ = 0;
+  /// Runs the commands of the breakpoints that caused r's stop; their output joins r.
+  void run_breakpoint_commands(CommandResult& r);
+  int collecting_id_ = 0;
+  std::vector<std::string> collected_;
+  bool in_breakpoint_commands_ = false;
+  std::vector<Display> displays_;
+  int next_display_ = 1;
 };
+
+/// Sets what Tab completes for a command's arguments (CommandSpec::subcommands and args).
+inline void set_completion(CommandSpec& spec, std::vector<SubcommandSpec> subcommands,
+                           std::vector<ArgKind> args) {
+  spec.subcommands = std::move(subcommands);
+  spec.args = std::move(args);
+}
 
 /// Splits a line into Args (quotes group words; the command word's "/x" becomes `flag`).
 Args parse_args(const std::string& line);

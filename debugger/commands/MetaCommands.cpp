@@ -5,7 +5,7 @@
 namespace bud::debugger {
 
 void register_meta_commands(Interpreter& interp) {
-  interp.add({"help", {"h", "?"}, "help [COMMAND]", "List commands, or explain one with examples", "",
+  set_completion(interp.add({"help", {"h", "?"}, "help [COMMAND]", "List commands, or explain one with examples", "",
           {"help", "help break"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.empty()) {
@@ -38,8 +38,8 @@ void register_meta_commands(Interpreter& interp) {
               for (const auto& e : c->examples) r.say("    " + e);
             }
             r.data["usage"] = c->usage;
-          }});
-  interp.add({"source", {}, "source FILE", "Run the commands in FILE (stops at the first error)", "",
+          }}), {}, {ArgKind::Command, ArgKind::None});
+  set_completion(interp.add({"source", {}, "source FILE", "Run the commands in FILE (stops at the first error)", "",
           {"source session.bud"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.size() != 1) {
@@ -68,11 +68,11 @@ void register_meta_commands(Interpreter& interp) {
                   break;
                 }
             }
-          }});
+          }}), {}, {ArgKind::File, ArgKind::None});
   interp.add({"echo", {}, "echo TEXT", "Print TEXT (for scripts)", "", {"echo layer 2 starts"},
           kNeedsNothing, false,
           [](Interpreter&, const Args& a, CommandResult& r) { r.say(a.rest); }});
-  interp.add({"set", {}, "set checkpoint-interval CYCLES",
+  set_completion(interp.add({"set", {}, "set checkpoint-interval CYCLES",
           "Change a session setting", "", {"set checkpoint-interval 50000"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.size() == 2 && a.words[0] == "checkpoint-interval") {
@@ -86,7 +86,7 @@ void register_meta_commands(Interpreter& interp) {
               return;
             }
             r.fail("usage: set checkpoint-interval CYCLES");
-          }});
+          }}), {{"checkpoint-interval", {ArgKind::None}}}, {});
   interp.add({"quit", {"q", "exit"}, "quit", "End the session", "", {"quit"}, kNeedsNothing, false,
           [](Interpreter&, const Args&, CommandResult& r) { r.quit = true; }});
 }

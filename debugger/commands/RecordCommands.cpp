@@ -17,7 +17,7 @@ RecordBackend*& backend_slot() {
 void set_record_backend(RecordBackend* backend) { backend_slot() = backend; }
 
 void register_record_commands(Interpreter& interp) {
-  interp.add(
+  set_completion(interp.add(
       {"record",
        {},
        "record start FILE | record stop",
@@ -57,7 +57,7 @@ void register_record_commands(Interpreter& interp) {
          } else {
            r.fail("usage: record start FILE | record stop");
          }
-       }});
+       }}), {{"start", {ArgKind::File, ArgKind::None}}, {"stop", {}}}, {});
 }
 
 }  // namespace bud::debugger

@@ -109,7 +109,7 @@ void register_time_commands(Interpreter& interp) {
             r.data["name"] = name;
             r.data["cycle"] = in.session().emu().cycle();
           }});
-  interp.add({"restore", {}, "restore NAME", "Return to a named checkpoint", "",
+  set_completion(interp.add({"restore", {}, "restore NAME", "Return to a named checkpoint", "",
           {"restore before_layer2"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.size() != 1) {
@@ -128,7 +128,7 @@ void register_time_commands(Interpreter& interp) {
             s.reasons.push_back({"restore", 0, a.words[0]});
             r.say(s.describe());
             r.stop = s;
-          }});
+          }}), {}, {ArgKind::Checkpoint, ArgKind::None});
   interp.add({"goto", {"g"}, "goto CYCLE", "Travel to any cycle of this run, backward or forward",
           "Restores the nearest earlier checkpoint and re-executes deterministically; the state "
           "is bit-identical to reaching CYCLE by running forward. Breakpoints are not evaluated.",
@@ -180,11 +180,11 @@ void register_time_commands(Interpreter& interp) {
             r.say(s->describe());
             r.stop = *s;
           }});
-  interp.add({"wave", {}, "wave on FILE | wave off | wave dump FROM TO FILE",
+  set_completion(interp.add({"wave", {}, "wave on FILE | wave off | wave dump FROM TO FILE",
           "Write FST waveforms (GTKWave, Surfer): from now on, or for any past window",
           "`wave dump` re-executes the window from the nearest checkpoint with tracing on; the "
           "file holds exactly the cycles FROM..TO (time unit = 1 cycle).",
-          {"wave dump 1000 1200 stall.fst", "wave on run.fst"}, kNeedsNothing, false, do_wave});
+          {"wave dump 1000 1200 stall.fst", "wave on run.fst"}, kNeedsNothing, false, do_wave}), {{"on", {ArgKind::File, ArgKind::None}}, {"off", {}}, {"dump", {ArgKind::None, ArgKind::None, ArgKind::File, ArgKind::None}}}, {});
 }
 
 }  // namespace bud::debugger

@@ -161,7 +161,7 @@ void do_trigger(Interpreter& in, const Args& a, CommandResult& r) {
 }  // namespace
 
 void register_trigger_commands(Interpreter& in) {
-  in.add({"trigger",
+  set_completion(in.add({"trigger",
           {"trig"},
           "trigger add NAME [shots K] when COND do ACTIONS | trigger list | trigger hits | "
           "trigger delete ID|all | trigger enable ID | trigger disable ID | trigger load FILE",
@@ -181,7 +181,7 @@ void register_trigger_commands(Interpreter& in) {
            "trigger disable 2"},
           kNeedsNothing,
           false,
-          do_trigger});
+          do_trigger}), {{"add", {ArgKind::None}}, {"list", {}}, {"hits", {}}, {"delete", {ArgKind::None}}, {"enable", {ArgKind::None}}, {"disable", {ArgKind::None}}, {"load", {ArgKind::File, ArgKind::None}}}, {});
 }
 
 }  // namespace bud::debugger

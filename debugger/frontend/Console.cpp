@@ -100,7 +100,7 @@ class EditLineReader final : public LineReader {
     }
     if (common.size() > word.size()) {
       std::string add = common.substr(word.size());
-      if (cands.size() == 1) add += ' ';
+      if (cands.size() == 1 && add.back() != '/') add += ' ';  // a directory goes on
       el_insertstr(el, add.c_str());
       return CC_REFRESH;
     }
@@ -154,9 +154,29 @@ void Console::install_interrupt_handler() {
 }
 
 Console::Console(Interpreter& interp, ConsoleOptions options, std::ostream& out, std::ostream& err)
-    : interp_(interp), options_(std::move(options)), out_(out), err_(err) {}
+    : interp_(interp), options_(std::move(options)), out_(out), err_(err) {
+  if (options_.progress_every && !options_.json)
+    interp_.session().set_progress_callback([this](uint64_t cycle) { show_progress(cycle); });
+}
+
+void Console::show_progress(uint64_t cycle) {
+  if (cycle < next_progress_) return;
+  // Due on the grid of multiples of progress_every: the same lines on every machine.
+  next_progress_ = (cycle / options_.progress_every + 1) * options_.progress_every;
+  out_ << "\r  running... cycle " << cycle << " (+" << cycle - run_start_ << ")  Ctrl-C stops"
+       << std::flush;
+  progress_shown_ = true;
+}
+
+Console::~Console() {
+  if (options_.progress_every && !options_.json) interp_.session().set_progress_callback({});
+}
 
 void Console::render(const std::string& line, const CommandResult& r) {
+  if (progress_shown_) {
+    out_ << "\r\033[K";  // erase the progress line before the result
+    progress_shown_ = false;
+  }
   if (options_.json) {
     json::Json j = json::Json::object();
     j["command"] = line;
@@ -181,6 +201,9 @@ void Console::render(const std::string& line, const CommandResult& r) {
 }
 
 CommandResult Console::run_line(const std::string& line) {
+  run_start_ = interp_.session().emu().cycle();
+  if (options_.progress_every)
+    next_progress_ = (run_start_ / options_.progress_every + 1) * options_.progress_every;
   auto r = interp_.execute(line);
   render(line, r);
   if (!r.ok) failed_ = true;
@@ -202,7 +225,8 @@ bool Console::run_script(const std::string& path) {
 bool Console::loop(LineReader& reader) {
   bool ok = true;
   while (!quit_) {
-    auto line = reader.read(options_.prompt);
+    // Inside `commands N ... end` the prompt says lines are being collected (as gdb's ">").
+    auto line = reader.read(interp_.collecting_commands() ? std::string(">") : options_.prompt);
     if (!line) break;
     if (!run_line(*line).ok) ok = false;
   }

@@ -35,11 +35,19 @@ struct ConsoleOptions {
   bool json = false;   ///< one JSON object per command on stdout
   bool echo = false;   ///< print each command before its output (scripts)
   std::string prompt = "(bud) ";
+  /// While a command runs the design: every this many simulated cycles (not wall-clock time,
+  /// so what is printed does not depend on the machine) rewrite one status line
+  /// ("\r  running... cycle N"), erased when the command ends. 0: never. `bud debug` sets it
+  /// only when stdout is a terminal and neither --batch nor --json is given.
+  uint64_t progress_every = 0;
 };
 
 class Console {
  public:
   Console(Interpreter& interp, ConsoleOptions options, std::ostream& out, std::ostream& err);
+  ~Console();
+  Console(const Console&) = delete;
+  Console& operator=(const Console&) = delete;
 
   /// Runs one line and renders its result. Returns the result.
   CommandResult run_line(const std::string& line);
@@ -55,6 +63,7 @@ class Console {
 
  private:
   void render(const std::string& line, const CommandResult& r);
+  void show_progress(uint64_t cycle);
 
   Interpreter& interp_;
   ConsoleOptions options_;
@@ -62,6 +71,9 @@ class Console {
   std::ostream& err_;
   bool failed_ = false;
   bool quit_ = false;
+  uint64_t run_start_ = 0;       ///< cycle the current command started at
+  uint64_t next_progress_ = 0;   ///< cycle at or after which the next progress line is due
+  bool progress_shown_ = false;  ///< a progress line is on the screen and must be erased
 };
 
 }  // namespace bud::debugger

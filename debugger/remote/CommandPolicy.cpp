@@ -24,6 +24,7 @@ int file_word(const std::string& name, const debugger::Args& a) {
   if (name == "record" && sub == "start" && a.words.size() == 2) return 1;
   if (name == "trigger" && sub == "load" && a.words.size() == 2) return 1;
   if (name == "source" && a.words.size() == 1) return 0;
+  if (name == "save" && sub == "breakpoints" && a.words.size() == 2) return 1;
   return -1;
 }
 
@@ -57,7 +58,8 @@ std::optional<std::string> confine_paths(const debugger::Interpreter& interp,
     const bool takes_file = spec->name == "source" ||
                             (spec->name == "wave" && !a.words.empty() && a.words[0] != "off") ||
                             (spec->name == "record" && !a.words.empty() && a.words[0] == "start") ||
-                            (spec->name == "trigger" && !a.words.empty() && a.words[0] == "load");
+                            (spec->name == "trigger" && !a.words.empty() && a.words[0] == "load") ||
+                            spec->name == "save";
     if (takes_file && !a.words.empty() && a.words.size() > 1) {
       error = "usage: " + spec->usage;
       return std::nullopt;

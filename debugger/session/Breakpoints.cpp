@@ -126,6 +126,79 @@ int Breakpoints::add_watch_memory(const std::string& memory, uint64_t offset, ui
   return b.id;
 }
 
+bool Breakpoints::set_filter(int id, const std::string& text, std::string& error) {
+  Breakpoint* bp = nullptr;
+  for (auto& b : bps_)
+    if (b.id == id) bp = &b;
+  if (!bp) {
+    error = "no breakpoint " + std::to_string(id);
+    return false;
+  }
+  if (text.find_first_not_of(" \t") == std::string::npos) {
+    bp->filter.reset();
+    return true;
+  }
+  EmulatorResolver resolver(emu_);
+  auto r = compile(text, resolver);
+  if (!r) {
+    error = r.error.to_string();
+    return false;
+  }
+  if (r.expr->stateful()) {
+    // A windowed function would need its history on every cycle, which a filter only
+    // evaluated on hits does not have.
+    error = "condition " + std::to_string(id) + ": windowed functions (rate, delta, ...) are not "
+            "allowed in a breakpoint condition; use `break if` for them";
+    return false;
+  }
+  bp->filter = std::make_shared<Expr>(std::move(*r.expr));
+  return true;
+}
+
+bool Breakpoints::set_commands(int id, std::vector<std::string> commands) {
+  for (auto& b : bps_) {
+    if (b.id == id) {
+      b.commands = std::move(commands);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Breakpoints::set_temporary(int id, bool temporary) {
+  for (auto& b : bps_) {
+    if (b.id == id) {
+      b.temporary = temporary;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Breakpoints::set_spec(int id, std::string spec) {
+  for (auto& b : bps_) {
+    if (b.id == id) {
+      b.spec = std::move(spec);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Breakpoints::remove_internal(int id) {
+  if (remove(id) && id == next_id_ - 1) --next_id_;
+}
+
+const Breakpoint* Breakpoints::find(int id) const {
+  for (const auto& b : bps_)
+    if (b.id == id) return &b;
+  return nullptr;
+}
+
+bool Breakpoints::passes(Breakpoint& b) {
+  return !b.filter || b.filter->eval(sampler_).truthy();
+}
+
 bool Breakpoints::remove(int id) {
   for (auto it = bps_.begin(); it != bps_.end(); ++it) {
     if (it->id == id) {
@@ -220,7 +293,7 @@ bool Breakpoints::after_cycle(uint64_t cycle) {
     int64_t v;
     std::memcpy(&v, f.cmp.direct, 8);
     const bool now = f.cmp.test(v);
-    if (now && !f.bp->was_true) [[unlikely]] {
+    if (now && !f.bp->was_true && passes(*f.bp)) [[unlikely]] {
       ++f.bp->hits;
       hits_.push_back({f.bp->id, f.bp->cond->to_string()});
       stop = true;
@@ -236,7 +309,7 @@ bool Breakpoints::after_cycle(uint64_t cycle) {
     }
     switch (b.kind) {
       case BreakKind::Cycle:
-        if (cycle == b.cycle) {
+        if (cycle == b.cycle && passes(b)) {
           ++b.hits;
           hits_.push_back({b.id, "reached cycle " + std::to_string(cycle)});
           stop = true;
@@ -244,7 +317,7 @@ bool Breakpoints::after_cycle(uint64_t cycle) {
         break;
       case BreakKind::Condition: {
         const bool now = b.cond->eval(sampler_).truthy();
-        if (now && !b.was_true) {
+        if (now && !b.was_true && passes(b)) {
           ++b.hits;
           hits_.push_back({b.id, b.cond->to_string()});
           stop = true;
@@ -255,6 +328,10 @@ bool Breakpoints::after_cycle(uint64_t cycle) {
       case BreakKind::WatchSignal: {
         const auto v = emu_.read_signal(b.signal, b.element);
         if (!(v == b.last_value)) {
+          if (!passes(b)) {
+            b.last_value = v;
+            break;
+          }
           ++b.hits;
           hits_.push_back({b.id, emu_.signals()[b.signal].name + ": " + hex(b.last_value) +
                                      " -> " + hex(v)});
@@ -267,6 +344,10 @@ bool Breakpoints::after_cycle(uint64_t cycle) {
         std::array<uint8_t, 8> now{};
         emu_.read_memory(b.memory, b.offset, std::span<uint8_t>(now.data(), b.width));
         if (std::memcmp(now.data(), b.last_bytes.data(), b.width) != 0) {
+          if (!passes(b)) {
+            b.last_bytes = now;
+            break;
+          }
           uint64_t before = 0, after = 0;
           std::memcpy(&before, b.last_bytes.data(), b.width);
           std::memcpy(&after, now.data(), b.width);
@@ -290,15 +371,22 @@ bool Breakpoints::after_cycle(uint64_t cycle) {
     std::stable_sort(hits_.begin(), hits_.end(),
                      [](const Hit& a, const Hit& b) { return a.id < b.id; });
   if (pending_cmd_hit_) {
+    bool any = false;
     for (size_t i = 0; i < pending_cmd_ids_.size(); ++i) {
+      bool pass = true;
       for (auto& b : bps_)
-        if (b.id == pending_cmd_ids_[i]) ++b.hits;
+        if (b.id == pending_cmd_ids_[i]) {
+          pass = passes(b);
+          if (pass) ++b.hits;
+        }
+      if (!pass) continue;
+      any = true;
       hits_.push_back({pending_cmd_ids_[i], pending_cmd_details_[i]});
     }
     pending_cmd_hit_ = false;
     pending_cmd_ids_.clear();
     pending_cmd_details_.clear();
-    stop = true;
+    stop |= any;
   }
   return stop;
 }

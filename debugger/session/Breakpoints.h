@@ -32,6 +32,12 @@ struct Breakpoint {
   bool enabled = true;
   std::string spec;      ///< as the user wrote it, normalised
   uint64_t hits = 0;
+  bool temporary = false;  ///< tbreak: deleted by the interpreter after the stop it caused
+  /// `condition N EXPR`: a hit counts only if this stateless expression holds on the hit cycle
+  /// (evaluated only when the breakpoint would fire, so it costs nothing on other cycles).
+  std::shared_ptr<Expr> filter;
+  /// `commands N ... end`: debugger command lines run after a stop this breakpoint caused.
+  std::vector<std::string> commands;
   // Cycle
   uint64_t cycle = 0;
   // Condition (stops on the cycle it becomes true, i.e. on a false -> true edge)
@@ -67,6 +73,21 @@ class Breakpoints final : public emu::CycleHook, public emu::TxnObserver {
   int add_watch_signal(const std::string& name, std::string& error);
   int add_watch_memory(const std::string& memory, uint64_t offset, uint32_t width,
                        std::string& error);
+  /// Sets (text non-empty) or clears (empty) the extra condition of breakpoint `id`. Refuses
+  /// unknown ids, malformed expressions (with the column) and windowed functions.
+  bool set_filter(int id, const std::string& text, std::string& error);
+  /// Replaces the command lines of `id` (empty: none). False if there is no such breakpoint.
+  bool set_commands(int id, std::vector<std::string> commands);
+  /// Marks `id` one-shot (tbreak). False if there is no such breakpoint.
+  bool set_temporary(int id, bool temporary);
+  /// Replaces the spec shown by `info breakpoints` (for breakpoints made of a condition, such
+  /// as `break layer L end`). False if there is no such breakpoint.
+  bool set_spec(int id, std::string spec);
+  /// Removes `id` and, if it was the newest, gives its number back (internal breakpoints such as
+  /// `finish` uses do not leave a gap in the user's numbering).
+  void remove_internal(int id);
+  /// The breakpoint with `id`, or nullptr.
+  const Breakpoint* find(int id) const;
   bool remove(int id);
   void remove_all();
   bool set_enabled(int id, bool enabled);
@@ -85,6 +106,8 @@ class Breakpoints final : public emu::CycleHook, public emu::TxnObserver {
 
  private:
   /// An enabled NAME CMP INTEGER condition, evaluated in a tight loop (no interpreter).
+  /// True if b has no extra condition or it holds now.
+  bool passes(Breakpoint& b);
   struct Fast {
     Expr::SimpleCompare cmp;
     Breakpoint* bp = nullptr;

@@ -107,6 +107,7 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& 
         std::min({target, timeline_.next_checkpoint_cycle(), emu.cycle() + config_.chunk});
     auto r = emu.step(chunk_end - emu.cycle());
     timeline_.maybe_checkpoint();
+    if (progress_) progress_(emu.cycle());
     // Hooks that evaluate asynchronously catch up; one may have found, late, a hit that needs
     // the design at an earlier cycle: travel back there (everything after it happens again).
     std::optional<uint64_t> back;

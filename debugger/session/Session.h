@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -119,11 +120,19 @@ class Session {
   void add_hook(SessionHook* hook);
   void remove_hook(SessionHook* hook);
 
+  /// Called between chunks while run() runs (every SessionConfig::chunk cycles at most, never
+  /// per cycle) with the current cycle, so a front end can show progress; empty: nothing. Not
+  /// called during time travel. The callback must not change the session.
+  void set_progress_callback(std::function<void(uint64_t cycle)> callback) {
+    progress_ = std::move(callback);
+  }
+
   /// Set from a signal handler (Ctrl-C): the running command stops at the next chunk boundary
   /// or breakpoint check with reason "interrupted".
   static std::atomic<bool>& interrupt_flag();
 
  private:
+  std::function<void(uint64_t)> progress_;
   bool record(Intervention i);
   void note_progress();
   void collect_breakpoint_hits(std::vector<StopReason>& out) const;

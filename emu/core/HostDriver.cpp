@@ -1,5 +1,6 @@
 #include "emu/core/HostDriver.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "emu/core/DramModel.h"
@@ -8,6 +9,12 @@
 namespace bud::emu {
 
 namespace {
+
+std::string hex_addr(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 
 uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
@@ -54,7 +61,7 @@ std::string HostDriver::start(const HostJob& job, DramModel& dram) {
   if (ring_end > dram.size()) return "command ring does not fit in DRAM";
   for (const auto& r : job.image) {
     if (uint64_t{r.addr} + r.bytes.size() > dram.size())
-      return "DRAM image region at 0x" + std::to_string(r.addr) + " does not fit in DRAM";
+      return "DRAM image region at " + hex_addr(r.addr) + " does not fit in DRAM";
     if (r.addr < ring_end && r.addr + r.bytes.size() > job.ring_base)
       return "DRAM image region overlaps the command ring";
     dram.write(r.addr, r.bytes);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -1131,6 +1132,12 @@ std::vector<EngineStatus> NpuEmulator::engines() const {
     auto id = find_signal(name);
     return id ? read_signal(*id, el).low() : 0;
   };
+  // Bit masks read as hex; std::to_string after "0x" printed 0xff as "0x255".
+  auto hex = [](uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return std::string(buf);
+  };
   static const char* kLoadStates[] = {"idle", "wait-token", "run", "push-token"};
   static const char* kComputeStates[] = {"idle", "wait-token", "gemm", "post", "drain",
                                          "push-token"};
@@ -1160,12 +1167,12 @@ std::vector<EngineStatus> NpuEmulator::engines() const {
                              " C->S=" + std::to_string(val("tokens", 2)) +
                              " S->C=" + std::to_string(val("tokens", 3));
   engine("load", "load", kLoadStates, 4, "ldq_level",
-         "rows_left=" + std::to_string(val("load.y_left")) + " tags_busy=0x" +
-             std::to_string(val("load.tag_busy")));
+         "rows_left=" + std::to_string(val("load.y_left")) + " tags_busy=" +
+             hex(val("load.tag_busy")));
   engine("compute", "compute", kComputeStates, 6, "cmpq_level",
          "m_left=" + std::to_string(val("compute.m_left")) + " " + tokens);
   engine("store", "store", kLoadStates, 4, "stq_level",
-         "tags_busy=" + std::to_string(val("store.tag_busy")));
+         "tags_busy=" + hex(val("store.tag_busy")));
   return out;
 }
 

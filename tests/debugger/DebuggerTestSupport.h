@@ -35,7 +35,8 @@ inline const run::PreparedRun& prepared(const std::string& workload) {
 /// stopped at cycle 0, wrapped in a Session.
 inline std::unique_ptr<debugger::Session> make_session(const std::string& workload,
                                                        uint64_t interval = 100'000,
-                                                       uint64_t budget = 512ull << 20) {
+                                                       uint64_t budget = 512ull << 20,
+                                                       uint64_t chunk = 1u << 16) {
   const auto& p = prepared(workload);
   run::RunOptions options;
   options.workload = workload;
@@ -50,6 +51,7 @@ inline std::unique_ptr<debugger::Session> make_session(const std::string& worklo
   debugger::SessionConfig config;
   config.timeline.interval = interval;
   config.timeline.memory_budget = budget;
+  config.chunk = chunk;
   return std::make_unique<debugger::Session>(std::move(emu), std::move(info), config);
 }
 
@@ -59,8 +61,8 @@ struct Debugger {
   std::unique_ptr<debugger::Interpreter> in;
 
   explicit Debugger(const std::string& workload, uint64_t interval = 100'000,
-                    uint64_t budget = 512ull << 20)
-      : session(make_session(workload, interval, budget)),
+                    uint64_t budget = 512ull << 20, uint64_t chunk = 1u << 16)
+      : session(make_session(workload, interval, budget, chunk)),
         in(std::make_unique<debugger::Interpreter>(*session)) {}
 
   /// Runs a line that must succeed.

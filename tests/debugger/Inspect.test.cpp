@@ -2,6 +2,7 @@
 // counters with deltas since the previous stop, x on DRAM and scratchpads, info stages, where.
 #include <cstring>
 
+#include "debugger/commands/Format.h"
 #include "tests/debugger/DebuggerTestSupport.h"
 
 using bud::test::contains;
@@ -47,7 +48,7 @@ TEST_CASE("print counters (with or without pmu.), CSRs and expressions", "[debug
   REQUIRE(status);
   auto r = d.ok("print STATUS");
   CHECK(r.lines.at(0) ==
-        "csr.STATUS = " + std::to_string(*status) + " (0x" + std::to_string(*status) + ")");
+        "csr.STATUS = " + std::to_string(*status) + " (" + bud::debugger::hex64(*status) + ")");
   CHECK(contains(text(d.ok("print csr.STATUS")), "csr.STATUS = "));
   CHECK(contains(text(d.ok("info registers")), "STATUS"));
 

@@ -1,6 +1,7 @@
 // The interactive prompt on a real terminal, driven through tmux: tab completion of commands
-// and signal names, history recall with the Up arrow, quit. Fails when tmux is not installed
-// (tools/setup-deps.sh installs it): a skipped check would pass without testing anything.
+// and signal names, context-aware completion of arguments (subcommands, memories, files), history
+// recall with the Up arrow, quit. Fails when tmux is not installed (tools/setup-deps.sh installs
+// it): a skipped terminal test would hide a broken prompt.
 #include <unistd.h>
 
 #include <chrono>
@@ -63,9 +64,8 @@ size_t count(const std::string& s, const std::string& what) {
 
 TEST_CASE("the prompt completes commands and signal names and recalls history",
           "[debugger][prompt]") {
-  // tools/setup-deps.sh installs tmux: without it nothing here is checked, so fail.
   if (std::system("command -v tmux >/dev/null 2>&1") != 0)
-    FAIL("tmux is not installed; run tools/setup-deps.sh");
+    FAIL("tmux is not installed; tools/setup-deps.sh installs it");
   const std::string home = std::string(BUD_BINARY_DIR) + "/debugger_prompt_home";
   std::system(("rm -rf '" + home + "' && mkdir -p '" + home + "'").c_str());
   const std::string exe = std::string(BUD_BINARY_DIR) + "/bud";
@@ -112,6 +112,19 @@ TEST_CASE("the prompt completes commands and signal names and recalls history",
   }));
   t.keys("Enter");
   CHECK(t.wait([](const std::string& s) { return count(s, "cycle = 0 (0x0)") == 2; }));
+
+  // Arguments complete by what the command's spec says they are.
+  t.keys("'info st' Tab");
+  CHECK(t.wait_for("(bud) info stages"));
+  t.keys("Enter");
+  CHECK(t.wait_for("queue "));
+  t.keys("'x dr' Tab");
+  CHECK(t.wait_for("(bud) x dram"));
+  t.keys("C-u");
+  // A file argument: the pane runs in the source tree (docs/ holds debugger.md).
+  t.keys("'source docs/debugg' Tab");
+  CHECK(t.wait_for("(bud) source docs/debugger.md"));
+  t.keys("C-u");
 
   t.keys("quit Enter");
   CHECK(t.wait_for("EXIT=0"));

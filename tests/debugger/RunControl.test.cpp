@@ -3,6 +3,7 @@
 // disable/info, and stops that report every reason that applied.
 #include <cstring>
 
+#include "debugger/commands/Format.h"
 #include "tests/debugger/DebuggerTestSupport.h"
 
 using bud::test::contains;
@@ -193,7 +194,7 @@ TEST_CASE("a watchpoint on a signal stops on change with old -> new", "[debugger
   CHECK(r.stop->cycle == expected);
   REQUIRE(reason_kinds(r) == std::vector<std::string>{"watchpoint"});
   const std::string want =
-      "load.state: 0x" + std::to_string(initial) + " -> 0x" + std::to_string(d.value("load.state"));
+      "load.state: " + bud::debugger::hex64(initial) + " -> " + bud::debugger::hex64(d.value("load.state"));
   CHECK(r.stop->reasons[0].detail == want);
 }
 

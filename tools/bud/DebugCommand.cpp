@@ -180,6 +180,8 @@ int run_debug(const DebugOptions& options) {
   debugger::ConsoleOptions copts;
   copts.json = options.json;
   copts.echo = !options.json && !isatty(STDIN_FILENO);
+  // A progress line on a terminal only; every 2^22 simulated cycles (a few per second).
+  if (isatty(STDOUT_FILENO) && !options.json && !options.batch) copts.progress_every = 1ull << 22;
   debugger::Console console(interp, copts, std::cout, std::cerr);
   debugger::Console::install_interrupt_handler();
   const bool interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !options.json;
