@@ -31,11 +31,16 @@ int file_word(const std::string& name, const debugger::Args& a) {
 }  // namespace
 
 bool is_read_only_line(const debugger::Interpreter& interp, const std::string& raw) {
+  // Inside `commands N ... end` every line belongs to the block the controlling interpreter is
+  // collecting, whatever it says.
+  if (interp.collecting_commands() != 0) return false;
   const std::string line = strip_comment(raw);
   const auto a = debugger::parse_args(line);
   if (a.command.empty()) return raw.find('#') != std::string::npos;  // a comment only
   const auto* spec = interp.find(a.command);
   if (!spec) return true;
+  // Displays live in the controlling interpreter (they print at its stops).
+  if (spec->name == "info" && !a.words.empty() && a.words[0].rfind("disp", 0) == 0) return false;
   static const std::set<std::string> kReadOnly = {"print", "counters", "x",   "where",
                                                   "info",  "help",     "echo"};
   if (kReadOnly.count(spec->name)) return true;

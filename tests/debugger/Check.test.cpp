@@ -146,7 +146,7 @@ TEST_CASE("a fault-free run finishes with every stage matching", "[debugger][che
   }
 }
 
-TEST_CASE("break off mismatch checks but runs through; info check keeps the divergence",
+TEST_CASE("break off mismatch checks but runs through, info check keeps the divergence",
           "[debugger][check]") {
   Checked d({"flip:compute.accum[3][5]@700"});
   d.ok("break off mismatch");

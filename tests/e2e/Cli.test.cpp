@@ -351,7 +351,7 @@ TEST_CASE("every --json command prints exactly one JSON object on success and on
   for (const auto& p : {good, corrupt, odd}) std::remove(p.c_str());
 }
 
-TEST_CASE("unknown commands get a suggestion; bud help works", "[e2e][help]") {
+TEST_CASE("unknown commands get a suggestion, bud help works", "[e2e][help]") {
   const auto r = bud({"rn"});
   CHECK(r.status == 2);
   CHECK(contains(r.err, "did you mean 'bud run'?"));

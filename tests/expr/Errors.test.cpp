@@ -203,7 +203,7 @@ TEST_CASE("nesting depth is bounded", "[expr][errors]") {
   check_error(calls + "x", kMaxNesting * 6 + 6, "nested too deeply");  // the 257th '('
 }
 
-TEST_CASE("fuzz: compile never crashes; what compiles evaluates and round-trips",
+TEST_CASE("fuzz: compile never crashes, what compiles evaluates and round-trips",
           "[expr][errors][fuzz]") {
   const std::vector<std::string> pieces = {"a",
                                            "b",

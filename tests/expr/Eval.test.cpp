@@ -169,7 +169,7 @@ TEST_CASE("re-arming restarts windows, counts and runs", "[expr][eval]") {
   CHECK(e.cycles_since_arm() == 2);
 }
 
-TEST_CASE("eval arms on first use; each name is sampled once per cycle", "[expr][eval]") {
+TEST_CASE("eval arms on first use, each name is sampled once per cycle", "[expr][eval]") {
   TableResolver res({{"c"}});
   ScriptedSampler smp;
   smp.set(0, {5, 6, 8, 11});

@@ -72,7 +72,7 @@ TEST_CASE("bud trigger check validates without running", "[trigger][cli]") {
   CHECK(r.status == 2);
 }
 
-TEST_CASE("bud run --triggers: nothing runs with an invalid file; hits in the report",
+TEST_CASE("bud run --triggers: nothing runs with an invalid file, hits in the report",
           "[trigger][cli]") {
   const auto bad = write("bad2.trig", "trigger t when cycle > 3 do hlat\n");
   auto r = bud_run("run gemm_small --triggers " + bad);

@@ -128,7 +128,7 @@ TEST_CASE("trigger commands report errors with positions and load files", "[trig
   CHECK(d->in->execute("trigger list").lines.at(0).find("[armed, 1 hits]") != std::string::npos);
 }
 
-TEST_CASE("trigger add takes events and state machines on one line (`;` separates lines)",
+TEST_CASE("trigger add takes events and state machines on one line (a semicolon separates lines)",
           "[trigger][session]") {
   const auto s = test::record("conv");
   // Independently: the cycle of the third GEMM dispatch of layer 0.

@@ -203,12 +203,18 @@ class Seeds(_message.Message):
     def __init__(self, workload: _Optional[int] = ..., memory: _Optional[int] = ..., verilator: _Optional[int] = ...) -> None: ...
 
 class StageTotals(_message.Message):
-    __slots__ = ["count", "sum"]
+    __slots__ = ["count", "open_cmd", "open_count", "open_sum", "sum"]
     COUNT_FIELD_NUMBER: _ClassVar[int]
+    OPEN_CMD_FIELD_NUMBER: _ClassVar[int]
+    OPEN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    OPEN_SUM_FIELD_NUMBER: _ClassVar[int]
     SUM_FIELD_NUMBER: _ClassVar[int]
     count: int
+    open_cmd: int
+    open_count: int
+    open_sum: int
     sum: int
-    def __init__(self, count: _Optional[int] = ..., sum: _Optional[int] = ...) -> None: ...
+    def __init__(self, count: _Optional[int] = ..., sum: _Optional[int] = ..., open_cmd: _Optional[int] = ..., open_count: _Optional[int] = ..., open_sum: _Optional[int] = ...) -> None: ...
 
 class Stimulus(_message.Message):
     __slots__ = ["chunks", "hash", "raw_size"]
@@ -226,6 +232,7 @@ class Symptom(_message.Message):
         __slots__ = []
     ASSERTION: Symptom.Kind
     CYCLE_FIELD_NUMBER: _ClassVar[int]
+    CYCLE_LIMIT: Symptom.Kind
     DESIGN_ERROR: Symptom.Kind
     DETAILS_FIELD_NUMBER: _ClassVar[int]
     HANG: Symptom.Kind
