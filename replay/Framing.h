@@ -20,7 +20,7 @@ namespace bud::replay {
 /// Packet format version. Bump the major on any incompatible change (framing, chunking, the
 /// meaning of any field); the minor for additive changes only (docs/packets.md).
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr uint16_t kFormatMinor = 1;  ///< 1: Intervention records
 
 inline constexpr size_t kFileHeaderBytes = 16;
 inline constexpr size_t kFrameHeaderBytes = 12;

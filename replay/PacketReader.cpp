@@ -272,6 +272,17 @@ std::optional<Packet> parse_packet(std::span<const uint8_t> bytes, const std::st
         p.annotations.push_back(std::move(a));
         break;
       }
+      case pb::RECORD_INTERVENTION: {
+        pb::Intervention iv;
+        if (!parse(iv)) return std::nullopt;
+        if (!p.interventions.empty() && iv.cycle() < p.interventions.back().cycle()) {
+          error = at(name, off) + "intervention at cycle " + std::to_string(iv.cycle()) +
+                  " comes after one at cycle " + std::to_string(p.interventions.back().cycle());
+          return std::nullopt;
+        }
+        p.interventions.push_back(std::move(iv));
+        break;
+      }
       case pb::RECORD_RESULT: {
         pb::Result r;
         if (!parse(r)) return std::nullopt;

@@ -35,6 +35,7 @@ struct Packet {
   std::optional<pb::Result> result;
   std::optional<pb::Stimulus> stimulus;
   std::vector<pb::Annotation> annotations;
+  std::vector<pb::Intervention> interventions;  ///< in file (= cycle) order
   std::vector<RecordInfo> records;
   SizeBreakdown breakdown{};
   /// Footer (Index + trailer) present: the recording finished cleanly.

@@ -293,4 +293,85 @@ pb::Result result_of(const run::RunReport& r) {
   return out;
 }
 
+pb::Intervention intervention_record(const drive::Intervention& iv, const emu::Emulator& emu) {
+  using K = drive::Intervention::Kind;
+  pb::Intervention r;
+  r.set_kind(iv.kind == K::Deposit   ? pb::Intervention::DEPOSIT
+             : iv.kind == K::Force   ? pb::Intervention::FORCE
+             : iv.kind == K::Release ? pb::Intervention::RELEASE
+                                     : pb::Intervention::MEMORY_WRITE);
+  r.set_cycle(iv.cycle);
+  if (iv.kind == K::MemoryWrite) {
+    r.set_memory(iv.memory);
+    r.set_offset(iv.offset);
+    r.set_bytes(std::string(iv.bytes.begin(), iv.bytes.end()));
+    return r;
+  }
+  if (iv.signal < emu.signals().size()) r.set_signal(emu.signals()[iv.signal].name);
+  r.set_element(iv.element);
+  r.set_width(iv.value.width);
+  const uint32_t words = (iv.value.width + 63) / 64;
+  for (uint32_t w = 0; w < words && w < iv.value.words.size(); ++w) r.add_value(iv.value.words[w]);
+  return r;
+}
+
+std::optional<drive::Intervention> intervention_from(const pb::Intervention& r,
+                                                     const emu::Emulator& emu,
+                                                     std::string& error) {
+  using K = drive::Intervention::Kind;
+  const std::string where = "intervention at cycle " + std::to_string(r.cycle()) + ": ";
+  drive::Intervention iv;
+  iv.cycle = r.cycle();
+  switch (r.kind()) {
+    case pb::Intervention::DEPOSIT: iv.kind = K::Deposit; break;
+    case pb::Intervention::FORCE: iv.kind = K::Force; break;
+    case pb::Intervention::RELEASE: iv.kind = K::Release; break;
+    case pb::Intervention::MEMORY_WRITE: iv.kind = K::MemoryWrite; break;
+    default:
+      error = where + "unknown kind " + std::to_string(static_cast<int>(r.kind()));
+      return std::nullopt;
+  }
+  if (iv.kind == K::MemoryWrite) {
+    const emu::MemoryInfo* mem = nullptr;
+    for (const auto& m : emu.memories())
+      if (m.name == r.memory()) mem = &m;
+    if (!mem) {
+      error = where + "no memory named '" + r.memory() + "'";
+      return std::nullopt;
+    }
+    if (r.offset() > mem->size_bytes || r.bytes().size() > mem->size_bytes - r.offset()) {
+      error = where + std::to_string(r.bytes().size()) + " bytes at offset " +
+              std::to_string(r.offset()) + " do not fit in " + r.memory() + " (" +
+              std::to_string(mem->size_bytes) + " bytes)";
+      return std::nullopt;
+    }
+    iv.memory = r.memory();
+    iv.offset = r.offset();
+    iv.bytes.assign(r.bytes().begin(), r.bytes().end());
+    return iv;
+  }
+  const auto id = emu.find_signal(r.signal());
+  if (!id) {
+    error = where + "no signal named '" + r.signal() + "' in this design";
+    return std::nullopt;
+  }
+  const auto& info = emu.signals()[*id];
+  if (r.element() >= info.elements) {
+    error = where + r.signal() + "[" + std::to_string(r.element()) + "] is out of range (" +
+            std::to_string(info.elements) + " elements)";
+    return std::nullopt;
+  }
+  if (iv.kind != K::Release &&
+      (r.width() != info.width || r.value_size() != static_cast<int>((info.width + 63) / 64))) {
+    error = where + r.signal() + " is " + std::to_string(info.width) + " bits here, the value has " +
+            std::to_string(r.width()) + " bits in " + std::to_string(r.value_size()) + " words";
+    return std::nullopt;
+  }
+  iv.signal = *id;
+  iv.element = r.element();
+  iv.value.width = info.width;
+  for (int w = 0; w < r.value_size(); ++w) iv.value.words[w] = r.value(w);
+  return iv;
+}
+
 }  // namespace bud::replay

@@ -11,6 +11,7 @@
 
 #include "emu/core/Emulator.h"
 #include "emu/core/Fault.h"
+#include "emu/drive/Intervention.h"
 #include "emu/run/RunJob.h"
 #include "emu/workload/Result.h"
 #include "replay/packet.pb.h"
@@ -60,6 +61,14 @@ pb::Result result_of(const run::RunReport& report);
 std::vector<uint8_t> encode_job(const emu::HostJob& job);
 /// Inverse of encode_job. nullopt and `error` (naming the byte offset) on malformed input.
 std::optional<emu::HostJob> decode_job(std::span<const uint8_t> bytes, std::string& error);
+
+/// The packet form of an intervention (the signal by name).
+pb::Intervention intervention_record(const drive::Intervention& iv, const emu::Emulator& emu);
+/// Back, resolved against `emu` and validated (known kind, signal, element and width; memory
+/// range): nullopt and `error` (naming the intervention's cycle) when it cannot apply here.
+std::optional<drive::Intervention> intervention_from(const pb::Intervention& record,
+                                                     const emu::Emulator& emu,
+                                                     std::string& error);
 
 /// Tool version and build tags recorded in every packet.
 std::string tool_version();

@@ -32,6 +32,8 @@ const char* record_kind_name(int kind) {
       return "index";
     case pb::RECORD_STIMULUS:
       return "stimulus";
+    case pb::RECORD_INTERVENTION:
+      return "intervention";
     default:
       return "unknown";
   }

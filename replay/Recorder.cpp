@@ -1,5 +1,6 @@
 #include "replay/Recorder.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 
@@ -23,7 +24,35 @@ void RecordConfig::read_environment() {
 }
 
 Recorder::Recorder(PacketWriter& writer, emu::Emulator& emu, RecordConfig config)
-    : writer_(writer), emu_(emu), config_(std::move(config)) {}
+    : writer_(writer), emu_(emu), config_(std::move(config)), targets_{&writer} {}
+
+void Recorder::add_target(PacketWriter& writer) {
+  if (std::find(targets_.begin(), targets_.end(), &writer) == targets_.end())
+    targets_.push_back(&writer);
+}
+
+template <class F>
+bool Recorder::to_all(F&& write) {
+  for (auto* w : targets_)
+    if (!write(*w)) {
+      error_ = w->error();
+      return false;
+    }
+  return true;
+}
+
+bool Recorder::write_intervention(const drive::Intervention& iv) {
+  const auto r = intervention_record(iv, emu_);
+  return to_all([&](PacketWriter& w) { return w.write(pb::RECORD_INTERVENTION, r, iv.cycle); });
+}
+
+bool Recorder::annotate(PacketWriter& writer, uint64_t cycle, const std::string& text) {
+  pb::Annotation note;
+  note.set_cycle(cycle);
+  note.set_text(text);
+  if (!writer.write(pb::RECORD_ANNOTATION, note, cycle)) return error_ = writer.error(), false;
+  return true;
+}
 
 RecordSummary Recorder::summary() const {
   RecordSummary s;
@@ -43,20 +72,15 @@ bool Recorder::begin(const pb::Header& header, std::span<const uint8_t> stimulus
                      const std::vector<std::string>& annotations) {
   start_cycle_ = emu_.cycle();
   next_progress_ = start_cycle_ + (1u << 20);
-  if (!writer_.write(pb::RECORD_HEADER, header)) return error_ = writer_.error(), false;
-  if (!writer_.write_stimulus(stimulus, config_.zstd_level)) return error_ = writer_.error(), false;
+  if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_HEADER, header); })) return false;
+  if (!to_all([&](PacketWriter& w) { return w.write_stimulus(stimulus, config_.zstd_level); })) return false;
   for (const auto& a : annotations) {
     pb::Annotation note;
     note.set_cycle(start_cycle_);
     note.set_text(a);
-    if (!writer_.write(pb::RECORD_ANNOTATION, note, start_cycle_))
-      return error_ = writer_.error(), false;
+    if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_ANNOTATION, note, start_cycle_); })) return false;
   }
-  state_.clear();
-  emu_.save(state_);
-  if (!writer_.write_checkpoint(start_cycle_, state_, config_.zstd_level))
-    return error_ = writer_.error(), false;
-  ++checkpoints_;
+  if (!write_checkpoint(start_cycle_)) return false;
   window_.Clear();
   window_.set_index(0);
   window_.set_start_cycle(start_cycle_);
@@ -82,8 +106,7 @@ bool Recorder::close_window() {
     t->set_open_sum(d.open_sum);
   }
   for (int i = 0; i < isa::kNumCounters; ++i) window_.add_counters(emu_.counter(i));
-  if (!writer_.write(pb::RECORD_WINDOW, window_, window_.start_cycle()))
-    return error_ = writer_.error(), false;
+  if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_WINDOW, window_, window_.start_cycle()); })) return false;
   ++windows_;
   window_.Clear();
   window_.set_index(windows_);
@@ -91,31 +114,37 @@ bool Recorder::close_window() {
   return true;
 }
 
-bool Recorder::run(uint64_t limit) {
-  const uint64_t k = config_.digest_interval;
-  while (emu_.state() == emu::RunState::Ready && emu_.cycle() < limit) {
-    const uint64_t now = emu_.cycle();
-    const uint64_t next = std::min(limit, (now / k + 1) * k);
-    emu_.step(next - now);
-    const uint64_t c = emu_.cycle();
-    if (c % k == 0 || emu_.state() != emu::RunState::Ready) add_digest_point();
-    if (c % config_.checkpoint_interval == 0 && emu_.state() == emu::RunState::Ready &&
-        c != window_.start_cycle()) {
-      if (!close_window()) return false;
-      state_.clear();
-      emu_.save(state_);
-      if (!writer_.write_checkpoint(c, state_, config_.zstd_level))
-        return error_ = writer_.error(), false;
-      ++checkpoints_;
-    }
-    if (config_.kill_at_cycle && c >= *config_.kill_at_cycle) std::raise(SIGKILL);
-    if (config_.progress && c >= next_progress_) {
-      config_.progress(c);
-      next_progress_ = c + (1u << 20);
-    }
-    if (c == now) break;  // no progress possible (e.g. a hook stopped at once)
-  }
+bool Recorder::write_checkpoint(uint64_t cycle) {
+  state_.clear();
+  emu_.save(state_);
+  if (!to_all([&](PacketWriter& w) { return w.write_checkpoint(cycle, state_, config_.zstd_level); })) return false;
+  ++checkpoints_;
   return true;
+}
+
+uint64_t Recorder::next_pause(uint64_t now) const {
+  const uint64_t k = config_.digest_interval;
+  return (now / k + 1) * k;
+}
+
+drive::PauseAction Recorder::on_pause(uint64_t c) {
+  const bool running = emu_.state() == emu::RunState::Ready;
+  if (c % config_.digest_interval == 0 || !running) add_digest_point();
+  if (c % config_.checkpoint_interval == 0 && running && c != window_.start_cycle()) {
+    if (!close_window() || !write_checkpoint(c)) return drive::PauseAction::Fail;
+  }
+  if (config_.kill_at_cycle && c >= *config_.kill_at_cycle) std::raise(SIGKILL);
+  if (config_.progress && c >= next_progress_) {
+    config_.progress(c);
+    next_progress_ = c + (1u << 20);
+  }
+  return drive::PauseAction::Continue;
+}
+
+bool Recorder::run(uint64_t limit) {
+  drive::Driver driver(emu_);
+  driver.add(*this);
+  return !driver.run_until(limit, config_.digest_interval).failed;
 }
 
 bool Recorder::end(const run::RunReport* report, bool stopped) {
@@ -125,22 +154,20 @@ bool Recorder::end(const run::RunReport* report, bool stopped) {
   if (!close_window()) return false;
   if (report) {
     if (auto s = symptom_of(*report)) {
-      if (!writer_.write(pb::RECORD_SYMPTOM, *s, s->cycle()))
-        return error_ = writer_.error(), false;
+      if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_SYMPTOM, *s, s->cycle()); })) return false;
     }
     auto r = result_of(*report);
     r.set_stopped(stopped);
-    if (!writer_.write(pb::RECORD_RESULT, r, report->cycles))
-      return error_ = writer_.error(), false;
+    if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_RESULT, r, report->cycles); })) return false;
   } else {
     pb::Result r;
     r.set_cycles(emu_.cycle());
     r.set_state(emu::run_state_name(emu_.state()));
     r.set_stopped(stopped);
     r.set_state_digest(emu_.digest());
-    if (!writer_.write(pb::RECORD_RESULT, r, emu_.cycle())) return error_ = writer_.error(), false;
+    if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_RESULT, r, emu_.cycle()); })) return false;
   }
-  if (!writer_.finish()) return error_ = writer_.error(), false;
+  if (!to_all([&](PacketWriter& w) { return w.finish(); })) return false;
   return true;
 }
 
@@ -161,14 +188,20 @@ RecordOutcome record_run(const std::string& path, const RunSpec& spec,
   Recorder rec(*writer, emu, config);
   const auto header =
       make_header(spec, prepared, config.digest_interval, config.checkpoint_interval, emu.cycle());
-  if (!rec.begin(header, encode_job(prepared.job), spec.annotations) ||
-      !rec.run(spec.options.max_cycles)) {
+  if (!rec.begin(header, encode_job(prepared.job), spec.annotations)) {
     out.error = rec.error();
     return out;
   }
+  drive::Driver driver(emu);
+  driver.add(rec);
   run::RunOptions ro = spec.options;
-  ro.progress = nullptr;
-  out.report = run::finish(prepared, ro, emu);  // the run has ended: this only checks it
+  ro.progress = nullptr;  // the recorder shows progress (RecordConfig::progress)
+  drive::DriveStop stop;
+  out.report = run::finish(prepared, ro, driver, emu, &stop);
+  if (stop.failed) {
+    out.error = rec.error().empty() ? stop.detail : rec.error();
+    return out;
+  }
   if (!rec.end(&out.report, false)) out.error = rec.error();
   out.summary = rec.summary();
   return out;

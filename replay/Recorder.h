@@ -1,8 +1,10 @@
-// Records a run into a replay packet while driving the emulator forward in chunks of the digest
-// interval: a state digest every `digest_interval` cycles, and at every `checkpoint_interval`
-// a Window record (digests, cumulative per-stage transaction count and hash from
-// Emulator::stage_digest(), PMU counters) followed by a checkpoint. The emulator's transaction
-// observer and cycle hook are left alone (the debugger owns them).
+// Records a run into a replay packet as a participant of the run's driver (emu/drive): it asks for
+// a pause every `digest_interval` cycles and writes a state digest there, and at every
+// `checkpoint_interval` a Window record (digests, cumulative per-stage transaction count and hash
+// from Emulator::stage_digest(), PMU counters) followed by a checkpoint. It needs no per-cycle
+// hook, so it observes a run that others (triggers, checks) drive at the same time: the run is
+// simulated once. It sees only settled pauses, so a run that goes back in time (a trigger hit
+// found late) never leaves records past the cycle it went back to.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +12,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "emu/core/Emulator.h"
+#include "emu/drive/Driver.h"
+#include "emu/drive/Intervention.h"
 #include "emu/run/RunJob.h"
 #include "replay/PacketRun.h"
 #include "replay/PacketWriter.h"
@@ -50,17 +55,31 @@ struct RecordSummary {
   SizeBreakdown breakdown{};
 };
 
-/// Writes one packet for one emulator. Use: begin(), run() any number of times, end().
-class Recorder {
+/// Writes one packet for one emulator. Use: begin(), then drive the run with the recorder added
+/// to the driver (or call run()), then end().
+class Recorder final : public drive::Participant {
  public:
   Recorder(PacketWriter& writer, emu::Emulator& emu, RecordConfig config);
 
+  /// Writes the same packet to `writer` too (before begin(); not owned): one run recorded into
+  /// several files, e.g. a trigger's `record` action beside `--record`.
+  void add_target(PacketWriter& writer);
   /// Writes the header, the stimulus (encode_job), the annotations and a checkpoint of the
   /// current state.
   bool begin(const pb::Header& header, std::span<const uint8_t> stimulus,
              const std::vector<std::string>& annotations);
-  /// Runs until cycle `limit` or until the run leaves the Ready state.
+  /// Runs until cycle `limit` or until the run leaves the Ready state, on a driver of its own.
   bool run(uint64_t limit);
+
+  // drive::Participant: a pause at every digest point.
+  uint64_t next_pause(uint64_t now) const override;
+  drive::PauseAction on_pause(uint64_t cycle) override;
+  std::string stop_detail() const override { return error_; }
+  /// Writes an intervention the recorded run will see (before driving past its cycle), so
+  /// replay applies it too.
+  bool write_intervention(const drive::Intervention& iv);
+  /// Adds a note to one target only (between begin() and end()).
+  bool annotate(PacketWriter& writer, uint64_t cycle, const std::string& text);
   /// Closes the last window; writes the symptom and result (when `report` is given), the index
   /// and the trailer. `stopped`: the recording ends before the run does.
   bool end(const run::RunReport* report, bool stopped);
@@ -69,10 +88,13 @@ class Recorder {
   RecordSummary summary() const;
 
  private:
+  template <class F>
+  bool to_all(F&& write);
   void add_digest_point();
   bool close_window();
+  bool write_checkpoint(uint64_t cycle);
 
-  PacketWriter& writer_;
+  PacketWriter& writer_;  ///< the primary target (summary())
   emu::Emulator& emu_;
   RecordConfig config_;
   std::string error_;
@@ -83,6 +105,7 @@ class Recorder {
   uint64_t start_cycle_ = 0;
   uint64_t next_progress_ = 0;
   std::vector<uint8_t> state_;
+  std::vector<PacketWriter*> targets_;  ///< every file written, the primary first
 };
 
 /// What record_run() produced.

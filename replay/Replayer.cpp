@@ -1,5 +1,6 @@
 #include "replay/Replayer.h"
 
+#include <functional>
 #include <map>
 
 #include "bud/ModelRevision.h"
@@ -192,12 +193,32 @@ ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
     }
   };
 
-  while (emu.state() == emu::RunState::Ready && emu.cycle() < limit) {
-    const uint64_t now = emu.cycle();
-    emu.step(std::min(limit, (now / k + 1) * k) - now);
-    check(emu.cycle());
-    if (emu.cycle() == now) break;
+  // The replay is one driver with one participant: a pause at every recorded digest point.
+  struct Verifier final : drive::Participant {
+    uint64_t k;
+    std::function<void(uint64_t)> check;
+    uint64_t next_pause(uint64_t now) const override { return (now / k + 1) * k; }
+    drive::PauseAction on_pause(uint64_t c) override {
+      check(c);
+      return drive::PauseAction::Continue;
+    }
+  } verifier;
+  verifier.k = k;
+  verifier.check = check;
+  // Changes recorded from outside the design (a debugger's deposits and forces) happen again.
+  std::vector<drive::Intervention> log;
+  for (const auto& r : packet.interventions) {
+    if (r.cycle() < start) continue;  // already in the checkpoint replay starts from
+    std::string error;
+    auto iv = intervention_from(r, emu, error);
+    if (!iv) return incompatible(o, packet.name + ": " + error);
+    log.push_back(std::move(*iv));
   }
+  drive::InterventionActor actor(emu, log);
+  drive::Driver driver(emu);
+  driver.add(actor);
+  driver.add(verifier);
+  const auto driven = driver.run_until(limit, k);
   o.end_cycle = emu.cycle();
   o.full_run = full;
   if (full) {
@@ -230,7 +251,7 @@ ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
                : emu.state() == emu::RunState::Assertion ? pb::Symptom::ASSERTION
                                                          : pb::Symptom::DESIGN_ERROR);
     s.set_cycle(emu.cycle());
-    s.set_message(emu.step(0).message);
+    s.set_message(driven.message);
     o.replay_symptom = s;
   }
 

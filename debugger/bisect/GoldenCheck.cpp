@@ -103,11 +103,9 @@ void GoldenCheck::resync() {
       restart();
     } else {
       restart();
-      // Only the checker watches the replay (the session reinstalls its own hooks after).
-      emu.set_cycle_hook(nullptr);
-      emu.set_txn_observer(this);
-      session_.timeline().run_to(target, session_.interventions());
-      emu.set_txn_observer(nullptr);
+      // Only the checker watches the re-execution.
+      drive::HookParticipant watch(nullptr, this);
+      session_.timeline().run_to(target, session_.interventions(), nullptr, &watch);
     }
   }
   reported_ = checker_->divergences().size();

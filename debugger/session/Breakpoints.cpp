@@ -391,4 +391,18 @@ bool Breakpoints::after_cycle(uint64_t cycle) {
   return stop;
 }
 
+emu::CycleHook* BreakpointParticipant::cycle_hook() { return &b_; }
+emu::TxnObserver* BreakpointParticipant::txn_observer() { return &b_; }
+
+void BreakpointParticipant::on_start(uint64_t) {
+  if (!armed_) b_.arm();
+  armed_ = true;
+}
+
+void BreakpointParticipant::on_rewind(uint64_t) { b_.arm(); }
+
+drive::PauseAction BreakpointParticipant::on_pause(uint64_t) {
+  return b_.hits().empty() ? drive::PauseAction::Continue : drive::PauseAction::Halt;
+}
+
 }  // namespace bud::debugger

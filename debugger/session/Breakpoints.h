@@ -13,6 +13,7 @@
 #include "debugger/expr/Compiler.h"
 #include "debugger/expr/EmulatorResolver.h"
 #include "emu/core/Emulator.h"
+#include "emu/drive/Driver.h"
 
 namespace bud::debugger {
 
@@ -122,6 +123,23 @@ class Breakpoints final : public emu::CycleHook, public emu::TxnObserver {
   bool pending_cmd_hit_ = false;
   std::vector<int> pending_cmd_ids_;
   std::vector<std::string> pending_cmd_details_;
+};
+
+/// Breakpoints and watchpoints as a participant of a run: armed at the first start and after a
+/// trip back (their later hits happen again); a pause with hits halts the run there. A pause that
+/// only serves another participant does not restart their windows.
+class BreakpointParticipant final : public drive::Participant {
+ public:
+  explicit BreakpointParticipant(Breakpoints& b) : b_(b) {}
+  emu::CycleHook* cycle_hook() override;
+  emu::TxnObserver* txn_observer() override;
+  void on_start(uint64_t cycle) override;
+  void on_rewind(uint64_t cycle) override;
+  drive::PauseAction on_pause(uint64_t cycle) override;
+
+ private:
+  Breakpoints& b_;
+  bool armed_ = false;
 };
 
 }  // namespace bud::debugger

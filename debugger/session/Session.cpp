@@ -79,6 +79,53 @@ void Session::collect_breakpoint_hits(std::vector<StopReason>& out) const {
   }
 }
 
+namespace {
+
+// A session hook as a participant: at every pause it performs what it found and may add stop
+// reasons (only halts do), which stop the run there.
+class HookParticipant final : public drive::Participant {
+ public:
+  HookParticipant(SessionHook& h, std::vector<StopReason>& reasons) : h_(h), reasons_(reasons) {}
+  emu::CycleHook* cycle_hook() override { return &h_; }
+  emu::TxnObserver* txn_observer() override { return &h_; }
+  void on_start(uint64_t) override {
+    if (!armed_) h_.arm();
+    armed_ = true;
+  }
+  std::optional<uint64_t> settle() override { return h_.settle(); }
+  drive::PauseAction on_pause(uint64_t) override {
+    const size_t before = reasons_.size();
+    h_.stop_reasons(reasons_);
+    return reasons_.size() > before ? drive::PauseAction::Halt : drive::PauseAction::Continue;
+  }
+
+ private:
+  SessionHook& h_;
+  std::vector<StopReason>& reasons_;
+  bool armed_ = false;
+};
+
+// Progress on a terminal and Ctrl-C, every `chunk` cycles of a run (never per cycle).
+class PaceParticipant final : public drive::Participant {
+ public:
+  PaceParticipant(const std::function<void(uint64_t)>& progress, uint64_t chunk)
+      : progress_(progress), chunk_(std::max<uint64_t>(1, chunk)) {}
+  uint64_t next_pause(uint64_t now) const override { return (now / chunk_ + 1) * chunk_; }
+  drive::PauseAction on_pause(uint64_t cycle) override {
+    if (progress_) progress_(cycle);
+    return interrupted_ = Session::interrupt_flag().exchange(false),
+           interrupted_ ? drive::PauseAction::Halt : drive::PauseAction::Continue;
+  }
+  bool interrupted() const { return interrupted_; }
+
+ private:
+  const std::function<void(uint64_t)>& progress_;
+  uint64_t chunk_;
+  bool interrupted_ = false;
+};
+
+}  // namespace
+
 StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& limit_kind) {
   StopInfo stop;
   auto& emu = *emu_;
@@ -88,70 +135,39 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& 
                             "the program is not running any more; use goto or reverse-step"});
     return stop;
   }
-  dispatch_.breakpoints = use_breakpoints && breakpoints_.any_enabled() ? &breakpoints_ : nullptr;
-  dispatch_.hooks.clear();
+  // One driver: breakpoints, the active hooks (triggers, the golden-model check), automatic
+  // checkpoints, progress and Ctrl-C take part; the timeline is the way back to a hit that an
+  // asynchronous hook found late.
+  drive::Driver driver(emu);
+  BreakpointParticipant breakpoints(breakpoints_);
+  const bool with_breakpoints = use_breakpoints && breakpoints_.any_enabled();
+  if (with_breakpoints) driver.add(breakpoints);
+  std::vector<StopReason> hook_reasons;
+  std::vector<HookParticipant> hooks;
+  hooks.reserve(hooks_.size());
   for (auto* h : hooks_)
-    if (h->active()) dispatch_.hooks.push_back(h);
-  const bool hooked = dispatch_.breakpoints || !dispatch_.hooks.empty();
-  if (dispatch_.breakpoints) breakpoints_.arm();
-  for (auto* h : dispatch_.hooks) h->arm();
-  if (hooked) {
-    emu.set_cycle_hook(&dispatch_);
-    emu.set_txn_observer(&dispatch_);
-  }
+    if (h->active()) hooks.emplace_back(*h, hook_reasons);
+  for (auto& h : hooks) driver.add(h);
+  driver.add(timeline_);
+  PaceParticipant pace(progress_, config_.chunk);
+  driver.add(pace);
+  timeline_.set_log(&interventions_);
+  driver.set_rewinder(&timeline_);
   interrupt_flag().store(false);
   const uint64_t start = emu.cycle();
   const uint64_t target = cycles > UINT64_MAX - start ? UINT64_MAX : start + cycles;
-  while (true) {
-    const uint64_t chunk_end =
-        std::min({target, timeline_.next_checkpoint_cycle(), emu.cycle() + config_.chunk});
-    auto r = emu.step(chunk_end - emu.cycle());
-    timeline_.maybe_checkpoint();
-    if (progress_) progress_(emu.cycle());
-    // Hooks that evaluate asynchronously catch up; one may have found, late, a hit that needs
-    // the design at an earlier cycle: travel back there (everything after it happens again).
-    std::optional<uint64_t> back;
-    for (auto* h : dispatch_.hooks)
-      if (auto c = h->settle(); c && *c < emu.cycle() && (!back || *c < *back)) back = c;
-    if (back) {
-      emu.set_cycle_hook(nullptr);
-      emu.set_txn_observer(nullptr);
-      auto e = timeline_.seek(*back, interventions_);
-      emu.set_cycle_hook(&dispatch_);
-      emu.set_txn_observer(&dispatch_);
-      if (!e.empty()) {
-        stop.reasons.push_back({"error", 0, "cannot return to cycle " + std::to_string(*back) +
-                                                " for a trigger hit: " + e});
-        break;
-      }
-      if (dispatch_.breakpoints) breakpoints_.arm();  // their later hits happen again
-      r.state = emu.state();
-      r.message.clear();
-    }
-    if (r.hook_stop && dispatch_.breakpoints && !back) collect_breakpoint_hits(stop.reasons);
-    // Every pause: hooks perform what they found (only halts add reasons).
-    for (auto* h : dispatch_.hooks) h->stop_reasons(stop.reasons);
-    if (back) {
-      // A hook may have re-executed cycles itself after the travel (the stage check rewinds).
-      emu.set_cycle_hook(&dispatch_);
-      emu.set_txn_observer(&dispatch_);
-    }
-    if (r.state != emu::RunState::Ready) {
-      stop.reasons.push_back({emu::run_state_name(r.state), 0, r.message});
-    }
-    if (!stop.reasons.empty()) break;
-    if (emu.cycle() >= target) {
+  const auto d = driver.run_until(target, config_.chunk);
+  timeline_.set_log(nullptr);
+  if (d.failed) stop.reasons.push_back({"error", 0, d.detail});
+  if (with_breakpoints) collect_breakpoint_hits(stop.reasons);
+  for (auto& r : hook_reasons) stop.reasons.push_back(std::move(r));
+  if (d.state != emu::RunState::Ready)
+    stop.reasons.push_back({emu::run_state_name(d.state), 0, d.message});
+  if (stop.reasons.empty()) {
+    if (emu.cycle() >= target)
       stop.reasons.push_back({limit_kind, 0, ""});
-      break;
-    }
-    if (interrupt_flag().exchange(false)) {
+    else if (pace.interrupted())
       stop.reasons.push_back({"interrupted", 0, "Ctrl-C"});
-      break;
-    }
-  }
-  if (hooked) {
-    emu.set_cycle_hook(nullptr);
-    emu.set_txn_observer(nullptr);
   }
   stop.cycle = emu.cycle();
   note_progress();
@@ -203,12 +219,11 @@ std::optional<StopInfo> Session::reverse_continue(std::string& error) {
     // Re-apply changes up to `from` is not needed: checkpoints include them.
     std::optional<StopInfo> last;
     breakpoints_.arm();
-    emu_->set_cycle_hook(&breakpoints_);
-    emu_->set_txn_observer(&breakpoints_);
+    BreakpointParticipant watch(breakpoints_);
     // Re-execute the window (re-applying interventions) and keep the last hit before `now`.
     while (emu_->cycle() < window_end) {
       bool hit = false;
-      if (!timeline_.run_to(window_end, interventions_, &hit).empty() || !hit) break;
+      if (!timeline_.run_to(window_end, interventions_, &hit, &watch).empty() || !hit) break;
       if (emu_->cycle() >= now) break;
       StopInfo s;
       s.cycle = emu_->cycle();
@@ -216,8 +231,6 @@ std::optional<StopInfo> Session::reverse_continue(std::string& error) {
       last = s;
       breakpoints_.arm();  // keep scanning; hits() restarts
     }
-    emu_->set_cycle_hook(nullptr);
-    emu_->set_txn_observer(nullptr);
     if (last) {
       // Land exactly on the hit.
       if (auto e2 = timeline_.seek(last->cycle, interventions_); !e2.empty()) {

@@ -15,6 +15,7 @@
 #include "debugger/session/Breakpoints.h"
 #include "debugger/session/Timeline.h"
 #include "emu/core/Emulator.h"
+#include "emu/drive/Driver.h"
 #include "emu/isa/Isa.h"
 
 namespace bud::debugger {
@@ -137,20 +138,6 @@ class Session {
   void note_progress();
   void collect_breakpoint_hits(std::vector<StopReason>& out) const;
 
-  /// Fans the emulator's single hook and observer slots out to breakpoints and hooks.
-  struct Dispatch final : emu::CycleHook, emu::TxnObserver {
-    Breakpoints* breakpoints = nullptr;  ///< null when no breakpoint is enabled
-    std::vector<SessionHook*> hooks;      ///< the active ones
-    bool after_cycle(uint64_t cycle) override {
-      bool stop = breakpoints && breakpoints->after_cycle(cycle);
-      for (auto* h : hooks) stop |= h->after_cycle(cycle);
-      return stop;
-    }
-    void on_txn(const emu::StageTxn& t) override {
-      if (breakpoints) breakpoints->on_txn(t);
-      for (auto* h : hooks) h->on_txn(t);
-    }
-  };
 
   std::unique_ptr<emu::Emulator> emu_;
   ProgramInfo program_;
@@ -160,7 +147,6 @@ class Session {
   std::vector<Intervention> interventions_;
   std::vector<SessionHook*> hooks_;
   class StageCheck* stage_check_ = nullptr;
-  Dispatch dispatch_;
   std::array<uint64_t, isa::kNumCounters> prev_counters_{};
   std::array<uint64_t, isa::kNumCounters> last_counters_{};
   uint64_t furthest_ = 0;

@@ -13,16 +13,6 @@
 
 namespace bud::debugger {
 
-bool Intervention::apply(emu::Emulator& emu) const {
-  switch (kind) {
-    case Kind::Deposit: return emu.deposit_signal(signal, element, value);
-    case Kind::Force: return emu.force_signal(signal, element, value);
-    case Kind::Release: emu.release_signal(signal, element); return true;
-    case Kind::MemoryWrite: return emu.write_memory(memory, offset, bytes);
-  }
-  return false;
-}
-
 Timeline::Timeline(emu::Emulator& emu, TimelineConfig config)
     : emu_(emu), config_(config), interval_(config.interval ? config.interval : 65536) {}
 
@@ -132,8 +122,8 @@ Timeline::Checkpoint Timeline::capture() {
   return c;
 }
 
-std::string Timeline::restore(const Checkpoint& c) {
-  std::vector<uint8_t> raw;
+std::string Timeline::state_of(const Checkpoint& c, std::vector<uint8_t>& raw) const {
+  raw.clear();
   raw.reserve(c.raw_bytes);
   for (const auto& chunk : c.chunks) {
     if (chunk->raw_size == 0) {
@@ -147,9 +137,36 @@ std::string Timeline::restore(const Checkpoint& c) {
     if (ZSTD_isError(n) || n != chunk->raw_size)
       return "checkpoint at cycle " + std::to_string(c.cycle) + " is corrupt";
   }
+  return {};
+}
+
+std::string Timeline::restore(const Checkpoint& c) {
+  std::vector<uint8_t> raw;
+  if (auto e = state_of(c, raw); !e.empty()) return e;
   std::string error;
   if (!emu_.restore(raw, error)) return error;
   return {};
+}
+
+const Timeline::Checkpoint* Timeline::latest_at_or_before(uint64_t cycle) const {
+  const Checkpoint* best = nullptr;
+  auto it = auto_.upper_bound(cycle);
+  if (it != auto_.begin()) best = &std::prev(it)->second;
+  for (const auto& [name, c] : named_)
+    if (c.on_timeline && c.cycle <= cycle && (!best || c.cycle > best->cycle)) best = &c;
+  return best;
+}
+
+std::optional<uint64_t> Timeline::state_at_or_before(uint64_t cycle, std::vector<uint8_t>& state,
+                                                     std::string& error) const {
+  const Checkpoint* best = latest_at_or_before(cycle);
+  if (!best) {
+    error = "no checkpoint at or before cycle " + std::to_string(cycle);
+    return std::nullopt;
+  }
+  error = state_of(*best, state);
+  if (!error.empty()) return std::nullopt;
+  return best->cycle;
 }
 
 void Timeline::forget_expired_chunks() {
@@ -217,11 +234,7 @@ std::string Timeline::restore_named(const std::string& name) {
 
 std::optional<uint64_t> Timeline::restore_at_or_before(uint64_t cycle, std::string& error) {
   // Best source: the latest automatic or named checkpoint at or before `cycle`.
-  const Checkpoint* best = nullptr;
-  auto it = auto_.upper_bound(cycle);
-  if (it != auto_.begin()) best = &std::prev(it)->second;
-  for (const auto& [name, c] : named_)
-    if (c.on_timeline && c.cycle <= cycle && (!best || c.cycle > best->cycle)) best = &c;
+  const Checkpoint* best = latest_at_or_before(cycle);
   if (!best) {
     error = "no checkpoint at or before cycle " + std::to_string(cycle);
     return std::nullopt;
@@ -242,35 +255,36 @@ std::vector<uint64_t> Timeline::checkpoint_cycles_before(uint64_t cycle) const {
   return out;
 }
 
+uint64_t Timeline::next_pause(uint64_t) const { return next_checkpoint_cycle(); }
+
+drive::PauseAction Timeline::on_pause(uint64_t) {
+  maybe_checkpoint();
+  return drive::PauseAction::Continue;
+}
+
+std::string Timeline::rewind_to(uint64_t cycle) {
+  static const std::vector<Intervention> kNone;
+  return seek(cycle, log_ ? *log_ : kNone);
+}
+
 std::string Timeline::run_to(uint64_t target, const std::vector<Intervention>& interventions,
-                             bool* hook_stop) {
-  if (hook_stop) *hook_stop = false;
-  // Interventions are sorted by cycle; apply each when the emulator reaches its cycle.
-  auto next = std::lower_bound(interventions.begin(), interventions.end(), emu_.cycle(),
-                               [](const Intervention& i, uint64_t c) { return i.cycle < c; });
-  while (true) {
-    while (next != interventions.end() && next->cycle == emu_.cycle()) {
-      if (!next->apply(emu_)) return "could not re-apply a change at cycle " +
-                                     std::to_string(next->cycle);
-      ++next;
-    }
-    if (emu_.cycle() >= target) return {};
-    uint64_t stop = target;
-    if (next != interventions.end() && next->cycle < stop) stop = next->cycle;
-    // Keep automatic checkpoints flowing while re-executing forward past the known end.
-    const uint64_t ck = next_checkpoint_cycle();
-    if (ck < stop) stop = ck;
-    const auto r = emu_.step(stop - emu_.cycle());
-    maybe_checkpoint();
-    if (r.hook_stop && hook_stop) {
-      *hook_stop = true;
-      return {};
-    }
-    if (emu_.cycle() < stop) {
-      return "the run ended at cycle " + std::to_string(emu_.cycle()) + " (" +
-             emu::run_state_name(r.state) + ")";
-    }
+                             bool* halted, drive::Participant* with) {
+  if (halted) *halted = false;
+  drive::Driver driver(emu_);
+  drive::InterventionActor actor(emu_, interventions);
+  driver.add(actor);
+  driver.add(*this);  // keep automatic checkpoints flowing while re-executing
+  if (with) driver.add(*with);
+  const auto s = driver.run_until(target, UINT64_MAX);
+  if (s.failed) return s.detail;
+  if (s.halted && halted) {
+    *halted = true;
+    return {};
   }
+  if (emu_.cycle() < target)
+    return "the run ended at cycle " + std::to_string(emu_.cycle()) + " (" +
+           emu::run_state_name(s.state) + ")";
+  return {};
 }
 
 std::string Timeline::seek(uint64_t cycle, const std::vector<Intervention>& interventions) {

@@ -20,26 +20,14 @@
 #include <vector>
 
 #include "emu/core/Emulator.h"
+#include "emu/drive/Intervention.h"
 
 struct ZSTD_CCtx_s;
 
 namespace bud::debugger {
 
-/// A change the user made to the design's state. Re-executions re-apply it at `cycle` (before
-/// that cycle's clock edge), so travelling in time does not lose it.
-struct Intervention {
-  enum class Kind : uint8_t { Deposit, Force, Release, MemoryWrite };
-  Kind kind = Kind::Deposit;
-  uint64_t cycle = 0;
-  emu::SignalId signal = 0;
-  uint32_t element = 0;
-  emu::SignalValue value;
-  std::string memory;
-  uint64_t offset = 0;
-  std::vector<uint8_t> bytes;
-  /// Applies it to `emu`; false if the emulator refused.
-  bool apply(emu::Emulator& emu) const;
-};
+/// A change the user made to the design's state (the run's intervention log, emu/drive).
+using Intervention = drive::Intervention;
 
 struct TimelineConfig {
   /// Cycles between automatic checkpoints; 0 = automatic: one cycle per 8 bytes of saved state,
@@ -60,9 +48,20 @@ struct CheckpointInfo {
   size_t raw_bytes = 0;    ///< uncompressed state size
 };
 
-class Timeline {
+/// The one way back in time. As a participant of a run it takes the automatic checkpoints (a
+/// pause on the interval grid); as the driver's rewinder it seeks back, re-applying the log set
+/// with set_log().
+class Timeline final : public drive::Participant, public drive::Rewinder {
  public:
   Timeline(emu::Emulator& emu, TimelineConfig config);
+
+  /// The intervention log re-applied by rewind_to() (not owned; null: none).
+  void set_log(const std::vector<Intervention>* log) { log_ = log; }
+  // drive::Participant: automatic checkpoints.
+  uint64_t next_pause(uint64_t now) const override;
+  drive::PauseAction on_pause(uint64_t cycle) override;
+  // drive::Rewinder
+  std::string rewind_to(uint64_t cycle) override;
 
   /// The automatic interval for a state of `state_bytes` (see TimelineConfig::interval).
   static uint64_t auto_interval(size_t state_bytes);
@@ -95,6 +94,10 @@ class Timeline {
   /// Restores the latest checkpoint at or before `cycle` without re-executing; returns its
   /// cycle, or nullopt if there is none. Used by reverse-continue to scan windows.
   std::optional<uint64_t> restore_at_or_before(uint64_t cycle, std::string& error);
+  /// The state of the latest checkpoint at or before `cycle` (of this execution), without
+  /// touching the emulator: its cycle, or nullopt and `error`.
+  std::optional<uint64_t> state_at_or_before(uint64_t cycle, std::vector<uint8_t>& state,
+                                             std::string& error) const;
   /// Cycles of the automatic and named checkpoints, ascending, strictly before `cycle`.
   std::vector<uint64_t> checkpoint_cycles_before(uint64_t cycle) const;
 
@@ -108,11 +111,12 @@ class Timeline {
   /// Cycles re-executed by the last seek().
   uint64_t last_resimulated() const { return last_resimulated_; }
 
-  /// Steps the emulator from its cycle to `target`, applying interventions whose cycle falls in
-  /// [now, target). If the emulator has a CycleHook installed and it asks to stop, returns early
-  /// with `*hook_stop` set (when given; otherwise a hook stop is an error). Error message or empty.
+  /// Drives the emulator from its cycle to `target` (taking automatic checkpoints), applying
+  /// interventions whose cycle falls in [now, target]. `with` (optional) takes part in the run
+  /// (e.g. breakpoints or a checker); if it halts the run, returns early with `*halted` set
+  /// (when given; otherwise stopping early is an error). Error message or empty.
   std::string run_to(uint64_t target, const std::vector<Intervention>& interventions,
-                     bool* hook_stop = nullptr);
+                     bool* halted = nullptr, drive::Participant* with = nullptr);
 
  private:
   /// A zstd-compressed piece of a state, shared by every checkpoint that contains it.
@@ -142,10 +146,15 @@ class Timeline {
   /// The stored chunk holding `piece` (found by content, or compressed and added).
   std::shared_ptr<const Chunk> store_piece(std::span<const uint8_t> piece, Checkpoint& c);
   std::string restore(const Checkpoint& c);
+  /// The uncompressed state of `c` into `raw`. Error text or empty.
+  std::string state_of(const Checkpoint& c, std::vector<uint8_t>& raw) const;
+  /// The latest checkpoint of this execution at or before `cycle` (null: none).
+  const Checkpoint* latest_at_or_before(uint64_t cycle) const;
   void enforce_budget();
   void forget_expired_chunks();
 
   emu::Emulator& emu_;
+  const std::vector<Intervention>* log_ = nullptr;
   TimelineConfig config_;
   uint64_t interval_;
   std::map<uint64_t, Checkpoint> auto_;

@@ -347,28 +347,19 @@ std::optional<uint64_t> TriggerEngine::settle() {
   return back;
 }
 
-std::string TriggerEngine::settle_and_rewind() {
-  const auto back = settle();
-  if (!back || *back >= emu_.cycle()) return {};
+std::string TriggerEngine::rewind_to(uint64_t back) {
   const Snapshot* best = nullptr;
   for (const auto& s : ring_)
-    if (s.cycle <= *back && (!best || s.cycle > best->cycle)) best = &s;
+    if (s.cycle <= back && (!best || s.cycle > best->cycle)) best = &s;
   if (!best)
-    return "no history snapshot at or before cycle " + std::to_string(*back) +
+    return "no history snapshot at or before cycle " + std::to_string(back) +
            " to return to the trigger hit";
   const auto state = best->state;  // restore() may not keep a reference into ring_
-  emu_.set_cycle_hook(nullptr);
-  emu_.set_txn_observer(nullptr);
   std::string error;
-  if (emu_.restore(*state, error)) error = advance(emu_, *back);
-  emu_.set_cycle_hook(this);
-  emu_.set_txn_observer(this);
+  if (emu_.restore(*state, error)) error = advance(emu_, back);
   txn_progress_ = false;
   txn_dispatch_ = 0;
   if (snap_interval_) next_snapshot_ = (emu_.cycle() / snap_interval_ + 1) * snap_interval_;
-  if (error.empty() && emu_.cycle() != *back)
-    error = "the re-execution ended at cycle " + std::to_string(emu_.cycle()) +
-            " before the trigger hit at cycle " + std::to_string(*back);
   return error;
 }
 
@@ -945,25 +936,16 @@ void TriggerEngine::service_captures(std::optional<uint64_t> run_end) {
   captures_ = std::move(keep);
 }
 
-std::string TriggerEngine::advance(emu::Emulator& e, uint64_t target) {
+std::string TriggerEngine::advance(emu::Emulator& e, uint64_t target, drive::Participant* with) {
   static const std::vector<Intervention> kNone;
-  const auto& ivs = session_ ? session_->interventions() : kNone;
-  while (e.cycle() < target && e.state() == emu::RunState::Ready) {
-    uint64_t stop_at = target;
-    for (const auto& iv : ivs) {
-      if (iv.cycle == e.cycle()) {
-        if (!iv.apply(e))
-          return "cannot re-apply an intervention at cycle " + std::to_string(iv.cycle);
-      } else if (iv.cycle > e.cycle() && iv.cycle < stop_at) {
-        stop_at = iv.cycle;
-      }
-    }
-    const uint64_t from = e.cycle();
-    const auto r = e.step(stop_at - from);
-    resimulated_ += e.cycle() - from;
-    if (r.cycles == 0) break;
-  }
-  return {};
+  drive::Driver driver(e);
+  drive::InterventionActor actor(e, session_ ? session_->interventions() : kNone);
+  driver.add(actor);
+  if (with) driver.add(*with);
+  const uint64_t from = e.cycle();
+  const auto s = driver.run_until(target, UINT64_MAX);
+  resimulated_ += e.cycle() - from;
+  return s.failed ? s.detail : std::string();
 }
 
 void TriggerEngine::materialize(CaptureRequest& req, std::optional<uint64_t> run_end) {
@@ -1003,14 +985,13 @@ void TriggerEngine::materialize(CaptureRequest& req, std::optional<uint64_t> run
     return;
   }
   EventLog log;
-  replica_->set_txn_observer(&log);
+  drive::HookParticipant watch(nullptr, &log);
   std::array<uint64_t, isa::kNumCounters> c_from{}, c_hit{}, c_to{};
   for (int i = 0; i < isa::kNumCounters; ++i) c_from[i] = replica_->counter(i);
-  std::string e = advance(*replica_, req.hit_cycle);
+  std::string e = advance(*replica_, req.hit_cycle, &watch);
   for (int i = 0; i < isa::kNumCounters; ++i) c_hit[i] = replica_->counter(i);
-  if (e.empty()) e = advance(*replica_, cf->requested_to);
+  if (e.empty()) e = advance(*replica_, cf->requested_to, &watch);
   for (int i = 0; i < isa::kNumCounters; ++i) c_to[i] = replica_->counter(i);
-  replica_->set_txn_observer(nullptr);
   replica_->wave_close();
   cf->from = from;
   cf->to = replica_->cycle();
@@ -1144,30 +1125,26 @@ std::vector<TriggerStatus> TriggerEngine::status() const {
   return out;
 }
 
+void TriggerParticipant::on_start(uint64_t) { engine_.arm(); }
+
+drive::PauseAction TriggerParticipant::on_pause(uint64_t) {
+  engine_.service(nullptr);
+  return engine_.halt_requested() ? drive::PauseAction::Halt : drive::PauseAction::Continue;
+}
+
 DriveResult drive(emu::Emulator& emu, TriggerEngine& engine, uint64_t max_cycles,
                   const std::function<void(uint64_t)>& progress, uint64_t progress_interval) {
-  DriveResult r;
-  engine.arm();
-  emu.set_cycle_hook(&engine);
-  emu.set_txn_observer(&engine);
   if (progress_interval == 0) progress_interval = uint64_t{1} << 20;
-  while (emu.state() == emu::RunState::Ready && emu.cycle() < max_cycles) {
-    const uint64_t chunk = std::min(progress_interval, max_cycles - emu.cycle());
-    emu.step(chunk);
-    if (progress) progress(emu.cycle());
-    // Every cycle so far evaluated; back to a late-found hit that needs the design at its cycle.
-    if (auto e = engine.settle_and_rewind(); !e.empty()) {
-      r.error = e;
-      break;
-    }
-    engine.service(nullptr);
-    if (engine.halt_requested()) {
-      r.halted = true;
-      break;
-    }
-  }
-  emu.set_cycle_hook(nullptr);
-  emu.set_txn_observer(nullptr);
+  drive::Driver driver(emu);
+  TriggerParticipant triggers(engine);
+  driver.add(triggers);
+  driver.set_rewinder(&triggers);
+  drive::ProgressParticipant shown(progress, progress_interval);
+  if (progress) driver.add(shown);
+  const auto s = driver.run_until(max_cycles, progress_interval);
+  DriveResult r;
+  r.halted = s.halted;
+  if (s.failed) r.error = s.detail;
   r.cycle = emu.cycle();
   return r;
 }

@@ -21,6 +21,7 @@
 #include "debugger/session/Session.h"
 #include "debugger/trigger/TriggerFile.h"
 #include "emu/core/Emulator.h"
+#include "emu/drive/Driver.h"
 #include "emu/isa/Isa.h"
 
 namespace bud::debugger {
@@ -152,9 +153,10 @@ class TriggerEngine final : public SessionHook {
   /// earlier than the emulator's: the caller must bring the emulator back there (with this hook
   /// uninstalled) before calling service()/stop_reasons().
   std::optional<uint64_t> settle() override;
-  /// For runs without a session: settle(), then brings the emulator back to the cycle settle()
-  /// returned from the engine's own history snapshots. Error message or empty.
-  std::string settle_and_rewind();
+  /// For runs without a session: brings the emulator back to `cycle` (which settle() returned)
+  /// from the engine's own history snapshots, by deterministic re-execution. The caller (the
+  /// run driver) has taken the per-cycle hooks off. Error message or empty.
+  std::string rewind_to(uint64_t cycle);
 
   /// Arms every enabled trigger from the current state (windows and counts restart).
   void arm_all();
@@ -226,7 +228,8 @@ class TriggerEngine final : public SessionHook {
   void perform(const PendingHit& p);
   void materialize(CaptureRequest& req, std::optional<uint64_t> run_end);
   void service_captures(std::optional<uint64_t> run_end);
-  std::string advance(emu::Emulator& e, uint64_t target);
+  /// Drives `e` to `target` re-applying the session's interventions, with `with` taking part.
+  std::string advance(emu::Emulator& e, uint64_t target, drive::Participant* with = nullptr);
   Runtime* find(int id, Program** prog = nullptr);
 
   emu::Emulator& emu_;
@@ -255,7 +258,7 @@ class TriggerEngine final : public SessionHook {
   std::vector<Snapshot> ring_;
   std::unique_ptr<emu::Emulator> replica_;
   uint64_t resimulated_ = 0;
-  bool needs_rewind_ = false;  ///< a barrier action exists (history snapshots for settle_and_rewind)
+  bool needs_rewind_ = false;  ///< a barrier action exists (history snapshots for rewind_to)
 
   // Frames and the evaluation thread.
   std::vector<Ref> gather_;            ///< where each slot's quantity lives in the emulator
@@ -286,6 +289,24 @@ class TriggerEngine final : public SessionHook {
   std::thread worker_;
 };
 
+/// The engine as a participant of a batch run (no session): per-cycle frames, a settle at every
+/// pause, hits serviced there, a halt action halts the run; the way back to a hit found late is
+/// the engine's own history (it is the driver's rewinder too).
+class TriggerParticipant final : public drive::Participant, public drive::Rewinder {
+ public:
+  explicit TriggerParticipant(TriggerEngine& engine) : engine_(engine) {}
+  emu::CycleHook* cycle_hook() override { return &engine_; }
+  emu::TxnObserver* txn_observer() override { return &engine_; }
+  void on_start(uint64_t cycle) override;
+  std::optional<uint64_t> settle() override { return engine_.settle(); }
+  std::string rewind_to(uint64_t cycle) override { return engine_.rewind_to(cycle); }
+  drive::PauseAction on_pause(uint64_t cycle) override;
+  std::string stop_detail() const override { return "halted by a trigger"; }
+
+ private:
+  TriggerEngine& engine_;
+};
+
 /// Why drive() returned.
 struct DriveResult {
   bool halted = false;  ///< a halt action fired
@@ -293,8 +314,8 @@ struct DriveResult {
   std::string error;  ///< the run could not return to a trigger hit (it stopped there)
 };
 
-/// Runs `emu` with `engine` as its cycle hook and transaction observer until the run leaves the
-/// Ready state, `max_cycles` is reached or a halt action fires (batch runs). Calls `progress`
+/// Runs `emu` with `engine` (a TriggerParticipant on a driver of its own) until the run leaves
+/// the Ready state, `max_cycles` is reached or a halt action fires (batch runs). Calls `progress`
 /// about every `progress_interval` cycles. Does not call finish_run().
 DriveResult drive(emu::Emulator& emu, TriggerEngine& engine, uint64_t max_cycles,
                   const std::function<void(uint64_t)>& progress, uint64_t progress_interval);

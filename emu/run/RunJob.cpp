@@ -89,6 +89,12 @@ std::vector<std::string> check_results(const PreparedRun& p, const emu::Emulator
 }
 
 RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulator& emu) {
+  drive::Driver driver(emu);
+  return finish(p, options, driver, emu);
+}
+
+RunReport finish(const PreparedRun& p, const RunOptions& options, drive::Driver& driver,
+                 emu::NpuEmulator& emu, drive::DriveStop* stop) {
   RunReport r;
   r.workload = p.workload.name;
   r.seed = p.workload.seed;
@@ -97,13 +103,13 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulat
   r.commands = p.program.commands.size();
   r.golden_digests = p.golden_digests;
 
-  while (emu.state() == emu::RunState::Ready && emu.cycle() < options.max_cycles) {
-    const uint64_t chunk = std::min(options.progress_interval, options.max_cycles - emu.cycle());
-    const auto s = emu.step(chunk);
-    if (options.progress) options.progress(emu.cycle());
-    if (s.state != emu::RunState::Ready) break;
-  }
+  drive::ProgressParticipant progress(options.progress, options.progress_interval);
+  if (options.progress) driver.add(progress);
+  const auto ds = driver.run_until(options.max_cycles, options.progress_interval);
+  if (options.progress) driver.remove(progress);
+  if (stop) *stop = ds;
   r.cycles = emu.cycle();
+  r.driven_cycles = driver.cycles_driven();
   r.state = emu.state();
   if (r.state == emu::RunState::Ready) {
     // Still making progress when the budget ran out: not a hang (the watchdog did not fire).
@@ -116,7 +122,7 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulat
                 " cycles, detected at cycle " + std::to_string(r.cycles) + "\n" +
                 emu.engine_report();
   } else {
-    r.message = emu.step(0).message;
+    r.message = ds.message;
   }
   for (int i = 0; i < isa::kNumCounters; ++i) r.counters[i] = emu.counter(i);
   for (int s = 0; s < emu::kNumStages; ++s)

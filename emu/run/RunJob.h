@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "emu/core/StageTxn.h"
+#include "emu/drive/Driver.h"
 #include "emu/isa/Isa.h"
 #include "emu/npu/NpuEmulator.h"
 #include "emu/workload/Lowering.h"
@@ -61,6 +62,9 @@ struct RunReport {
   uint64_t mem_seed = 0;
   std::string model_revision;
   uint64_t cycles = 0;
+  /// Cycles the run's driver stepped (re-executions to go back in time excluded): equal to
+  /// `cycles` when the run was simulated once, whatever observed it (checks, triggers, recorder).
+  uint64_t driven_cycles = 0;
   emu::RunState state = emu::RunState::Ready;
   std::string message;            ///< hang/assertion/error detail
   bool bad_input = false;         ///< the run could not start (e.g. a fault names no signal)
@@ -90,5 +94,12 @@ std::vector<std::string> check_results(const PreparedRun& prepared, const emu::E
 
 /// Runs `emu` (already loaded with prepared.job) to the end and checks it.
 RunReport finish(const PreparedRun& prepared, const RunOptions& options, emu::NpuEmulator& emu);
+/// The same through `driver` (whose emulator is `emu`), with whatever participants the caller
+/// added (recorder, triggers); the options' progress callback is added for the run. `stop`
+/// (optional) receives why the driver stopped: a participant's halt leaves the state Ready and
+/// the report's state CycleLimit, which the caller that installed the participant reinterprets.
+RunReport finish(const PreparedRun& prepared, const RunOptions& options, drive::Driver& driver,
+                 emu::NpuEmulator& emu, drive::DriveStop* stop = nullptr);
+
 
 }  // namespace bud::run

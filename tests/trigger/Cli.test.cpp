@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tests/trigger/TriggerTestSupport.h"
@@ -136,4 +137,89 @@ TEST_CASE("bud debug: the record action writes a packet of the run up to the hit
   r = bud_run("replay trigger-rec-1.bpk");
   CHECK(r.status == 0);
   CHECK(r.out.find("up to cycle " + std::to_string(want)) != std::string::npos);
+}
+
+TEST_CASE("bud run --triggers --record: one simulation records --record and each record action's file",
+          "[trigger][cli][record]") {
+  const auto dir = std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "cli";
+  for (const char* f : {"once-all.bpk", "once-hit.bpk", "once-never.bpk", "once-hit.bpk.partial",
+                        "once-never.bpk.partial"})
+    std::filesystem::remove(dir / f);
+  const auto trig = write("once.trig",
+                          "trigger rec shots 1\n  when load.stall_mem >= 500\n  do record "
+                          "once-hit.bpk, log \"rec\"\nend\n"
+                          "trigger never\n  when cycles > 4000000000\n  do record once-never.bpk\n"
+                          "end\n");
+  auto r = bud_run("run conv --triggers " + trig + " --record once-all.bpk --json");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  // The triggers, the checks and both packets watched one simulation of the run.
+  CHECK(j.at("driven_cycles") == j.at("cycles"));
+  CHECK(std::filesystem::exists(dir / "once-all.bpk"));
+  CHECK(std::filesystem::exists(dir / "once-hit.bpk"));
+  // A record action that never fired leaves nothing; no partial file stays behind.
+  CHECK_FALSE(std::filesystem::exists(dir / "once-never.bpk"));
+  CHECK_FALSE(std::filesystem::exists(dir / "once-never.bpk.partial"));
+  CHECK_FALSE(std::filesystem::exists(dir / "once-hit.bpk.partial"));
+  for (const char* p : {"once-all.bpk", "once-hit.bpk"}) {
+    const auto rep = bud_run(std::string("replay ") + p);
+    INFO(p << ": " << rep.out << rep.err);
+    CHECK(rep.status == 0);
+    CHECK(rep.out.find("digests bit-exact") != std::string::npos);
+  }
+  // Each file carries the notes meant for it.
+  const auto hit = nlohmann::json::parse(bud_run("packet inspect once-hit.bpk --json").out);
+  const auto all = nlohmann::json::parse(bud_run("packet inspect once-all.bpk --json").out);
+  CHECK(hit.dump().find("trigger rec hit 1 at cycle") != std::string::npos);
+  CHECK(all.dump().find("trigger rec hit 1 at cycle") != std::string::npos);
+  CHECK(all.dump().find("\"triggers\"") != std::string::npos);
+}
+
+TEST_CASE("bud run --triggers --record: a halted run's packet stops at the halt and replays",
+          "[trigger][cli][record]") {
+  const auto dir = std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "cli";
+  std::filesystem::remove(dir / "halted.bpk");
+  const auto trig = write("halt.trig", "trigger stop when load.stall_mem >= 500 do halt\n");
+  auto r = bud_run("run conv --triggers " + trig + " --record halted.bpk --json");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 1);
+  const auto j = nlohmann::json::parse(r.out);
+  const uint64_t halted_at = j.at("cycles");
+  // Independently: the first cycle at which load.stall_mem reaches 500.
+  const auto s = bud::test::record("conv");
+  const int stall = *bud::isa::find_counter("load.stall_mem");
+  uint64_t want = 0;
+  while (s.at(stall, want) < 500) ++want;
+  CHECK(halted_at == want);
+  CHECK(j.at("driven_cycles").get<uint64_t>() >= halted_at);
+  const auto rep = bud_run("replay halted.bpk");
+  INFO(rep.out << rep.err);
+  CHECK(rep.status == 0);
+  CHECK(rep.out.find("up to cycle " + std::to_string(want)) != std::string::npos);
+}
+
+TEST_CASE("bud debug: record stop keeps the prompt's deposits and the packet replays bit-exactly",
+          "[trigger][cli][record]") {
+  const auto dir = std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "cli";
+  std::filesystem::remove(dir / "deposits.bpk");
+  // The write lands in DRAM, which every state digest covers: replaying without it diverges.
+  const auto script = write("deposits.bud",
+                            "continue 3000\nrecord start deposits.bpk\ncontinue 1000\n"
+                            "deposit dram 0x100 0x5a\nforce load.state 0\nstep 3\n"
+                            "release load.state\ncontinue 40000\nrecord stop\n");
+  auto r = bud_run("debug conv -x " + script + " --batch");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("3 interventions") != std::string::npos);
+  const auto info = nlohmann::json::parse(bud_run("packet inspect deposits.bpk --json").out);
+  CHECK(info.at("size_by_kind").at("intervention").at("records") == 3);
+  REQUIRE(info.at("interventions").size() == 3);
+  CHECK(info.at("interventions")[0].at("kind") == "MEMORY_WRITE");
+  CHECK(info.at("interventions")[1].at("kind") == "FORCE");
+  CHECK(info.at("interventions")[2].at("kind") == "RELEASE");
+  const auto rep = bud_run("replay deposits.bpk");
+  INFO(rep.out << rep.err);
+  CHECK(rep.status == 0);
+  CHECK(rep.out.find("digests bit-exact") != std::string::npos);
 }

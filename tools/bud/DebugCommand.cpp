@@ -162,6 +162,7 @@ int run_debug(const DebugOptions& options) {
     if (spec) {
       recorder = std::make_unique<PacketRecordBackend>(std::move(spec).value(), *prepared,
                                                        "recorded at the bud debug prompt");
+      recorder->bind(*session);
       debugger::set_record_backend(recorder.get());
     }
   }

@@ -125,6 +125,7 @@ Json report_json(const run::RunReport& r) {
   j["mem_seed"] = r.mem_seed;
   j["model_revision"] = r.model_revision;
   j["cycles"] = r.cycles;
+  j["driven_cycles"] = r.driven_cycles;
   j["state"] = emu::run_state_name(r.state);
   j["passed"] = r.passed;
   Json failures = Json::array();

@@ -109,6 +109,22 @@ Json packet_json(const replay::Packet& p) {
     notes.push_back(std::move(n));
   }
   j["annotations"] = std::move(notes);
+  Json ivs = Json::array();
+  for (const auto& r : p.interventions) {
+    Json iv = Json::object();
+    iv["cycle"] = r.cycle();
+    iv["kind"] = replay::pb::Intervention::Kind_Name(r.kind());
+    if (r.kind() == replay::pb::Intervention::MEMORY_WRITE) {
+      iv["memory"] = r.memory();
+      iv["offset"] = r.offset();
+      iv["bytes"] = static_cast<uint64_t>(r.bytes().size());
+    } else {
+      iv["signal"] = r.signal();
+      iv["element"] = r.element();
+    }
+    ivs.push_back(std::move(iv));
+  }
+  j["interventions"] = std::move(ivs);
   Json sizes = Json::object();
   for (size_t k = 1; k < p.breakdown.size(); ++k) {
     Json s = Json::object();

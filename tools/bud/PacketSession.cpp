@@ -43,7 +43,7 @@ std::string PacketRecordBackend::stop(debugger::Session& session, std::string& s
   if (end < start_cycle_)
     return "the session went back before the recording started (cycle " +
            std::to_string(start_cycle_) + "): nothing recorded";
-  return record_range(&state_, start_cycle_, end, path_,
+  return record_range(&state_, start_cycle_, end, &session, path_,
                       {origin_ + ", cycles " + std::to_string(start_cycle_) + ".." +
                        std::to_string(end)},
                       summary);
@@ -67,13 +67,22 @@ std::string PacketRecordBackend::record(const debugger::TriggerHit& hit, const s
   const std::vector<std::string> notes = {
       origin_ + ": trigger " + hit.trigger + " hit " + std::to_string(hit.number) +
       " at cycle " + std::to_string(hit.cycle) + " (" + hit.condition + ")"};
-  if (auto e = record_range(nullptr, 0, hit.cycle, path, notes, summary); !e.empty()) return e;
+  // From the session's timeline when it reaches back to cycle 0 (else a fresh start).
+  std::vector<uint8_t> state;
+  std::string error;
+  const bool from_timeline =
+      session_ && session_->timeline().state_at_or_before(0, state, error).has_value();
+  if (auto e = record_range(from_timeline ? &state : nullptr, 0, hit.cycle, session_, path, notes,
+                            summary);
+      !e.empty())
+    return e;
   written = path;
   return {};
 }
 
 std::string PacketRecordBackend::record_range(const std::vector<uint8_t>* state,
                                               uint64_t start_cycle, uint64_t end,
+                                              const debugger::Session* session,
                                               const std::string& path,
                                               const std::vector<std::string>& notes,
                                               std::string& summary) {
@@ -81,28 +90,37 @@ std::string PacketRecordBackend::record_range(const std::vector<uint8_t>* state,
   std::string error;
   if (auto e = run::start(prepared_, spec_.options, emu, &emu); !e.empty()) return e;
   if (state && !emu.restore(*state, error)) return error;
+  std::vector<drive::Intervention> log;
+  if (session)
+    for (const auto& iv : session->interventions())
+      if (iv.cycle >= start_cycle && iv.cycle <= end) log.push_back(iv);
   auto writer = replay::PacketWriter::create(path, error);
   if (!writer) return error;
   replay::RecordConfig config;
   replay::Recorder rec(*writer, emu, config);
   const auto header = replay::make_header(spec_, prepared_, config.digest_interval,
                                           config.checkpoint_interval, start_cycle);
-  if (!rec.begin(header, replay::encode_job(prepared_.job), notes) || !rec.run(end))
-    return rec.error();
-  bool ok = true;
-  if (emu.state() != emu::RunState::Ready) {
-    run::RunOptions ro = spec_.options;
-    ro.progress = nullptr;
-    const auto report = run::finish(prepared_, ro, emu);
-    ok = rec.end(&report, false);
-  } else {
-    ok = rec.end(nullptr, true);
-  }
+  if (!rec.begin(header, replay::encode_job(prepared_.job), notes)) return rec.error();
+  for (const auto& iv : log)
+    if (!rec.write_intervention(iv)) return rec.error();
+  drive::Driver driver(emu);
+  drive::InterventionActor actor(emu, log);
+  driver.add(actor);
+  driver.add(rec);
+  run::RunOptions ro = spec_.options;
+  ro.progress = nullptr;
+  ro.max_cycles = end;
+  drive::DriveStop stop;
+  const auto report = run::finish(prepared_, ro, driver, emu, &stop);
+  if (stop.failed) return rec.error().empty() ? stop.detail : rec.error();
+  const bool ok = emu.state() != emu::RunState::Ready ? rec.end(&report, false)
+                                                      : rec.end(nullptr, true);
   if (!ok) return rec.error();
   const auto s = rec.summary();
   summary = "recorded cycles " + std::to_string(start_cycle) + ".." + std::to_string(end) +
             " to " + path + " (" + std::to_string(s.bytes) + " bytes, " +
-            std::to_string(s.checkpoints) + " checkpoints)";
+            std::to_string(s.checkpoints) + " checkpoints" +
+            (log.empty() ? "" : ", " + std::to_string(log.size()) + " interventions") + ")";
   return {};
 }
 

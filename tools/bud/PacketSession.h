@@ -22,14 +22,18 @@ namespace bud::cli {
 std::string attach_packet(debugger::Session& session, const replay::Packet& packet);
 
 // `record start|stop` at the prompt, and the `record` trigger action in a session: the recorded
-// range is re-simulated in a second emulator (deterministic) from the state saved at `record
-// start`, or from cycle 0 up to the hit for a trigger, so the session is not slowed.
+// range is the session's own execution - from the state saved at `record start`, or from the
+// timeline's checkpoint at cycle 0 up to the hit for a trigger - re-executed in a second emulator
+// (deterministic, so the session is not slowed) with the session's interventions (deposits,
+// forces, memory writes) in the range, which the packet keeps so replay applies them too.
 class PacketRecordBackend final : public debugger::RecordBackend,
                                   public debugger::TriggerRecordHook {
  public:
   PacketRecordBackend(replay::RunSpec spec, const run::PreparedRun& prepared, std::string origin)
       : spec_(std::move(spec)), prepared_(prepared), origin_(std::move(origin)) {}
 
+  /// The session whose timeline and interventions the trigger action records (not owned).
+  void bind(debugger::Session& session) { session_ = &session; }
   std::string start(debugger::Session& session, const std::string& path) override;
   std::string stop(debugger::Session& session, std::string& summary) override;
   /// The trigger action: a packet of cycles 0..hit (FILE, default trigger-NAME-HIT.bpk).
@@ -42,14 +46,16 @@ class PacketRecordBackend final : public debugger::RecordBackend,
 
  private:
   /// Records cycles start_cycle..end to `path`, from `state` (null: a fresh start at cycle 0).
+  /// The interventions of `session` in [start_cycle, end] are applied and recorded.
   std::string record_range(const std::vector<uint8_t>* state, uint64_t start_cycle, uint64_t end,
-                           const std::string& path, const std::vector<std::string>& notes,
-                           std::string& summary);
+                           const debugger::Session* session, const std::string& path,
+                           const std::vector<std::string>& notes, std::string& summary);
 
   replay::RunSpec spec_;
   const run::PreparedRun& prepared_;
   std::string origin_;  ///< who records, for the packet's annotation
   Resolver resolve_;
+  debugger::Session* session_ = nullptr;
   std::vector<uint8_t> state_;
   uint64_t start_cycle_ = 0;
   std::string path_;

@@ -146,6 +146,7 @@ int run_serve(const ServeOptions& options) {
     if (spec) {
       recorder = std::make_unique<PacketRecordBackend>(std::move(spec).value(), *prepared,
                                                        "recorded through bud serve");
+      recorder->bind(*session);
       debugger::set_record_backend(recorder.get());
     }
   }

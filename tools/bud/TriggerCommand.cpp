@@ -1,12 +1,16 @@
 #include "tools/bud/TriggerCommand.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "debugger/trigger/TriggerReport.h"
 #include "emu/npu/NpuEmulator.h"
 #include "replay/PacketRun.h"
+#include "replay/PacketWriter.h"
 #include "replay/Recorder.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/RunCommand.h"
@@ -57,28 +61,51 @@ debugger::ReplicaFactory npu_replica(const run::PreparedRun& prepared, const run
   };
 }
 
-// `record` in a batch run: the run is deterministic, so the packet is written after it ends by
-// recording the same run again (bud::replay), annotated with the hits that asked for it.
+// The file a `record` action writes in a batch run.
+std::string batch_record_path(const std::string& trigger, const std::string& file) {
+  return file.empty() ? "trigger-" + trigger + ".bpk" : file;
+}
+
+// `record` in a batch run: the run is recorded as it goes (one simulation) into every file a
+// `record` action names; at the end a file is kept, annotated with the hits that asked for it,
+// or discarded when no hit did.
 class BatchRecordHook final : public debugger::TriggerRecordHook {
  public:
   std::string record(const debugger::TriggerHit& hit, const std::string& file,
                      std::string& written) override {
-    const std::string path = file.empty() ? "trigger-" + hit.trigger + ".bpk" : file;
-    for (auto& r : requests)
-      if (r.first == path) {
-        r.second.push_back(describe(hit));
-        written = path + " (written after the run)";
-        return {};
-      }
-    requests.push_back({path, {describe(hit)}});
-    written = path + " (written after the run)";
+    const std::string path = batch_record_path(hit.trigger, file);
+    requests[path].push_back(hit);
+    written = path + " (written at the end of the run)";
     return {};
   }
   static std::string describe(const debugger::TriggerHit& h) {
     return "trigger " + h.trigger + " hit " + std::to_string(h.number) + " at cycle " +
            std::to_string(h.cycle);
   }
-  std::vector<std::pair<std::string, std::vector<std::string>>> requests;
+  std::map<std::string, std::vector<debugger::TriggerHit>> requests;  ///< path -> its hits
+};
+
+// Every file the run may record into: --record first, then each `record` action's, once each.
+std::vector<std::string> record_targets(const RunCommandOptions& options,
+                                        const debugger::TriggerProgram& program) {
+  std::vector<std::string> paths;
+  if (!options.record.empty()) paths.push_back(options.record);
+  for (const auto& d : program.triggers)
+    for (const auto& st : d.states)
+      for (const auto& b : st.branches)
+        for (const auto& a : b.actions)
+          if (a.kind == debugger::ActionKind::Record) {
+            auto p = batch_record_path(d.name, a.text);
+            if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
+          }
+  return paths;
+}
+
+// One packet file being written: a record action's goes to PATH.partial until it is kept.
+struct RecordTarget {
+  std::string path;
+  std::string writing;  ///< the file being written
+  std::unique_ptr<replay::PacketWriter> writer;
 };
 
 }  // namespace
@@ -191,20 +218,50 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   config.make_replica = npu_replica(prepared, ro);
   config.async = !options.inline_triggers;
   TriggerEngine engine(emu, config);
+  const auto paths = record_targets(options, *parse.program);
   engine.add(std::move(*parse.program));
-  BatchRecordHook recorder;
-  engine.set_record_hook(&recorder);
+  BatchRecordHook hook;
+  engine.set_record_hook(&hook);
+
+  // Recording observes the same run as the triggers: one simulation for every packet.
+  std::vector<RecordTarget> targets;
+  std::unique_ptr<replay::Recorder> recorder;
+  if (!paths.empty()) {
+    auto spec = replay::make_spec(ro, prepared);
+    if (!spec) return fail_command("run", options.json, 2, spec.error());
+    std::ifstream f(options.triggers);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    spec->triggers.push_back(ss.str());
+    for (const auto& p : paths) {
+      RecordTarget t{p, p == options.record ? p : p + ".partial", nullptr};
+      std::string error;
+      t.writer = replay::PacketWriter::create(t.writing, error);
+      if (!t.writer) return fail_command("run", options.json, 2, error);
+      targets.push_back(std::move(t));
+    }
+    auto rconfig = options.record_config;
+    rconfig.read_environment();
+    recorder = std::make_unique<replay::Recorder>(*targets[0].writer, emu, rconfig);
+    for (auto& t : targets) recorder->add_target(*t.writer);
+    const auto header = replay::make_header(*spec, prepared, rconfig.digest_interval,
+                                            rconfig.checkpoint_interval, emu.cycle());
+    if (!recorder->begin(header, replay::encode_job(prepared.job), {}))
+      return fail_command("run", options.json, 2, "record: " + recorder->error());
+  }
 
   ProgressLine progress("run");
-  const auto d = debugger::drive(
-      emu, engine, ro.max_cycles, [&progress](uint64_t c) { progress.update(c); },
-      ro.progress_interval);
-  if (!d.error.empty()) std::cerr << "bud run: triggers: " << d.error << "\n";
-  run::RunReport report;
-  if (d.halted) {
-    run::RunOptions stop_here = ro;
-    stop_here.max_cycles = emu.cycle();
-    report = run::finish(prepared, stop_here, emu);
+  drive::Driver driver(emu);
+  debugger::TriggerParticipant triggers(engine);
+  driver.add(triggers);
+  driver.set_rewinder(&triggers);
+  if (recorder) driver.add(*recorder);
+  run::RunOptions shown = ro;
+  shown.progress = [&progress](uint64_t c) { progress.update(c); };
+  drive::DriveStop stop;
+  run::RunReport report = run::finish(prepared, shown, driver, emu, &stop);
+  if (stop.failed) std::cerr << "bud run: " << stop.detail << "\n";
+  if (stop.halted) {
     report.state = emu.state();
     report.message.clear();
     report.failures = prepared.lowering_failures;
@@ -214,42 +271,41 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
     report.failures.push_back("halted by trigger " + who + " at cycle " +
                               std::to_string(emu.cycle()) + " (outputs not checked)");
     report.passed = false;
-  } else {
-    report = run::finish(prepared, ro, emu);
   }
   engine.finish_run(emu.state(), emu.state() == emu::RunState::Finished && !report.passed);
   progress.finish();
 
-  // --record: the whole run (up to a halt), annotated with every hit; then the record actions'.
-  struct Request {
-    std::string path;
-    std::vector<std::string> notes;
-    replay::RecordConfig config;
-  };
-  std::vector<Request> requests;
-  if (!options.record.empty()) {
-    Request all{options.record, options.annotations, options.record_config};
-    for (const auto& h : engine.hits()) all.notes.push_back(BatchRecordHook::describe(h));
-    requests.push_back(std::move(all));
-  }
-  for (const auto& [path, notes] : recorder.requests) requests.push_back({path, notes, {}});
-  for (const auto& [path, notes, rconfig] : requests) {
-    auto spec = replay::make_spec(ro, prepared);
-    if (!spec) {
-      std::cerr << "bud run: record " << path << ": " << spec.error() << "\n";
-      continue;
+  // --record keeps the whole run (up to a halt) annotated with every hit; a record action's file
+  // is kept with the hits that asked for it.
+  if (recorder) {
+    bool ok = true;
+    for (auto& t : targets) {
+      std::vector<std::pair<uint64_t, std::string>> notes;
+      if (t.path == options.record) {
+        for (const auto& n : options.annotations) notes.emplace_back(0, n);
+        for (const auto& h : engine.hits()) notes.emplace_back(h.cycle, BatchRecordHook::describe(h));
+      }
+      if (auto it = hook.requests.find(t.path); it != hook.requests.end() && t.path != options.record)
+        for (const auto& h : it->second) notes.emplace_back(h.cycle, BatchRecordHook::describe(h));
+      for (const auto& [cycle, text] : notes) ok = ok && recorder->annotate(*t.writer, cycle, text);
     }
-    spec->annotations = notes;
-    if (d.halted) spec->options.max_cycles = emu.cycle();  // the packet ends at the halt
-    std::ifstream f(options.triggers);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    spec->triggers.push_back(ss.str());
-    auto out = replay::record_run(path, *spec, prepared, rconfig);
-    if (!out.error.empty())
-      std::cerr << "bud run: record " << path << ": " << out.error << "\n";
-    else
-      std::cerr << "bud run: recorded " << path << " for " << notes.size() << " trigger hit(s)\n";
+    ok = ok && recorder->end(&report, stop.halted);
+    for (auto& t : targets) {
+      const bool keep = t.path == options.record || hook.requests.count(t.path);
+      t.writer.reset();
+      if (!ok) {
+        std::cerr << "bud run: record " << t.path << ": " << recorder->error() << "\n";
+        if (t.writing != t.path) std::remove(t.writing.c_str());
+      } else if (!keep) {
+        std::remove(t.writing.c_str());
+      } else if (t.writing != t.path && std::rename(t.writing.c_str(), t.path.c_str()) != 0) {
+        std::cerr << "bud run: record " << t.path << ": cannot rename " << t.writing << "\n";
+      } else {
+        const size_t hits = t.path == options.record ? engine.hits().size()
+                                                     : hook.requests[t.path].size();
+        std::cerr << "bud run: recorded " << t.path << " for " << hits << " trigger hit(s)\n";
+      }
+    }
   }
 
   if (options.json) {
