@@ -45,5 +45,5 @@ for w in $("$bud" workloads | awk 'NR > 1 && NF { print $1 }'); do
   awk -v w="$w" -v a="$found" -v cb="$(num cycles_before <<<"$j")" -v ca="$(num cycles_after <<<"$j")" \
     -v mb="$(num commands_before <<<"$j")" -v ma="$(num commands_after <<<"$j")" -v f="$follows" \
     'BEGIN { printf "%-14s %9d %12d %12d %7.1fx %10d %10d  %s\n", w, a, cb, ca, cb / ca, mb, ma,
-             f > 0 ? "yes" : "no" }'
+             (f > 0 ? "yes" : "no") }'
 done
