@@ -20,7 +20,7 @@ echo "## Minimize (a POST fault in every built-in: flip:compute.shift[1]@CYCLE)"
 echo
 printf "%-14s %9s %12s %12s %8s %10s %10s  %s\n" workload "fault at" "cycles" "after" "ratio" \
   "commands" "after" "faults follow their command"
-for w in $("$bud" workloads | awk 'NR > 1 && NF { print $1 }'); do
+for w in $("$bud" workloads | awk 'NF { print $1 }'); do
   cycles=$("$bud" run "$w" --json | num cycles || true)
   found=""
   # The first POST the compute engine runs after half the run (bud debug finds it), a few
@@ -41,7 +41,7 @@ for w in $("$bud" workloads | awk 'NR > 1 && NF { print $1 }'); do
     continue
   fi
   j=$("$bud" minimize --json "$pkt" -o "$tmp/$w.min.bpk" || true)
-  follows=$(grep -o '"anchors":\[[^]]*\]' <<<"$j" | grep -c "follows command" || true)
+  follows=$(grep -c "follows command" <<<"$j" || true)
   awk -v w="$w" -v a="$found" -v cb="$(num cycles_before <<<"$j")" -v ca="$(num cycles_after <<<"$j")" \
     -v mb="$(num commands_before <<<"$j")" -v ma="$(num commands_after <<<"$j")" -v f="$follows" \
     'BEGIN { printf "%-14s %9d %12d %12d %7.1fx %10d %10d  %s\n", w, a, cb, ca, cb / ca, mb, ma,

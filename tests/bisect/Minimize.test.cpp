@@ -84,6 +84,46 @@ TEST_CASE("minimize keeps a hang a hang and a post failure in post", "[bisect][m
   }
 }
 
+// A POST fault pinned to a cycle used to land on other work once a reduction removed commands
+// before it, so conv and mlp shrank only 1.1x. The fault now follows its command: the minimized
+// run is several times smaller and still fails in POST, on the command the fault moved with.
+TEST_CASE("a fault pinned to a cycle follows its command through minimize",
+          "[bisect][minimize][anchor]") {
+  struct Case {
+    const char* workload;
+    const char* fault;  ///< 2 cycles into a POST (tests/bench/minimize_bench.sh finds these)
+    double at_least;    ///< cycles shrink at least this much
+  };
+  for (const Case& c : {Case{"mlp", "flip:compute.shift[1]@11122", 2.0},
+                        Case{"conv", "flip:compute.shift[1]@18429", 2.0}}) {
+    DYNAMIC_SECTION(c.workload) {
+      debugger::MinimizeOptions mo;
+      mo.max_candidates = 60;
+      const auto r = debugger::minimize(input_of(c.workload, c.fault), mo);
+      INFO(r.text() << r.error);
+      REQUIRE(r.ok);
+      CHECK(r.first_failing_stage == "post");
+      REQUIRE(r.anchors.size() == 1);
+      CHECK(test::contains(r.anchors[0], "follows command"));
+      CHECK(test::contains(r.anchors[0], "POST"));
+      CHECK(static_cast<double>(r.cycles_before) >= c.at_least * static_cast<double>(r.cycles_after));
+      CHECK(r.commands_after < r.commands_before);
+      // The minimized run fails in POST, no earlier than its (moved) fault.
+      replay::RunSpec spec;
+      spec.workload_text = r.minimized.workload_text;
+      spec.options = r.minimized.options;
+      auto prepared = replay::prepare_spec(spec, true);
+      REQUIRE(prepared);
+      const auto after = debugger::bisect_run(*prepared, spec.options, {});
+      INFO(after.text());
+      CHECK(after.first_failing_stage == "post");
+      REQUIRE(after.first_divergence_cycle);
+      REQUIRE(spec.options.faults.size() == 1);
+      CHECK(*after.first_divergence_cycle >= spec.options.faults[0].cycle);
+    }
+  }
+}
+
 TEST_CASE("bud minimize writes a packet that replays deterministically",
           "[bisect][minimize][cli]") {
   const auto dir = test::temp_dir("minimize_cli");
