@@ -58,6 +58,7 @@ struct CmdKey {
   std::string layer;
   isa::Opcode op = isa::Opcode::Sync;
   uint32_t ordinal = 0;
+  uint32_t of = 0;  ///< the layer's commands of that opcode in the original run
   std::string text() const {
     return isa::opcode_name(static_cast<uint8_t>(op)) + " " + std::to_string(ordinal) + " of layer '" +
            layer + "'";
@@ -70,13 +71,18 @@ std::optional<CmdKey> key_of(const run::PreparedRun& p, uint32_t cmd) {
   const auto layer = p.program.layer_of_command(cmd);
   if (!layer || *layer < 0 || static_cast<size_t>(*layer) >= p.workload.layers.size())
     return std::nullopt;
-  CmdKey k{p.workload.layers[*layer].name, cmds[cmd].opcode, 0};
-  for (uint32_t i = 0; i < cmd; ++i)
-    if (cmds[i].opcode == k.op && p.program.layer_of_command(i) == layer) ++k.ordinal;
+  CmdKey k{p.workload.layers[*layer].name, cmds[cmd].opcode, 0, 0};
+  for (uint32_t i = 0; i < cmds.size(); ++i) {
+    if (cmds[i].opcode != k.op || p.program.layer_of_command(i) != layer) continue;
+    if (i < cmd) ++k.ordinal;
+    ++k.of;
+  }
   return k;
 }
 
-/// The command with key `k` in `p`, or why there is none.
+/// The command with key `k` in `p`, or why there is none. When the layer has fewer commands of
+/// that opcode now (its rows were halved), the one at the same place in the layer, and `why`
+/// says so.
 std::optional<uint32_t> cmd_of(const run::PreparedRun& p, const CmdKey& k, std::string& why) {
   std::optional<int> layer;
   for (size_t l = 0; l < p.workload.layers.size(); ++l)
@@ -85,15 +91,18 @@ std::optional<uint32_t> cmd_of(const run::PreparedRun& p, const CmdKey& k, std::
     why = "layer '" + k.layer + "' was removed";
     return std::nullopt;
   }
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < p.program.commands.size(); ++i) {
-    if (p.program.commands[i].opcode != k.op || p.program.layer_of_command(i) != layer) continue;
-    if (n++ == k.ordinal) return i;
-  }
-  why = "layer '" + k.layer + "' has " + std::to_string(n) + " " +
-        isa::opcode_name(static_cast<uint8_t>(k.op)) +
-        " commands now, the fault's was number " + std::to_string(k.ordinal);
-  return std::nullopt;
+  std::vector<uint32_t> same;  // the layer's commands of that opcode, in order
+  for (uint32_t i = 0; i < p.program.commands.size(); ++i)
+    if (p.program.commands[i].opcode == k.op && p.program.layer_of_command(i) == layer)
+      same.push_back(i);
+  if (k.ordinal < same.size()) return same[k.ordinal];
+  why = "layer '" + k.layer + "' has " + std::to_string(same.size()) + " " +
+        isa::opcode_name(static_cast<uint8_t>(k.op)) + " commands now, the fault's was number " +
+        std::to_string(k.ordinal) + " of " + std::to_string(k.of);
+  if (same.empty() || k.of == 0) return std::nullopt;
+  const auto at = static_cast<uint32_t>(uint64_t{k.ordinal} * same.size() / k.of);
+  why += ": moved to number " + std::to_string(at) + ", the same place in the layer";
+  return same[std::min<size_t>(at, same.size() - 1)];
 }
 
 /// The engine that executes commands of `op` ("" for none: SYNC, END).
@@ -249,10 +258,16 @@ std::vector<std::optional<Anchor>> make_anchors(const MinimizeInput& in,
 }
 
 /// Moves the faults of `in` with their anchors to the candidate's commands. Returns, per fault
-/// that cannot follow, why (it keeps the reduction's own cycle).
-std::vector<std::string> reanchor(MinimizeInput& in, const run::PreparedRun& p,
-                                  const std::vector<std::optional<Anchor>>& anchors) {
-  std::vector<std::string> why;
+/// that cannot follow its own command, why (it moves to the same place in the layer, or keeps
+/// the reduction's own cycle).
+struct Reanchored {
+  std::vector<std::string> notes;  ///< one per fault not on its own command
+  bool moved_all = true;           ///< every anchored fault was moved
+};
+Reanchored reanchor(MinimizeInput& in, const run::PreparedRun& p,
+                    const std::vector<std::optional<Anchor>>& anchors) {
+  Reanchored out;
+  auto& why = out.notes;
   auto& faults = in.options.faults;
   std::vector<std::optional<uint32_t>> target(faults.size());
   std::vector<std::optional<uint64_t>> taken(faults.size());
@@ -261,13 +276,13 @@ std::vector<std::string> reanchor(MinimizeInput& in, const run::PreparedRun& p,
     if (!anchors[i]) continue;
     std::string reason;
     target[i] = cmd_of(p, anchors[i]->key, reason);
-    if (!target[i]) {
-      why.push_back(reason);
-      continue;
-    }
-    ++wanted;
+    if (!reason.empty()) why.push_back(reason + (target[i] ? "" : ": keeps the reduction's cycle"));
+    if (target[i])
+      ++wanted;
+    else
+      out.moved_all = false;
   }
-  if (wanted == 0) return why;
+  if (wanted == 0) return out;
   size_t found = 0;
   run_watching(p, in.options, [&](const TakeWatch& tw, uint64_t) {
     for (size_t i = 0; i < faults.size(); ++i) {
@@ -282,13 +297,15 @@ std::vector<std::string> reanchor(MinimizeInput& in, const run::PreparedRun& p,
   for (size_t i = 0; i < faults.size(); ++i) {
     if (!target[i]) continue;
     if (!taken[i]) {
-      why.push_back(anchors[i]->engine + " never takes its command (" + anchors[i]->key.text() + ")");
+      why.push_back(anchors[i]->engine + " never takes its command (" + anchors[i]->key.text() +
+                    "): keeps the reduction's cycle");
+      out.moved_all = false;
       continue;
     }
     const int64_t c = static_cast<int64_t>(*taken[i]) + anchors[i]->offset;
     faults[i].cycle = static_cast<uint64_t>(std::max<int64_t>(1, c));
   }
-  return why;
+  return out;
 }
 
 Outcome evaluate(const run::PreparedRun& p, const MinimizeInput& in) {
@@ -452,9 +469,9 @@ MinimizeResult minimize(const MinimizeInput& input, const MinimizeOptions& mo) {
       auto p = prepare_input(cand);
       // Faults pinned to a cycle follow their command into the smaller run.
       if (p && anchored) {
-        const auto why = reanchor(cand, *p, anchors);
-        for (const auto& w : why) ++not_followed[w];
-        if (why.empty())
+        const auto moved = reanchor(cand, *p, anchors);
+        for (const auto& w : moved.notes) ++not_followed[w];
+        if (moved.moved_all)
           if (auto at = what.find(" and bring the faults twice as early"); at != std::string::npos)
             what.erase(at);
       }
@@ -476,7 +493,7 @@ MinimizeResult minimize(const MinimizeInput& input, const MinimizeOptions& mo) {
   }
   for (const auto& [why, n] : not_followed)
     r.anchor_notes.push_back(why + " (" + std::to_string(n) + " candidate" + (n == 1 ? "" : "s") +
-                             " kept the reduction's cycle)");
+                             ")");
   r.ok = true;
   r.minimized = best;
   r.cycles_after = best_out.cycles;
@@ -500,7 +517,7 @@ std::string MinimizeResult::text() const {
   s += "candidates " + std::to_string(candidates) + " tried, " + std::to_string(accepted) + " accepted\n";
   for (const auto& st : steps) s += "  - " + st + "\n";
   for (const auto& a : anchors) s += "fault      " + a + "\n";
-  for (const auto& n : anchor_notes) s += "  not followed: " + n + "\n";
+  for (const auto& n : anchor_notes) s += "  not on its command: " + n + "\n";
   return s;
 }
 

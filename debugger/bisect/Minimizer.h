@@ -43,8 +43,8 @@ struct MinimizeResult {
   /// Per fault pinned to a cycle: the command and element it follows ("flip:...@800: command #4
   /// POST 1 of layer 'fc' on compute, 12 cycles after it took it"), or why it cannot.
   std::vector<std::string> anchors;
-  /// Why a candidate's fault could not be moved with its command (each reason once, with how
-  /// many candidates kept the reduction's own cycle for it).
+  /// Why a candidate's fault could not follow its own command (each reason once, with how many
+  /// candidates): moved to the same place in the layer, or kept the reduction's own cycle.
   std::vector<std::string> anchor_notes;
 
   std::string text() const;

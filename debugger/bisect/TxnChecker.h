@@ -1,6 +1,8 @@
 // Difftest at the stage boundaries: checks every transaction the RTL produces, as it happens,
 // against the golden model's transactions of the same stage and command (a multiset, so memory
-// reordering inside a command is fine), and reports where the streams first part ways.
+// reordering inside a command is fine), and reports where the streams first part ways. Everything
+// is sized at construction: on_txn() and finish() never allocate or free (they run on every
+// transaction of a debug session; tests/bisect/NoAlloc.test.cpp counts).
 #pragma once
 
 #include <array>

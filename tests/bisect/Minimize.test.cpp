@@ -18,6 +18,18 @@ debugger::MinimizeInput input_of(const std::string& workload, const std::string&
   return in;
 }
 
+/// The minimized run bisected on its own, with the options it ran with.
+std::pair<run::RunOptions, debugger::BisectReport> bisect_minimized(
+    const debugger::MinimizeResult& r) {
+  replay::RunSpec spec;
+  spec.workload_text = r.minimized.workload_text;
+  spec.options = r.minimized.options;
+  auto prepared = replay::prepare_spec(spec, true);
+  INFO(r.minimized.workload_text);
+  REQUIRE(prepared);
+  return {spec.options, debugger::bisect_run(*prepared, spec.options, {})};
+}
+
 }  // namespace
 
 TEST_CASE("minimize keeps the stage and symptom and shrinks compute_bound at least 10x",
@@ -70,12 +82,7 @@ TEST_CASE("minimize keeps a hang a hang and a post failure in post", "[bisect][m
       CHECK(r.first_failing_stage == before.first_failing_stage);
       CHECK(r.cycles_after <= r.cycles_before);
       CHECK(r.candidates <= 40);
-      replay::RunSpec spec;
-      spec.workload_text = r.minimized.workload_text;
-      spec.options = r.minimized.options;
-      auto prepared = replay::prepare_spec(spec, true);
-      REQUIRE(prepared);
-      const auto after = debugger::bisect_run(*prepared, spec.options, {});
+      const auto after = bisect_minimized(r).second;
       INFO(after.text());
       CHECK(after.first_failing_stage == before.first_failing_stage);
       // Same symptom: a hang stays a hang, a wrong result stays a finished run.
@@ -109,17 +116,12 @@ TEST_CASE("a fault pinned to a cycle follows its command through minimize",
       CHECK(static_cast<double>(r.cycles_before) >= c.at_least * static_cast<double>(r.cycles_after));
       CHECK(r.commands_after < r.commands_before);
       // The minimized run fails in POST, no earlier than its (moved) fault.
-      replay::RunSpec spec;
-      spec.workload_text = r.minimized.workload_text;
-      spec.options = r.minimized.options;
-      auto prepared = replay::prepare_spec(spec, true);
-      REQUIRE(prepared);
-      const auto after = debugger::bisect_run(*prepared, spec.options, {});
+      const auto [options, after] = bisect_minimized(r);
       INFO(after.text());
       CHECK(after.first_failing_stage == "post");
       REQUIRE(after.first_divergence_cycle);
-      REQUIRE(spec.options.faults.size() == 1);
-      CHECK(*after.first_divergence_cycle >= spec.options.faults[0].cycle);
+      REQUIRE(options.faults.size() == 1);
+      CHECK(*after.first_divergence_cycle >= options.faults[0].cycle);
     }
   }
 }

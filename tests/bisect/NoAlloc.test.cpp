@@ -1,49 +1,18 @@
 // The per-transaction contract of the golden-model checker (TxnChecker, which the debugger's
 // stage check runs on every transaction): checking, divergences included, never allocates or
-// frees memory. Global operator new and delete are replaced for this test executable so both can
-// be counted (as in tests/expr/NoAlloc.test.cpp).
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
+// frees memory (tests/AllocCount.cpp counts both in this executable).
 #include "BisectTestSupport.h"
 #include "debugger/bisect/GoldenTrace.h"
 #include "debugger/bisect/TxnChecker.h"
 #include "emu/npu/NpuEmulator.h"
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
-namespace {
-/// Allocations plus frees of non-null pointers.
-std::atomic<uint64_t> g_allocations{0};
-}
-
-void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return ::operator new(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  ++g_allocations;
-  return std::malloc(n == 0 ? 1 : n);
-}
-void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept {
-  return ::operator new(n, t);
-}
-void operator delete(void* p) noexcept {
-  if (p) ++g_allocations;
-  std::free(p);
-}
-void operator delete[](void* p) noexcept { ::operator delete(p); }
-void operator delete(void* p, std::size_t) noexcept { ::operator delete(p); }
-void operator delete[](void* p, std::size_t) noexcept { ::operator delete(p); }
+#include "tests/AllocCount.h"
 
 using namespace bud;
 
 namespace {
+
+/// Allocations plus frees so far.
+uint64_t allocations_and_frees() { return test::allocations() + test::frees(); }
 
 /// Keeps every transaction of a run (storage reserved up front).
 struct Capture final : emu::TxnObserver {
@@ -58,9 +27,9 @@ struct Counting final : emu::TxnObserver {
   emu::TxnObserver* inner = nullptr;
   uint64_t allocations = 0, calls = 0;
   void on_txn(const emu::StageTxn& t) override {
-    const uint64_t before = g_allocations.load();
+    const uint64_t before = allocations_and_frees();
     inner->on_txn(t);
-    allocations += g_allocations.load() - before;
+    allocations += allocations_and_frees() - before;
     ++calls;
   }
 };
@@ -68,9 +37,9 @@ struct Counting final : emu::TxnObserver {
 }  // namespace
 
 TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][alloc]") {
-  const uint64_t before = g_allocations.load();
+  const uint64_t before = allocations_and_frees();
   ::operator delete(::operator new(16));
-  REQUIRE(g_allocations.load() == before + 2);  // the counter counts
+  REQUIRE(allocations_and_frees() == before + 2);  // the counters count
 
   for (const char* workload : {"gemm_small", "mlp"}) {
     DYNAMIC_SECTION(workload) {
@@ -89,9 +58,9 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
         emu.set_txn_observer(&counting);
         while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
         emu.set_txn_observer(nullptr);
-        const uint64_t at_finish = g_allocations.load();
+        const uint64_t at_finish = allocations_and_frees();
         checker.finish(emu.cycle());
-        CHECK(g_allocations.load() == at_finish);
+        CHECK(allocations_and_frees() == at_finish);
         CHECK(emu.state() == emu::RunState::Finished);
         CHECK(counting.calls > 200);
         CHECK(checker.checked() == counting.calls);
@@ -123,10 +92,10 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
         ghost.cmd_id = 1u << 30;
         stream.push_back(ghost);
         debugger::TxnChecker checker(trace, std::array<uint64_t, emu::kNumStages>{});
-        const uint64_t start = g_allocations.load();
+        const uint64_t start = allocations_and_frees();
         for (const auto& t : stream) checker.on_txn(t);
         checker.finish(emu.cycle());
-        const uint64_t allocated = g_allocations.load() - start;
+        const uint64_t allocated = allocations_and_frees() - start;
         CHECK(allocated == 0);
         std::array<int, 3> kinds{};
         for (const auto& d : checker.divergences()) ++kinds[static_cast<int>(d.kind)];
