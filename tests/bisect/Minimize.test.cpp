@@ -53,20 +53,14 @@ TEST_CASE("minimize keeps the stage and symptom and shrinks compute_bound at lea
   CHECK(progress_calls == r.candidates);
 
   // The minimized run, bisected on its own, fails the same way and as long as reported.
-  replay::RunSpec spec;
-  spec.workload_text = r.minimized.workload_text;
-  spec.options = r.minimized.options;
-  auto prepared = replay::prepare_spec(spec, true);
-  INFO(r.minimized.workload_text);
-  REQUIRE(prepared);
-  const auto b = debugger::bisect_run(*prepared, spec.options, {});
+  const auto [options, b] = bisect_minimized(r);
   INFO(b.text());
   CHECK(b.verdict == "fail");
   CHECK(b.first_failing_stage == "gemm");
   CHECK(b.run_cycles == r.cycles_after);
   REQUIRE(b.first_divergence_cycle);
-  REQUIRE(spec.options.faults.size() == 1);
-  CHECK(*b.first_divergence_cycle >= spec.options.faults[0].cycle);
+  REQUIRE(options.faults.size() == 1);
+  CHECK(*b.first_divergence_cycle >= options.faults[0].cycle);
 }
 
 TEST_CASE("minimize keeps a hang a hang and a post failure in post", "[bisect][minimize]") {
