@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "emu/isa/Isa.h"
 #include "emu/npu/NpuEmulator.h"
@@ -89,28 +91,108 @@ void compare_state(emu::Emulator& g, emu::Emulator& b, std::vector<StateDifferen
   }
 }
 
-/// Mechanism classes of the counter taxonomy (docs/counters.md).
-const char* mechanism_of(int counter) {
-  if (counter < isa::kNumEngines * isa::kNumClasses) {
-    switch (static_cast<isa::CycleClass>(counter % isa::kNumClasses)) {
-      case isa::CycleClass::StallMem: return "memory";
-      case isa::CycleClass::StallDep:
-      case isa::CycleClass::Starve:
-      case isa::CycleClass::StallOut: return "scheduling";
-      case isa::CycleClass::Throttled: return "thermal";
-      case isa::CycleClass::Active: return "compute";
-      default: return nullptr;
+/// One row of the mechanism rule: a counter whose growth (bad minus good) feeds a class, with a
+/// weight. A lost scratchpad bank is counted both in `bank_conflicts_<buf>` and in the loser's
+/// `stall_mem` (docs/isa.md), so conflicts feed compute-hazard and are taken out of memory.
+struct MechanismRow {
+  int counter;
+  Mechanism mechanism;
+  double weight;
+};
+
+constexpr int cc(isa::Engine e, isa::CycleClass c) { return isa::class_counter(e, c); }
+constexpr int gc(isa::Counter c) { return static_cast<int>(c); }
+
+/// The whole rule, as a table (docs/bisect.md, "Mechanism class"; docs/counters.md).
+const std::vector<MechanismRow>& mechanism_table() {
+  static const std::vector<MechanismRow> rows = [] {
+    using isa::CycleClass;
+    using isa::Engine;
+    std::vector<MechanismRow> t;
+    for (int e = 0; e < isa::kNumEngines; ++e) {
+      const auto en = static_cast<Engine>(e);
+      t.push_back({cc(en, CycleClass::Throttled), Mechanism::Thermal, 1});
+      t.push_back({cc(en, CycleClass::StallMem), Mechanism::Memory, 1});
+      t.push_back({cc(en, CycleClass::StallDep), Mechanism::Scheduling, 1});
+      t.push_back({cc(en, CycleClass::Starve), Mechanism::Scheduling, 1});
+      t.push_back({cc(en, CycleClass::StallOut), Mechanism::Scheduling, 1});
     }
-  }
-  const auto c = static_cast<isa::Counter>(counter);
-  if (c == isa::Counter::Saturations) return "precision";
-  if (c == isa::Counter::DramRdLatencySum || (c >= isa::Counter::BankConflictsInp &&
-                                              c <= isa::Counter::BankConflictsOut))
-    return "memory";
-  return nullptr;
+    for (auto c : {isa::Counter::BankConflictsInp, isa::Counter::BankConflictsWgt,
+                   isa::Counter::BankConflictsAcc, isa::Counter::BankConflictsOut}) {
+      t.push_back({gc(c), Mechanism::ComputeHazard, 1});
+      t.push_back({gc(c), Mechanism::Memory, -1});
+    }
+    // The array and the requantiser taking more cycles for the same work.
+    t.push_back({cc(Engine::Gemm, CycleClass::Active), Mechanism::Compute, 1});
+    t.push_back({cc(Engine::Post, CycleClass::Active), Mechanism::Compute, 1});
+    t.push_back({gc(isa::Counter::Saturations), Mechanism::Precision, 1});
+    return t;
+  }();
+  return rows;
 }
 
 }  // namespace
+
+const char* mechanism_name(Mechanism m) {
+  switch (m) {
+    case Mechanism::Thermal: return "thermal";
+    case Mechanism::Memory: return "memory";
+    case Mechanism::ComputeHazard: return "compute-hazard";
+    case Mechanism::Compute: return "compute";
+    case Mechanism::Precision: return "precision";
+    case Mechanism::Scheduling: return "scheduling";
+    case Mechanism::None: return "none";
+  }
+  return "?";
+}
+
+MechanismCall classify_mechanism(const std::array<double, isa::kNumCounters>& growth,
+                                 double window_cycles, double tolerance) {
+  MechanismCall call;
+  for (const auto& row : mechanism_table())
+    call.score[static_cast<int>(row.mechanism)] += row.weight * growth[row.counter];
+  const double threshold = tolerance * std::max(1.0, window_cycles);
+  // A cause is a class of the engine's own (throttle, memory, bank conflicts, the array,
+  // precision). An engine that waits for another (stall_dep, starve, stall_out) is a consequence
+  // of the other's cause, so scheduling is the answer only when no cause grew. Ties go to the
+  // earlier class of the enum.
+  for (int m = 0; m < static_cast<int>(Mechanism::Scheduling); ++m)
+    if (call.score[m] > threshold &&
+        (call.mechanism == Mechanism::None || call.score[m] > call.score[static_cast<int>(call.mechanism)]))
+      call.mechanism = static_cast<Mechanism>(m);
+  if (call.mechanism == Mechanism::None &&
+      call.score[static_cast<int>(Mechanism::Scheduling)] > threshold)
+    call.mechanism = Mechanism::Scheduling;
+  // Evidence: the winning class's score and its counters that grew, largest first.
+  char buf[96];
+  if (call.mechanism == Mechanism::None) {
+    std::snprintf(buf, sizeof buf, "no class grew by more than %.0f cycles (%.0f%% of the window)",
+                  threshold, tolerance * 100);
+    call.evidence = buf;
+    return call;
+  }
+  std::vector<std::pair<double, int>> parts;
+  for (const auto& row : mechanism_table())
+    if (row.mechanism == call.mechanism && row.weight > 0 && growth[row.counter] > 0)
+      parts.push_back({growth[row.counter], row.counter});
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::snprintf(buf, sizeof buf, "%s: %+.0f", mechanism_name(call.mechanism),
+                call.score[static_cast<int>(call.mechanism)]);
+  call.evidence = buf;
+  for (size_t i = 0; i < parts.size() && i < 4; ++i) {
+    std::snprintf(buf, sizeof buf, "%s%s %+.0f", i == 0 ? " (" : ", ",
+                  isa::counter_name(parts[i].second).c_str(), parts[i].first);
+    call.evidence += buf;
+  }
+  if (!parts.empty()) call.evidence += ")";
+  if (call.mechanism != Mechanism::Scheduling) {
+    std::snprintf(buf, sizeof buf, "; scheduling %+.0f (engines waiting on it)",
+                  call.score[static_cast<int>(Mechanism::Scheduling)]);
+    call.evidence += buf;
+  }
+  return call;
+}
 
 DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path,
                        const DiffOptions& o) {
@@ -160,17 +242,17 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
     for (size_t w = 0; w < std::min(gw.size(), bw.size()); ++w) {
       if (gw[w].counters_size() < isa::kNumCounters || bw[w].counters_size() < isa::kNumCounters)
         break;
-      std::map<std::string, double> by_class;
+      std::array<double, isa::kNumCounters> growth{};
       std::vector<std::string> evidence;
       bool differs = false;
       const double len = static_cast<double>(gw[w].end_cycle() - gw[w].start_cycle());
       for (int c = 0; c < isa::kNumCounters; ++c) {
         const double dg = static_cast<double>(gw[w].counters(c) - prev_g[c]);
         const double db = static_cast<double>(bw[w].counters(c) - prev_b[c]);
+        growth[c] = db - dg;
         const double change = (db - dg) / std::max(1.0, len);
         if (std::fabs(change) > o.tolerance && static_cast<isa::Counter>(c) != isa::Counter::Cycles) {
           differs = true;
-          if (const char* m = mechanism_of(c); m && db > dg) by_class[m] += db - dg;
           char buf[128];
           std::snprintf(buf, sizeof buf, "%s: %+.0f per window (good %.0f, bad %.0f)",
                         isa::counter_name(c).c_str(), db - dg, dg, db);
@@ -183,59 +265,14 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
         r.verdict = "performance";
         r.window_start = gw[w].start_cycle();
         r.window_end = gw[w].end_cycle();
-        // Classify in the order of the counter taxonomy's causes (docs/counters.md): an explicit
-        // clamp first, then the memory system's own latency, precision, the array, and what is
-        // left is scheduling/synchronisation.
-        auto window_delta = [&](bool bad_side, int c) {
-          const auto& win = bad_side ? bw[w] : gw[w];
-          const uint64_t before = w == 0 ? 0 : (bad_side ? bw[w - 1] : gw[w - 1]).counters(c);
-          return static_cast<double>(win.counters(c) - before);
-        };
-        double thr_g = 0, thr_b = 0;
-        for (int e = 0; e < isa::kNumEngines; ++e) {
-          const int c = isa::class_counter(static_cast<isa::Engine>(e), isa::CycleClass::Throttled);
-          thr_g += window_delta(false, c);
-          thr_b += window_delta(true, c);
-        }
-        auto mean_latency = [&](bool bad_side) {
-          const double reqs = window_delta(bad_side, static_cast<int>(isa::Counter::DramRdReqs));
-          return reqs > 0 ? window_delta(bad_side, static_cast<int>(isa::Counter::DramRdLatencySum)) / reqs : 0.0;
-        };
-        const double lat_g = mean_latency(false), lat_b = mean_latency(true);
-        const int sat = static_cast<int>(isa::Counter::Saturations);
-        const int gemm_active = isa::class_counter(isa::Engine::Gemm, isa::CycleClass::Active);
-        const int useful = static_cast<int>(isa::Counter::MacsUseful);
-        const double eff_g = window_delta(false, useful) / std::max(1.0, window_delta(false, gemm_active));
-        const double eff_b = window_delta(true, useful) / std::max(1.0, window_delta(true, gemm_active));
-        char line[160];
-        if (thr_b > thr_g * (1 + o.tolerance) + 1) {
-          r.mechanism = "thermal";
-          std::snprintf(line, sizeof line, "throttled cycles per window: good %.0f, bad %.0f", thr_g, thr_b);
-        } else if (lat_b > lat_g * (1 + o.tolerance)) {
-          r.mechanism = "memory";
-          std::snprintf(line, sizeof line, "mean DRAM read latency: good %.1f, bad %.1f cycles", lat_g, lat_b);
-        } else if (window_delta(true, sat) != window_delta(false, sat)) {
-          r.mechanism = "precision";
-          std::snprintf(line, sizeof line, "saturations per window: good %.0f, bad %.0f",
-                        window_delta(false, sat), window_delta(true, sat));
-        } else if (eff_b < eff_g * (1 - o.tolerance)) {
-          r.mechanism = "compute";
-          std::snprintf(line, sizeof line, "useful MACs per active array cycle: good %.1f, bad %.1f", eff_g, eff_b);
-        } else {
-          std::string best;
-          double most = 0;
-          for (const auto& [m, v] : by_class)
-            if (v > most) most = v, best = m;
-          r.mechanism = best.empty() || best == "compute" ? "scheduling" : best;
-          std::snprintf(line, sizeof line, "no memory, thermal, precision or array-efficiency change; largest growth: %s",
-                        r.mechanism.c_str());
-        }
-        evidence.insert(evidence.begin(), line);
+        const MechanismCall call = classify_mechanism(growth, len, o.tolerance);
+        r.mechanism = call.mechanism;
+        evidence.insert(evidence.begin(), call.evidence);
         r.evidence = evidence;
         r.message = "same results, " + std::to_string(r.bad_cycles) + " vs " +
                     std::to_string(r.good_cycles) + " cycles; counters first part in window [" +
                     std::to_string(*r.window_start) + ", " + std::to_string(*r.window_end) +
-                    "): mechanism " + r.mechanism;
+                    "): mechanism " + mechanism_name(call.mechanism);
         return r;
       }
     }
@@ -273,7 +310,7 @@ std::string DiffReport::text() const {
     s += "first differences (good -> bad)\n";
     for (const auto& d : differences) s += "  " + d.element + ": " + d.good + " -> " + d.bad + "\n";
   }
-  if (!mechanism.empty()) s += "mechanism  " + mechanism + "\n";
+  if (mechanism) s += "mechanism  " + std::string(mechanism_name(*mechanism)) + "\n";
   for (const auto& e : evidence) s += "  " + e + "\n";
   s += "cycles     good " + std::to_string(good_cycles) + ", bad " + std::to_string(bad_cycles) +
        "; re-simulated " + std::to_string(resimulated_cycles) + "\n";
@@ -298,7 +335,7 @@ json::Json DiffReport::to_json() const {
   j["differences"] = d;
   j["window_start"] = window_start ? json::Json(*window_start) : json::Json();
   j["window_end"] = window_end ? json::Json(*window_end) : json::Json();
-  j["mechanism"] = mechanism;
+  j["mechanism"] = mechanism ? json::Json(mechanism_name(*mechanism)) : json::Json();
   json::Json ev = json::Json::array();
   for (const auto& e : evidence) ev.push_back(e);
   j["evidence"] = ev;

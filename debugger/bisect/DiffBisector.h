@@ -3,15 +3,18 @@
 // recorded digest streams, then cycle by cycle from the checkpoints before it) and the state
 // elements (signals, memory addresses) that differ first. For performance regressions (same
 // results, more cycles): the first window whose counter deltas differ beyond a tolerance, and
-// the mechanism class (compute, memory, scheduling, precision, thermal) that explains it.
+// the mechanism class (thermal, memory, compute-hazard, compute, precision, scheduling) that
+// explains it, decided by one table-driven rule (classify_mechanism).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "debugger/json/Json.h"
+#include "emu/isa/Isa.h"
 
 namespace bud::debugger {
 
@@ -19,6 +22,24 @@ struct DiffOptions {
   double tolerance = 0.05;  ///< relative change of a window's counter deltas that counts
   bool allow_revision_mismatch = false;
 };
+
+/// What explains a performance difference (docs/bisect.md, "Mechanism class"). The order is
+/// the tie-break order of the cause classes; `Scheduling` (an engine waiting for another) only
+/// wins when no cause grew, `None` when nothing grew at all.
+enum class Mechanism : uint8_t { Thermal, Memory, ComputeHazard, Compute, Precision, Scheduling, None };
+inline constexpr int kNumMechanisms = 7;
+/// "thermal", "memory", "compute-hazard", "compute", "precision", "scheduling", "none".
+const char* mechanism_name(Mechanism m);
+
+/// The mechanism rule applied to one window: `growth[c]` is counter c's delta in the bad run
+/// minus the good run's over the same cycles, `window_cycles` the window's length.
+struct MechanismCall {
+  Mechanism mechanism = Mechanism::None;
+  std::array<double, kNumMechanisms> score{};  ///< cycles (or events) each class grew by
+  std::string evidence;                        ///< one line: the winning class and its counters
+};
+MechanismCall classify_mechanism(const std::array<double, isa::kNumCounters>& growth,
+                                 double window_cycles, double tolerance);
 
 struct StateDifference {
   std::string element;  ///< "load.state", "dram 0x10040", "acc[12] byte 3"
@@ -35,7 +56,7 @@ struct DiffReport {
   std::vector<StateDifference> differences;  ///< first state elements that differ
   // performance
   std::optional<uint64_t> window_start, window_end;
-  std::string mechanism;                     ///< compute, memory, scheduling, precision, thermal
+  std::optional<Mechanism> mechanism;        ///< set for a performance verdict
   std::vector<std::string> evidence;         ///< counter deltas that point there
   uint64_t good_cycles = 0, bad_cycles = 0;
   uint64_t resimulated_cycles = 0;

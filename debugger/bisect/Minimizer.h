@@ -2,7 +2,9 @@
 // and the same first failing stage. Greedy reduction in the spirit of ddmin / Lockstep: drop
 // layers (shortest failing prefix first, then single layers), shrink tensor shapes, bring the
 // injected faults earlier with the shapes, and tighten the hang watchdog; every candidate is run
-// and bisected, and accepted only if the failure is the same.
+// and bisected, and accepted only if the failure is the same. A fault pinned to a cycle follows
+// the command its engine held at that cycle: in each candidate it is moved to the same offset
+// from when the engine takes the same command (same layer, opcode and ordinal).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,12 @@ struct MinimizeResult {
   uint32_t layers_before = 0, layers_after = 0;
   uint32_t candidates = 0, accepted = 0;
   std::vector<std::string> steps;  ///< the accepted reductions, in order
+  /// Per fault pinned to a cycle: the command and element it follows ("flip:...@800: command #4
+  /// POST 1 of layer 'fc' on compute, 12 cycles after it took it"), or why it cannot.
+  std::vector<std::string> anchors;
+  /// Why a candidate's fault could not follow its own command (each reason once, with how many
+  /// candidates): moved to the same place in the layer, or kept the reduction's own cycle.
+  std::vector<std::string> anchor_notes;
 
   std::string text() const;
   json::Json to_json() const;

@@ -1,5 +1,7 @@
 #include "debugger/bisect/TxnChecker.h"
 
+#include <algorithm>
+
 namespace bud::debugger {
 
 namespace {
@@ -27,21 +29,60 @@ std::string Divergence::describe() const {
 TxnChecker::TxnChecker(const GoldenTrace& trace,
                        const std::array<uint64_t, emu::kNumStages>& consumed)
     : trace_(trace) {
-  for (int s = 0; s < emu::kNumStages; ++s) {
-    const auto& v = trace.txns[s];
-    for (size_t i = consumed[s]; i < v.size(); ++i) expect_[s][v[i].cmd_id].left.push_back(i);
-  }
+  init(consumed);
 }
 
 TxnChecker::TxnChecker(const GoldenTrace& trace,
                        const std::array<emu::StageDigest, emu::kNumStages>& at)
     : trace_(trace) {
+  std::array<uint64_t, emu::kNumStages> consumed{};
   for (int s = 0; s < emu::kNumStages; ++s) {
     const auto r = trace.resume_at(static_cast<emu::Stage>(s), at[s]);
-    const auto& v = trace.txns[s];
-    for (size_t i = r.consumed; i < v.size(); ++i) expect_[s][v[i].cmd_id].left.push_back(i);
+    consumed[s] = r.consumed;
     if (r.open) open_[s] = Open{true, r.open_cmd, r.open_count, r.open_sum};
   }
+  init(consumed);
+}
+
+void TxnChecker::init(const std::array<uint64_t, emu::kNumStages>& consumed) {
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    const auto& v = trace_.txns[s];
+    auto& e = expect_[s];
+    e.produced.assign(v.size(), 0);
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (e.cmds.empty() || e.cmds.back().cmd_id != v[i].cmd_id)
+        e.cmds.push_back(Cmd{v[i].cmd_id, static_cast<uint32_t>(i), static_cast<uint32_t>(i), 0,
+                             static_cast<uint32_t>(i), false});
+      auto& c = e.cmds.back();
+      c.last = static_cast<uint32_t>(i + 1);
+      if (i < consumed[s]) {
+        e.produced[i] = 1;
+        c.scan = c.last;
+      } else {
+        ++c.left;
+        c.present = true;
+      }
+    }
+    std::stable_sort(e.cmds.begin(), e.cmds.end(),
+                     [](const Cmd& a, const Cmd& b) { return a.cmd_id < b.cmd_id; });
+  }
+  found_.reserve(static_cast<size_t>(kKeepPerStage) * emu::kNumStages);
+}
+
+TxnChecker::Cmd* TxnChecker::find(int stage, uint32_t cmd_id) {
+  auto& e = expect_[stage];
+  const auto it = std::lower_bound(e.cmds.begin() + static_cast<long>(e.cursor), e.cmds.end(),
+                                   cmd_id, [](const Cmd& c, uint32_t id) { return c.cmd_id < id; });
+  if (it == e.cmds.end() || it->cmd_id != cmd_id || !it->present) return nullptr;
+  return &*it;
+}
+
+void TxnChecker::take(int stage, Cmd& c, uint32_t idx) {
+  auto& produced = expect_[stage].produced;
+  produced[idx] = 1;
+  --c.left;
+  while (c.scan < c.last && produced[c.scan]) ++c.scan;
+  if (c.left == 0 && !keep_open(stage, c.cmd_id)) c.present = false;
 }
 
 void TxnChecker::note(Divergence d) {
@@ -54,31 +95,35 @@ void TxnChecker::note(Divergence d) {
 void TxnChecker::sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle) {
   // Stages process their commands in order: once a later command produces transactions, what an
   // earlier command did not produce never will.
-  auto& m = expect_[stage];
+  auto& e = expect_[stage];
   auto& open = open_[stage];
-  for (auto it = m.begin(); it != m.end() && it->first < before_cmd;) {
-    if (open.active && it->first == open.cmd_id) {
+  const auto& v = trace_.txns[stage];
+  for (; e.cursor < e.cmds.size() && e.cmds[e.cursor].cmd_id < before_cmd; ++e.cursor) {
+    Cmd& c = e.cmds[e.cursor];
+    if (!c.present) continue;
+    c.present = false;
+    if (open.active && c.cmd_id == open.cmd_id) {
       // What was not seen must be what was produced before the start.
       open.active = false;
       uint64_t sum = 0;
-      for (size_t idx : it->second.left) sum += trace_.txns[stage][idx].hash();
-      if (it->second.left.size() != open.count || sum != open.sum) {
+      for (uint32_t i = c.scan; i < c.last; ++i)
+        if (!e.produced[i]) sum += v[i].hash();
+      if (c.left != open.count || sum != open.sum) {
         if (!before_start_)
-          before_start_ = BeforeStart{static_cast<emu::Stage>(stage), it->first, cycle};
+          before_start_ = BeforeStart{static_cast<emu::Stage>(stage), c.cmd_id, cycle};
       }
-      it = m.erase(it);
       continue;
     }
-    for (size_t idx : it->second.left) {
+    for (uint32_t i = c.scan; i < c.last; ++i) {
+      if (e.produced[i]) continue;
       Divergence d;
       d.kind = Divergence::Kind::Missing;
       d.stage = static_cast<emu::Stage>(stage);
       d.cycle = cycle;
-      d.cmd_id = it->first;
-      d.expected = trace_.txns[stage][idx];
+      d.cmd_id = c.cmd_id;
+      d.expected = v[i];
       note(std::move(d));
     }
-    it = m.erase(it);
   }
 }
 
@@ -98,8 +143,8 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
   // for command c means every earlier command of both is complete.
   if (t.stage == emu::Stage::Gemm) sweep_missing(static_cast<int>(emu::Stage::Post), t.cmd_id, t.cycle);
   if (t.stage == emu::Stage::Post) sweep_missing(static_cast<int>(emu::Stage::Gemm), t.cmd_id, t.cycle);
-  auto it = expect_[s].find(t.cmd_id);
-  if (it == expect_[s].end()) {
+  Cmd* c = find(s, t.cmd_id);
+  if (!c) {
     Divergence d;
     d.kind = Divergence::Kind::Extra;
     d.stage = t.stage;
@@ -109,12 +154,12 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
     note(std::move(d));
     return;
   }
-  auto& left = it->second.left;
+  const auto& v = trace_.txns[s];
+  const auto& produced = expect_[s].produced;
   const uint64_t h = t.hash();
-  for (size_t k = 0; k < left.size(); ++k) {
-    if (trace_.txns[s][left[k]].hash() == h && trace_.txns[s][left[k]].same_content(t)) {
-      left.erase(left.begin() + static_cast<long>(k));
-      if (left.empty() && !keep_open(s, t.cmd_id)) expect_[s].erase(it);
+  for (uint32_t i = c->scan; i < c->last; ++i) {
+    if (!produced[i] && v[i].hash() == h && v[i].same_content(t)) {
+      take(s, *c, i);
       return;
     }
   }
@@ -125,23 +170,19 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
   d.cycle = t.cycle;
   d.cmd_id = t.cmd_id;
   d.actual = t;
-  for (size_t k = 0; k < left.size(); ++k) {
-    const auto& g = trace_.txns[s][left[k]];
-    if (g.addr == t.addr && g.buffer == t.buffer) {
-      d.expected = g;
-      left.erase(left.begin() + static_cast<long>(k));
-      break;
-    }
+  std::optional<uint32_t> pick;
+  for (uint32_t i = c->scan; i < c->last && !pick; ++i)
+    if (!produced[i] && v[i].addr == t.addr && v[i].buffer == t.buffer) pick = i;
+  // No transaction at that address: it went to the wrong place. Compare with the next one the
+  // command should have produced (stages produce a command's transactions in order, up to the
+  // memory system's reordering).
+  if (!pick && c->left > 0) pick = c->scan;
+  if (pick) {
+    d.expected = v[*pick];
+    take(s, *c, *pick);
+  } else {
+    d.kind = Divergence::Kind::Extra;
   }
-  if (!d.expected && !left.empty()) {
-    // No transaction at that address: it went to the wrong place. Compare with the next one the
-    // command should have produced (stages produce a command's transactions in order, up to the
-    // memory system's reordering).
-    d.expected = trace_.txns[s][left.front()];
-    left.erase(left.begin());
-  }
-  if (!d.expected) d.kind = Divergence::Kind::Extra;
-  if (left.empty() && !keep_open(s, t.cmd_id)) expect_[s].erase(it);
   note(std::move(d));
 }
 

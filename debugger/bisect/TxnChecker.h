@@ -1,11 +1,12 @@
 // Difftest at the stage boundaries: checks every transaction the RTL produces, as it happens,
 // against the golden model's transactions of the same stage and command (a multiset, so memory
-// reordering inside a command is fine), and reports where the streams first part ways.
+// reordering inside a command is fine), and reports where the streams first part ways. Everything
+// is sized at construction: on_txn() and finish() never allocate or free (they run on every
+// transaction of a debug session; tests/bisect/NoAlloc.test.cpp counts).
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,8 +64,20 @@ class TxnChecker final : public emu::TxnObserver {
   const std::optional<BeforeStart>& before_start() const { return before_start_; }
 
  private:
-  struct Expect {
-    std::vector<size_t> left;  ///< indices into trace.txns[stage] not yet produced
+  /// One golden command of a stage: its transactions are trace.txns[stage][first, last)
+  /// (golden transactions are grouped by command, in program order).
+  struct Cmd {
+    uint32_t cmd_id = 0;
+    uint32_t first = 0, last = 0;
+    uint32_t left = 0;     ///< of them not produced yet
+    uint32_t scan = 0;     ///< no transaction before this index is still expected
+    bool present = false;  ///< still expected: not complete (unless open) and not swept
+  };
+  /// What a stage still expects. Sized once at construction: checking never allocates.
+  struct StageExpect {
+    std::vector<Cmd> cmds;          ///< by cmd_id
+    std::vector<uint8_t> produced;  ///< per golden transaction
+    size_t cursor = 0;              ///< commands before it are swept
   };
   struct Open {
     bool active = false;
@@ -72,12 +85,16 @@ class TxnChecker final : public emu::TxnObserver {
     uint64_t count = 0;  ///< transactions of cmd_id produced before the start
     uint64_t sum = 0;
   };
+  void init(const std::array<uint64_t, emu::kNumStages>& consumed);
+  Cmd* find(int stage, uint32_t cmd_id);
+  /// Marks golden transaction `idx` of `c` produced (no longer expected).
+  void take(int stage, Cmd& c, uint32_t idx);
   void note(Divergence d);
   bool keep_open(int stage, uint32_t cmd_id) const;
   void sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle);
 
   const GoldenTrace& trace_;
-  std::array<std::map<uint32_t, Expect>, emu::kNumStages> expect_;
+  std::array<StageExpect, emu::kNumStages> expect_;
   std::array<Open, emu::kNumStages> open_{};
   std::optional<BeforeStart> before_start_;
   std::vector<Divergence> found_;

@@ -190,6 +190,11 @@ struct NpuEmulator::Impl {
   std::array<Force, kMaxForces> forces{};
   size_t num_forces = 0;
   std::unique_ptr<VerilatedFstC> fst;
+  /// The model as the first load() left it (constructed, then reset). Later loads restore it:
+  /// the reset pin does not reach registers without a reset (datapath registers, scratchpads),
+  /// which would otherwise keep the previous run's values into the next one (stale waveforms,
+  /// digests that depend on what ran before).
+  std::vector<uint8_t> after_reset;
 
   /// Verilator's trace-activity flags as a never-traced model has them (all set).
   void normalize_trace_activity() {
@@ -620,6 +625,11 @@ std::string NpuEmulator::load(const HostJob& job) {
   if (auto e = m.config.throttle.validate(); !e.empty()) return e;
   if (m.dram.cycle() != 0 || m.loaded) m.dram = DramModel(m.config.dram);
   m.loaded = true;
+  // A waveform being written cannot go back in time: it ends where it was (still valid).
+  if (m.fst && m.cycle > 0) {
+    m.fst->close();
+    m.fst.reset();
+  }
   m.job = job;
   m.cycle = 0;
   m.last_progress = 0;
@@ -629,7 +639,17 @@ std::string NpuEmulator::load(const HostJob& job) {
   m.num_forces = 0;
   m.faults.clear();
   m.recompute_next_fault();
-  m.reset_model();
+  if (m.after_reset.empty()) {
+    m.reset_model();
+    MemSave ms(m.after_reset);
+    ms << *m.top;
+  } else {
+    {
+      MemRestore mr(m.after_reset);
+      mr >> *m.top;
+    }
+    zero_context_padding(*m.ctx);
+  }
   return m.host.start(m.job, m.dram);
 }
 

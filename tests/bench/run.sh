@@ -62,5 +62,8 @@ fi
 # Bisect (docs/performance.md, "Bisect").
 "$root/tests/bench/bisect_bench.sh" "$build"
 
+# Minimize (docs/performance.md, "Minimize").
+"$root/tests/bench/minimize_bench.sh" "$build"
+
 # Remote attach (docs/performance.md, "Remote attach").
 "$root/tests/bench/remote_bench.sh" "$build"

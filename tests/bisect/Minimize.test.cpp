@@ -18,6 +18,18 @@ debugger::MinimizeInput input_of(const std::string& workload, const std::string&
   return in;
 }
 
+/// The minimized run bisected on its own, with the options it ran with.
+std::pair<run::RunOptions, debugger::BisectReport> bisect_minimized(
+    const debugger::MinimizeResult& r) {
+  replay::RunSpec spec;
+  spec.workload_text = r.minimized.workload_text;
+  spec.options = r.minimized.options;
+  auto prepared = replay::prepare_spec(spec, true);
+  INFO(r.minimized.workload_text);
+  REQUIRE(prepared);
+  return {spec.options, debugger::bisect_run(*prepared, spec.options, {})};
+}
+
 }  // namespace
 
 TEST_CASE("minimize keeps the stage and symptom and shrinks compute_bound at least 10x",
@@ -41,20 +53,14 @@ TEST_CASE("minimize keeps the stage and symptom and shrinks compute_bound at lea
   CHECK(progress_calls == r.candidates);
 
   // The minimized run, bisected on its own, fails the same way and as long as reported.
-  replay::RunSpec spec;
-  spec.workload_text = r.minimized.workload_text;
-  spec.options = r.minimized.options;
-  auto prepared = replay::prepare_spec(spec, true);
-  INFO(r.minimized.workload_text);
-  REQUIRE(prepared);
-  const auto b = debugger::bisect_run(*prepared, spec.options, {});
+  const auto [options, b] = bisect_minimized(r);
   INFO(b.text());
   CHECK(b.verdict == "fail");
   CHECK(b.first_failing_stage == "gemm");
   CHECK(b.run_cycles == r.cycles_after);
   REQUIRE(b.first_divergence_cycle);
-  REQUIRE(spec.options.faults.size() == 1);
-  CHECK(*b.first_divergence_cycle >= spec.options.faults[0].cycle);
+  REQUIRE(options.faults.size() == 1);
+  CHECK(*b.first_divergence_cycle >= options.faults[0].cycle);
 }
 
 TEST_CASE("minimize keeps a hang a hang and a post failure in post", "[bisect][minimize]") {
@@ -70,16 +76,46 @@ TEST_CASE("minimize keeps a hang a hang and a post failure in post", "[bisect][m
       CHECK(r.first_failing_stage == before.first_failing_stage);
       CHECK(r.cycles_after <= r.cycles_before);
       CHECK(r.candidates <= 40);
-      replay::RunSpec spec;
-      spec.workload_text = r.minimized.workload_text;
-      spec.options = r.minimized.options;
-      auto prepared = replay::prepare_spec(spec, true);
-      REQUIRE(prepared);
-      const auto after = debugger::bisect_run(*prepared, spec.options, {});
+      const auto after = bisect_minimized(r).second;
       INFO(after.text());
       CHECK(after.first_failing_stage == before.first_failing_stage);
       // Same symptom: a hang stays a hang, a wrong result stays a finished run.
       CHECK(test::contains(after.symptom, "hang") == test::contains(before.symptom, "hang"));
+    }
+  }
+}
+
+// A POST fault pinned to a cycle used to land on other work once a reduction removed commands
+// before it, so conv and mlp shrank only 1.1x. The fault now follows its command: the minimized
+// run is several times smaller and still fails in POST, on the command the fault moved with.
+TEST_CASE("a fault pinned to a cycle follows its command through minimize",
+          "[bisect][minimize][anchor]") {
+  struct Case {
+    const char* workload;
+    const char* fault;  ///< 2 cycles into a POST (tests/bench/minimize_bench.sh finds these)
+    double at_least;    ///< cycles shrink at least this much
+  };
+  for (const Case& c : {Case{"mlp", "flip:compute.shift[1]@11122", 2.0},
+                        Case{"conv", "flip:compute.shift[1]@18429", 2.0}}) {
+    DYNAMIC_SECTION(c.workload) {
+      debugger::MinimizeOptions mo;
+      mo.max_candidates = 60;
+      const auto r = debugger::minimize(input_of(c.workload, c.fault), mo);
+      INFO(r.text() << r.error);
+      REQUIRE(r.ok);
+      CHECK(r.first_failing_stage == "post");
+      REQUIRE(r.anchors.size() == 1);
+      CHECK(test::contains(r.anchors[0], "follows command"));
+      CHECK(test::contains(r.anchors[0], "POST"));
+      CHECK(static_cast<double>(r.cycles_before) >= c.at_least * static_cast<double>(r.cycles_after));
+      CHECK(r.commands_after < r.commands_before);
+      // The minimized run fails in POST, no earlier than its (moved) fault.
+      const auto [options, after] = bisect_minimized(r);
+      INFO(after.text());
+      CHECK(after.first_failing_stage == "post");
+      REQUIRE(after.first_divergence_cycle);
+      REQUIRE(options.faults.size() == 1);
+      CHECK(*after.first_divergence_cycle >= options.faults[0].cycle);
     }
   }
 }

@@ -1,0 +1,108 @@
+// The per-transaction contract of the golden-model checker (TxnChecker, which the debugger's
+// stage check runs on every transaction): checking, divergences included, never allocates or
+// frees memory (tests/AllocCount.cpp counts both in this executable).
+#include "BisectTestSupport.h"
+#include "debugger/bisect/GoldenTrace.h"
+#include "debugger/bisect/TxnChecker.h"
+#include "emu/npu/NpuEmulator.h"
+#include "tests/AllocCount.h"
+
+using namespace bud;
+
+namespace {
+
+/// Allocations plus frees so far.
+uint64_t allocations_and_frees() { return test::allocations() + test::frees(); }
+
+/// Keeps every transaction of a run (storage reserved up front).
+struct Capture final : emu::TxnObserver {
+  std::vector<emu::StageTxn> txns;
+  void on_txn(const emu::StageTxn& t) override {
+    if (txns.size() < txns.capacity()) txns.push_back(t);
+  }
+};
+
+/// Counts allocations made while the observer it forwards to runs.
+struct Counting final : emu::TxnObserver {
+  emu::TxnObserver* inner = nullptr;
+  uint64_t allocations = 0, calls = 0;
+  void on_txn(const emu::StageTxn& t) override {
+    const uint64_t before = allocations_and_frees();
+    inner->on_txn(t);
+    allocations += allocations_and_frees() - before;
+    ++calls;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][alloc]") {
+  const uint64_t before = allocations_and_frees();
+  ::operator delete(::operator new(16));
+  REQUIRE(allocations_and_frees() == before + 2);  // the counters count
+
+  for (const char* workload : {"gemm_small", "mlp"}) {
+    DYNAMIC_SECTION(workload) {
+      const auto options = test::options_with(workload);
+      auto prepared = run::prepare(options);
+      REQUIRE(prepared);
+      const auto trace = debugger::GoldenTrace::build(*prepared);
+      REQUIRE(trace.error.empty());
+
+      SECTION("live, on every transaction of a run") {
+        debugger::TxnChecker checker(trace, std::array<uint64_t, emu::kNumStages>{});
+        Counting counting;
+        counting.inner = &checker;
+        emu::NpuEmulator emu(options.npu);
+        REQUIRE(run::start(*prepared, options, emu, &emu).empty());
+        emu.set_txn_observer(&counting);
+        while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
+        emu.set_txn_observer(nullptr);
+        const uint64_t at_finish = allocations_and_frees();
+        checker.finish(emu.cycle());
+        CHECK(allocations_and_frees() == at_finish);
+        CHECK(emu.state() == emu::RunState::Finished);
+        CHECK(counting.calls > 200);
+        CHECK(checker.checked() == counting.calls);
+        CHECK(checker.divergences().empty());
+        CHECK(counting.allocations == 0);
+      }
+      SECTION("with wrong, extra and missing transactions") {
+        Capture cap;
+        cap.txns.reserve(1u << 20);
+        emu::NpuEmulator emu(options.npu);
+        REQUIRE(run::start(*prepared, options, emu, &emu).empty());
+        emu.set_txn_observer(&cap);
+        while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
+        emu.set_txn_observer(nullptr);
+        REQUIRE(cap.txns.size() > 200);
+        REQUIRE(cap.txns.size() < cap.txns.capacity());
+        // Corrupt every 37th transaction's data, drop every 29th, repeat every 41st and send one
+        // of a command that does not exist.
+        std::vector<emu::StageTxn> stream;
+        stream.reserve(cap.txns.size() * 2);
+        for (size_t i = 0; i < cap.txns.size(); ++i) {
+          auto t = cap.txns[i];
+          if (i % 29 == 5) continue;
+          if (i % 37 == 3) t.data[0] ^= 0x40;
+          stream.push_back(t);
+          if (i % 41 == 7) stream.push_back(t);
+        }
+        auto ghost = cap.txns.back();
+        ghost.cmd_id = 1u << 30;
+        stream.push_back(ghost);
+        debugger::TxnChecker checker(trace, std::array<uint64_t, emu::kNumStages>{});
+        const uint64_t start = allocations_and_frees();
+        for (const auto& t : stream) checker.on_txn(t);
+        checker.finish(emu.cycle());
+        const uint64_t allocated = allocations_and_frees() - start;
+        CHECK(allocated == 0);
+        std::array<int, 3> kinds{};
+        for (const auto& d : checker.divergences()) ++kinds[static_cast<int>(d.kind)];
+        CHECK(kinds[0] > 0);  // wrong
+        CHECK(kinds[1] > 0);  // extra
+        CHECK(kinds[2] > 0);  // missing
+      }
+    }
+  }
+}
