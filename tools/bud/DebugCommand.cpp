@@ -7,6 +7,7 @@
 
 #include "debugger/frontend/Console.h"
 #include "emu/npu/NpuEmulator.h"
+#include "replay/InputFile.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
@@ -142,7 +143,8 @@ int run_debug(const DebugOptions& options) {
                 << " checkpoints (packet@CYCLE)";
       if (packet->symptom)
         std::cout << ", symptom " << replay::symptom_kind_name(packet->symptom->kind())
-                  << " at cycle " << packet->symptom->cycle() << ": " << packet->symptom->message();
+                  << " at cycle " << packet->symptom->cycle() << ": "
+                  << replay::printable(packet->symptom->message());
       std::cout << "\n";
     }
   }
