@@ -35,21 +35,34 @@ namespace bud::replay {
 namespace {
 
 // The outcome crosses the pipe from the child as length-prefixed fields (the run report stays
-// behind: corpus mode does not use it).
+// behind: corpus mode does not use it). One field list, transfer(), serves both directions.
 class OutcomeWriter {
  public:
-  void u64(uint64_t v) {
+  void u64(const uint64_t& v) {
     uint8_t b[8];
     put_u64(b, v);
     out_.append(reinterpret_cast<const char*>(b), 8);
+  }
+  template <typename T>
+  void num(const T& v) {
+    u64(static_cast<uint64_t>(v));
   }
   void str(const std::string& s) {
     u64(s.size());
     out_ += s;
   }
+  void strs(const std::vector<std::string>& v) {
+    u64(v.size());
+    for (const auto& s : v) str(s);
+  }
   void symptom(const std::optional<pb::Symptom>& s) {
     u64(s.has_value());
     if (s) str(s->SerializeAsString());
+  }
+  template <typename T, typename F>
+  void opt(const std::optional<T>& v, F&& fields) {
+    u64(v.has_value());
+    if (v) fields(*this, const_cast<T&>(*v));
   }
   std::string take() { return std::move(out_); }
 
@@ -60,99 +73,89 @@ class OutcomeWriter {
 class OutcomeReader {
  public:
   explicit OutcomeReader(const std::string& in) : in_(in) {}
-  bool ok() const { return ok_; }
-  uint64_t u64() {
+  void u64(uint64_t& v) {
+    v = 0;
     if (!ok_ || in_.size() - pos_ < 8) return fail();
-    const uint64_t v = get_u64(reinterpret_cast<const uint8_t*>(in_.data() + pos_));
+    v = get_u64(reinterpret_cast<const uint8_t*>(in_.data() + pos_));
     pos_ += 8;
-    return v;
   }
-  std::string str() {
-    const uint64_t n = u64();
-    if (!ok_ || in_.size() - pos_ < n) return fail(), std::string();
-    std::string s = in_.substr(pos_, n);
+  template <typename T>
+  void num(T& v) {
+    uint64_t x = 0;
+    u64(x);
+    v = static_cast<T>(x);
+  }
+  void str(std::string& s) {
+    uint64_t n = 0;
+    u64(n);
+    if (!ok_ || in_.size() - pos_ < n) return fail();
+    s = in_.substr(pos_, n);
     pos_ += n;
-    return s;
   }
-  std::optional<pb::Symptom> symptom() {
-    if (!u64()) return std::nullopt;
-    pb::Symptom s;
-    if (!s.ParseFromString(str())) fail();
-    return s;
+  void strs(std::vector<std::string>& v) {
+    uint64_t n = 0;
+    u64(n);
+    for (uint64_t i = 0; ok_ && i < n; ++i) str(v.emplace_back());
   }
-  bool at_end() const { return ok_ && pos_ == in_.size(); }
+  void symptom(std::optional<pb::Symptom>& s) {
+    opt(s, [this](OutcomeReader&, pb::Symptom& m) {
+      std::string bytes;
+      str(bytes);
+      if (!m.ParseFromString(bytes)) fail();
+    });
+  }
+  template <typename T, typename F>
+  void opt(std::optional<T>& v, F&& fields) {
+    uint64_t present = 0;
+    u64(present);
+    if (present) fields(*this, v.emplace());
+  }
+  bool whole() const { return ok_ && pos_ == in_.size(); }
 
  private:
-  uint64_t fail() {
-    ok_ = false;
-    return 0;
-  }
+  void fail() { ok_ = false; }
   const std::string& in_;
   size_t pos_ = 0;
   bool ok_ = true;
 };
 
+// Every field of ReplayOutcome but `report`, in one order for both directions.
+template <typename Io, typename Outcome>
+void transfer(Io& io, Outcome& o) {
+  io.str(o.packet);
+  io.num(o.verdict);
+  io.str(o.message);
+  io.strs(o.notes);
+  io.str(o.recorded_revision);
+  io.u64(o.start_cycle);
+  io.u64(o.end_cycle);
+  io.u64(o.digests_checked);
+  io.u64(o.windows_checked);
+  io.opt(o.divergence, [](Io& x, auto& d) {
+    x.num(d.window);
+    x.u64(d.window_start);
+    x.u64(d.window_end);
+    x.u64(d.cycle);
+    x.u64(d.expected);
+    x.u64(d.actual);
+    x.strs(d.stages);
+  });
+  io.symptom(o.recorded_symptom);
+  io.symptom(o.replay_symptom);
+  io.num(o.full_run);
+}
+
 std::string encode_outcome(const ReplayOutcome& o) {
   OutcomeWriter w;
-  w.str(o.packet);
-  w.u64(static_cast<uint64_t>(o.verdict));
-  w.str(o.message);
-  w.u64(o.notes.size());
-  for (const auto& n : o.notes) w.str(n);
-  w.str(o.recorded_revision);
-  w.u64(o.start_cycle);
-  w.u64(o.end_cycle);
-  w.u64(o.digests_checked);
-  w.u64(o.windows_checked);
-  w.u64(o.divergence.has_value());
-  if (o.divergence) {
-    const auto& d = *o.divergence;
-    w.u64(d.window);
-    w.u64(d.window_start);
-    w.u64(d.window_end);
-    w.u64(d.cycle);
-    w.u64(d.expected);
-    w.u64(d.actual);
-    w.u64(d.stages.size());
-    for (const auto& st : d.stages) w.str(st);
-  }
-  w.symptom(o.recorded_symptom);
-  w.symptom(o.replay_symptom);
-  w.u64(o.full_run);
+  transfer(w, o);
   return w.take();
 }
 
 std::optional<ReplayOutcome> decode_outcome(const std::string& bytes) {
   OutcomeReader r(bytes);
   ReplayOutcome o;
-  o.packet = r.str();
-  const uint64_t verdict = r.u64();
-  if (verdict >= kNumVerdicts) return std::nullopt;
-  o.verdict = static_cast<Verdict>(verdict);
-  o.message = r.str();
-  const uint64_t notes = r.u64();
-  for (uint64_t i = 0; r.ok() && i < notes; ++i) o.notes.push_back(r.str());
-  o.recorded_revision = r.str();
-  o.start_cycle = r.u64();
-  o.end_cycle = r.u64();
-  o.digests_checked = r.u64();
-  o.windows_checked = r.u64();
-  if (r.u64()) {
-    Divergence d;
-    d.window = static_cast<uint32_t>(r.u64());
-    d.window_start = r.u64();
-    d.window_end = r.u64();
-    d.cycle = r.u64();
-    d.expected = r.u64();
-    d.actual = r.u64();
-    const uint64_t stages = r.u64();
-    for (uint64_t i = 0; r.ok() && i < stages; ++i) d.stages.push_back(r.str());
-    o.divergence = d;
-  }
-  o.recorded_symptom = r.symptom();
-  o.replay_symptom = r.symptom();
-  o.full_run = r.u64() != 0;
-  if (!r.at_end()) return std::nullopt;
+  transfer(r, o);
+  if (!r.whole() || static_cast<int>(o.verdict) >= kNumVerdicts) return std::nullopt;
   return o;
 }
 

@@ -67,10 +67,12 @@ struct ReplayOutcome {
 
 /// What replay() verifies of a packet before it simulates, beyond completeness and revision:
 /// the header's run parses, it holds a checkpoint and a window, its stimulus reassembles, decodes
-/// and matches the recorded fingerprint, and its first checkpoint reassembles to its recorded
-/// hash. The host job, or nullopt and `error` (the message of an Incompatible verdict, exit 125).
-/// Every command that executes a packet (replay, bisect) refuses what this refuses.
-std::optional<emu::HostJob> replayable_job(const Packet& packet, std::string& error);
+/// and matches the recorded fingerprint, and (`check_first_checkpoint`) its first checkpoint
+/// reassembles to its recorded hash. The host job, or nullopt and `error` (the message of an
+/// Incompatible verdict, exit 125). Every command that executes a packet (replay, bisect) refuses
+/// what this refuses.
+std::optional<emu::HostJob> replayable_job(const Packet& packet, std::string& error,
+                                           bool check_first_checkpoint = true);
 /// Replays a decoded packet.
 ReplayOutcome replay(const Packet& packet, const ReplayOptions& options);
 /// Reads and replays the packet at `path` (an unreadable packet is Incompatible).

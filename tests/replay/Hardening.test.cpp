@@ -24,15 +24,6 @@ using namespace bud::replay;
 
 namespace {
 
-std::vector<uint8_t> noise(size_t n, uint64_t seed) {
-  std::vector<uint8_t> v(n);
-  for (auto& b : v) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    b = static_cast<uint8_t>(seed >> 56);
-  }
-  return v;
-}
-
 pb::Header small_header() {
   pb::Header h;
   h.set_format_major(kFormatMajor);
@@ -48,8 +39,8 @@ std::string write_packet(const std::string& path) {
   auto w = PacketWriter::create(path, error);
   REQUIRE(w);
   REQUIRE(w->write(pb::RECORD_HEADER, small_header()));
-  REQUIRE(w->write_stimulus(noise(3000, 9), 1));
-  auto state = noise(40000, 1);
+  REQUIRE(w->write_stimulus(test::pseudo_random(3000, 9), 1));
+  auto state = test::pseudo_random(40000, 1);
   for (uint32_t i = 0; i < 3; ++i) {
     state[1000 + 9000 * i] ^= 1;
     REQUIRE(w->write_checkpoint(100 * i, state, 1));
@@ -512,6 +503,8 @@ TEST_CASE("every packet command: a directory, a FIFO, a device or a bad name is 
       {q(dir / "bad\xff.bpk"), "bad\\xff.bpk: cannot open: No such file or directory"}};
   for (const auto& c : commands) {
     for (const auto& [input, expect] : inputs) {
+      // `bud replay DIR` is corpus mode (docs/packets.md): a directory is not an error there.
+      if (c.args.rfind("replay", 0) == 0 && input == q(sub)) continue;
       std::string args = c.args;
       args.replace(args.find("PACKET"), 6, input);
       INFO("bud " << args);
