@@ -203,7 +203,8 @@ std::optional<ReplayOutcome> decode_outcome(const std::string& bytes) {
 std::string signal_text(int sig) {
   const char* what = sigabbrev_np(sig);
   const char* desc = sigdescr_np(sig);
-  return "signal " + std::to_string(sig) + (what ? std::string(" (SIG") + what : std::string(" (?")) +
+  return "signal " + std::to_string(sig) +
+         (what ? std::string(" (SIG") + what : std::string(" (?")) +
          (desc ? std::string(": ") + desc : std::string()) + ")";
 }
 
@@ -256,8 +257,8 @@ ReplayOutcome replay_isolated(const std::string& path, const ReplayOptions& opti
     if (sig == SIGXCPU || (sig == SIGKILL && isolation.cpu_seconds))
       crashed.message += " (the CPU-time limit is " + std::to_string(isolation.cpu_seconds) + " s)";
     else if (sig == SIGABRT && isolation.memory_bytes)
-      crashed.message += " (an abort; the memory limit is " +
-                         std::to_string(isolation.memory_bytes) + " bytes)";
+      crashed.message +=
+          " (an abort; the memory limit is " + std::to_string(isolation.memory_bytes) + " bytes)";
     return crashed;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

@@ -34,9 +34,11 @@ void append_escape(std::string& out, unsigned char c) {
 // Length of the valid UTF-8 sequence at s[i] (1..4), or 0 if it is not one.
 size_t utf8_length(std::string_view s, size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
-  const size_t n = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3
-                 : c >= 0xF0 && c <= 0xF4                ? 4
-                                                         : 0;
+  const size_t n = c < 0x80                 ? 1
+                   : c >= 0xC2 && c < 0xE0  ? 2
+                   : c >= 0xE0 && c < 0xF0  ? 3
+                   : c >= 0xF0 && c <= 0xF4 ? 4
+                                            : 0;
   if (n <= 1 || i + n > s.size()) return n == 1 ? 1 : 0;
   uint32_t cp = n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
   for (size_t k = 1; k < n; ++k) {
@@ -85,7 +87,7 @@ std::optional<InputFile> InputFile::open(const std::string& path, std::string& e
     error = name + ": cannot open: " + std::strerror(e);
     return std::nullopt;
   }
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) {
     error = name + ": cannot stat: " + std::strerror(errno);
     ::close(fd);
@@ -115,8 +117,8 @@ InputFile::~InputFile() {
 bool InputFile::read_at(uint64_t offset, std::span<uint8_t> out, std::string& error) const {
   size_t done = 0;
   while (done < out.size()) {
-    const ssize_t k = ::pread(fd_, out.data() + done, out.size() - done,
-                              static_cast<off_t>(offset + done));
+    const ssize_t k =
+        ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (k < 0 && errno == EINTR) continue;
     if (k < 0) {
       error = name_ + ": read error at byte " + std::to_string(offset + done) + ": " +

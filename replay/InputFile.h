@@ -40,7 +40,8 @@ class InputFile {
   bool read_at(uint64_t offset, std::span<uint8_t> out, std::string& error) const;
 
  private:
-  InputFile(int fd, uint64_t size, std::string name) : fd_(fd), size_(size), name_(std::move(name)) {}
+  InputFile(int fd, uint64_t size, std::string name)
+      : fd_(fd), size_(size), name_(std::move(name)) {}
   int fd_ = -1;
   uint64_t size_ = 0;
   std::string name_;

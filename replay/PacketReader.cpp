@@ -13,8 +13,9 @@ namespace bud::replay {
 
 namespace {
 
+// Messages name the packet in printable form (its name may hold any bytes).
 std::string at(const std::string& name, uint64_t offset) {
-  return name + ": byte " + std::to_string(offset) + ": ";
+  return printable(name) + ": byte " + std::to_string(offset) + ": ";
 }
 
 // The trailer a clean finish writes after the Index record at `index_offset`.
@@ -27,9 +28,8 @@ void expected_trailer(uint64_t index_offset, uint8_t (&out)[kTrailerBytes]) {
 // file ends in a trailer (then records must fill [.., end) exactly and the index must be at
 // index_offset); without one, reading stops at the first incomplete record, and a complete Index
 // record followed by a prefix of its trailer is a recording killed while finishing.
-bool parse_records(std::span<const uint8_t> bytes, size_t end,
-                   std::optional<uint64_t> index_offset, const ReadLimits& limits, Packet& p,
-                   std::string& error) {
+bool parse_records(std::span<const uint8_t> bytes, size_t end, std::optional<uint64_t> index_offset,
+                   const ReadLimits& limits, Packet& p, std::string& error) {
   const uint8_t* d = bytes.data();
   const std::string& name = p.name;
   size_t off = kFileHeaderBytes;
@@ -276,7 +276,7 @@ std::optional<size_t> Packet::checkpoint_at_or_before(uint64_t cycle) const {
 
 std::optional<std::vector<uint8_t>> Packet::checkpoint_state(size_t i, std::string& error) const {
   if (i >= checkpoints.size()) {
-    error = name + ": no checkpoint #" + std::to_string(i);
+    error = printable(name) + ": no checkpoint #" + std::to_string(i);
     return std::nullopt;
   }
   uint64_t offset = 0;
@@ -291,7 +291,7 @@ std::optional<std::vector<uint8_t>> Packet::checkpoint_state(size_t i, std::stri
 
 std::optional<std::vector<uint8_t>> Packet::stimulus_bytes(std::string& error) const {
   if (!stimulus) {
-    error = name + ": the packet holds no stimulus record";
+    error = printable(name) + ": the packet holds no stimulus record";
     return std::nullopt;
   }
   uint64_t offset = 0;
@@ -369,7 +369,7 @@ std::optional<Packet> parse_packet(std::span<const uint8_t> bytes, const std::st
   const uint8_t* d = bytes.data();
   const size_t n = bytes.size();
   if (n == 0) {
-    error = name + ": empty file (0 bytes): not a bud replay packet";
+    error = printable(name) + ": empty file (0 bytes): not a bud replay packet";
     return std::nullopt;
   }
   const size_t magic_len = std::min<size_t>(n, 8);
@@ -378,7 +378,7 @@ std::optional<Packet> parse_packet(std::span<const uint8_t> bytes, const std::st
     return std::nullopt;
   }
   if (n > limits.max_file_bytes) {
-    error = name + ": " + std::to_string(n) + " bytes, more than the " +
+    error = printable(name) + ": " + std::to_string(n) + " bytes, more than the " +
             std::to_string(limits.max_file_bytes) + "-byte limit on packets";
     return std::nullopt;
   }
@@ -426,7 +426,7 @@ std::optional<Packet> read_packet(const std::string& path, std::string& error,
   std::vector<uint8_t> bytes(std::min<uint64_t>(size, kFileHeaderBytes));
   if (!file->read_at(0, bytes, error)) return std::nullopt;
   if (size <= kFileHeaderBytes || std::memcmp(bytes.data(), kFileMagic, 8) != 0)
-    return parse_packet(bytes, file->name(), error, limits);
+    return parse_packet(bytes, path, error, limits);
   if (size > limits.max_file_bytes) {
     error = file->name() + ": " + std::to_string(size) + " bytes, more than the " +
             std::to_string(limits.max_file_bytes) + "-byte limit on packets";
@@ -435,7 +435,7 @@ std::optional<Packet> read_packet(const std::string& path, std::string& error,
   bytes.resize(size);
   if (!file->read_at(kFileHeaderBytes, std::span<uint8_t>(bytes).subspan(kFileHeaderBytes), error))
     return std::nullopt;
-  return parse_packet(bytes, file->name(), error, limits);
+  return parse_packet(bytes, path, error, limits);
 }
 
 }  // namespace bud::replay

@@ -45,7 +45,7 @@ struct RecordInfo {
 
 /// A decoded packet. Checkpoint states are reassembled on demand (checkpoint_state()).
 struct Packet {
-  std::string name;  ///< file name used in messages
+  std::string name;  ///< file name as given (messages print it with printable())
   uint16_t major = 0, minor = 0;
   uint64_t file_bytes = 0;
   pb::Header header;

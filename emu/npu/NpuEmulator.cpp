@@ -918,8 +918,7 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
   DramModel dram(m.config.dram);
   // The DRAM size is part of the run's configuration: a state of another size is another run
   // (and must not make restore allocate what a crafted state asks for).
-  if (!dram.restore(in.subspan(0, payload_end), off, error, m.config.dram.size_bytes))
-    return false;
+  if (!dram.restore(in.subspan(0, payload_end), off, error, m.config.dram.size_bytes)) return false;
   if (off != pages_end) {
     error = "NPU state malformed at byte " + std::to_string(off) +
             ": the DRAM pages end here, the header says at byte " + std::to_string(pages_end);
@@ -973,9 +972,8 @@ bool NpuEmulator::seal_state(std::span<uint8_t> in) {
   std::vector<uint64_t> page_hashes(page_count);
   for (size_t i = 0; i < page_count; ++i)
     page_hashes[i] = DramModel::hash_page(in.data() + pages_at + i * kDramPageBytes);
-  const uint64_t sum =
-      state_checksum(state_hash(in.subspan(0, pages_at)), page_hashes,
-                     state_hash(in.subspan(pages_end, payload_end - pages_end)));
+  const uint64_t sum = state_checksum(state_hash(in.subspan(0, pages_at)), page_hashes,
+                                      state_hash(in.subspan(pages_end, payload_end - pages_end)));
   std::memcpy(in.data() + payload_end, &sum, 8);
   return true;
 }

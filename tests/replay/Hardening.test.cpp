@@ -101,9 +101,10 @@ size_t first_of(const Packet& p, int kind) {
 
 }  // namespace
 
-TEST_CASE("a packet cut at any byte of its last 4 KB or at any record boundary keeps every "
-          "complete record",
-          "[replay][hardening][cut]") {
+TEST_CASE(
+    "a packet cut at any byte of its last 4 KB or at any record boundary keeps every "
+    "complete record",
+    "[replay][hardening][cut]") {
   const auto dir = test::temp_dir("hardening_cut");
   const auto bytes = test::read_bytes(write_packet((dir / "p.bpk").string()));
   std::string error;
@@ -270,9 +271,8 @@ TEST_CASE("record flags other than 0 are refused", "[replay][hardening][flags]")
   auto p = parse_packet(bytes, "p", error);
   REQUIRE(p);
   const auto& r = p->records[2];
-  const std::string payload(reinterpret_cast<const char*>(bytes.data() + r.offset +
-                                                          kFrameHeaderBytes),
-                            r.payload_bytes);
+  const std::string payload(
+      reinterpret_cast<const char*>(bytes.data() + r.offset + kFrameHeaderBytes), r.payload_bytes);
   CHECK(parse_packet(reframe(bytes, 2, payload, 0), "f", error));
   CHECK_FALSE(parse_packet(reframe(bytes, 2, payload, 1), "f", error));
   CHECK(error == "f: byte " + std::to_string(r.offset + 6) +
@@ -283,7 +283,8 @@ TEST_CASE("printable() escapes what a terminal would act on", "[replay][hardenin
   CHECK(printable("plain ascii / ünïcödé") == "plain ascii / ünïcödé");
   CHECK(printable("\x1b]0;owned\x07") == "\\x1b]0;owned\\x07");
   CHECK(printable("a\nb\tc\r") == "a\\nb\\tc\\r");
-  CHECK(printable("\xc2\x9b" "31m") == "\\xc2\\x9b31m");  // C1 CSI
+  CHECK(printable("\xc2\x9b"
+                  "31m") == "\\xc2\\x9b31m");  // C1 CSI
   CHECK(printable("bad \xff\xfe utf8") == "bad \\xff\\xfe utf8");
   CHECK(printable("\x7f") == "\\x7f");
   CHECK(printable(printable("\x1b[2J")) == printable("\x1b[2J"));
@@ -529,8 +530,10 @@ TEST_CASE("packet inspect escapes packet strings, bisect refuses what replay ref
           "[replay][hardening][cli]") {
   const auto dir = test::temp_dir("hardening_cli_packets");
   const auto good = dir / "good.bpk";
-  REQUIRE(test::shell(test::bud_exe() + " run gemm_small --fault 'memflip:dram:0x10000[3]@10' "
-                      "--record " + q(good) + " >/dev/null 2>&1") == 1);
+  REQUIRE(test::shell(test::bud_exe() +
+                      " run gemm_small --fault 'memflip:dram:0x10000[3]@10' "
+                      "--record " +
+                      q(good) + " >/dev/null 2>&1") == 1);
   SECTION("terminal escape sequences in a symptom") {
     const auto evil = dir / "evil.bpk";
     test::PacketEdits edits;
@@ -569,8 +572,7 @@ TEST_CASE("packet inspect escapes packet strings, bisect refuses what replay ref
     REQUIRE(w->finish());
     CHECK(test::shell(test::bud_exe() + " replay " + q(hollow) + " >/dev/null 2>&1") == 125);
     CHECK(test::shell(test::bud_exe() + " bisect " + q(hollow) + " >/dev/null 2>&1") == 125);
-    CHECK(test::shell(test::bud_exe() + " bisect --json " + q(hollow) + " >/dev/null 2>&1") ==
-          125);
+    CHECK(test::shell(test::bud_exe() + " bisect --json " + q(hollow) + " >/dev/null 2>&1") == 125);
   }
   SECTION("killed between the index and the trailer") {
     auto bytes = test::read_bytes(good.string());
@@ -603,7 +605,7 @@ TEST_CASE("corpus mode: a packet that exhausts its limits is that test case's er
   CHECK(x.find("tests=\"2\" failures=\"0\" errors=\"1\"") != std::string::npos);
   CHECK(x.find("<error type=\"crashed\"") != std::string::npos);
   CHECK(x.find("1073741824 bytes") != std::string::npos);  // the limit is named
-  CHECK(x.find("verdict: passed") != std::string::npos);  // the next packet still ran
+  CHECK(x.find("verdict: passed") != std::string::npos);   // the next packet still ran
   const auto j = test::slurp((dir / "r.json").string());
   CHECK(j.find("\"error\":\"crashed\"") != std::string::npos);
   CHECK(j.find("\"verdict\":\"passed\"") != std::string::npos);

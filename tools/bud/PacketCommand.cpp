@@ -127,7 +127,7 @@ std::string packet_text(const replay::Packet& p) {
   const auto P = [](const std::string& s) { return replay::printable(s); };
   const auto& h = p.header;
   std::ostringstream o;
-  o << "packet       " << p.name << " (" << group_digits(p.file_bytes) << " bytes, format "
+  o << "packet       " << P(p.name) << " (" << group_digits(p.file_bytes) << " bytes, format "
     << p.major << "." << p.minor << (p.complete ? ", complete" : ", INCOMPLETE") << ")\n";
   if (!p.complete) o << "             " << P(p.incomplete) << "\n";
   o << "model        " << P(h.model_revision())
@@ -227,9 +227,8 @@ int run_packet(const PacketOptions& options) {
     return fail_command("packet", options.json, 2, error);
   }
   if (!p->complete)
-    std::cerr << "bud packet: warning: " << p->name << ": incomplete packet ("
-              << replay::printable(p->incomplete)
-              << ")\n";
+    std::cerr << "bud packet: warning: " << replay::printable(p->name) << ": incomplete packet ("
+              << replay::printable(p->incomplete) << ")\n";
   if (options.json)
     std::cout << packet_json(*p).dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   else

@@ -47,14 +47,22 @@ bool split(const uint8_t* d, size_t n, std::vector<Record>& out) {
 
 uint64_t hostile(std::minstd_rand& rng, uint64_t v) {
   switch (rng() % 8) {
-    case 0: return 0;
-    case 1: return v + 1;
-    case 2: return v ? v - 1 : 0;
-    case 3: return uint64_t{1} << (rng() % 64);
-    case 4: return ~uint64_t{0};
-    case 5: return 1536ull << 20;  // the 1.5 GiB bomb
-    case 6: return v * 2;
-    default: return (uint64_t{rng()} << 32) ^ rng();
+    case 0:
+      return 0;
+    case 1:
+      return v + 1;
+    case 2:
+      return v ? v - 1 : 0;
+    case 3:
+      return uint64_t{1} << (rng() % 64);
+    case 4:
+      return ~uint64_t{0};
+    case 5:
+      return 1536ull << 20;  // the 1.5 GiB bomb
+    case 6:
+      return v * 2;
+    default:
+      return (uint64_t{rng()} << 32) ^ rng();
   }
 }
 
@@ -64,8 +72,10 @@ void mutate_fields(Record& r, std::minstd_rand& rng) {
     case pb::RECORD_HEADER: {
       pb::Header h;
       if (!h.ParseFromString(r.payload)) return;
-      if (rng() % 2) h.mutable_memory()->set_size_bytes(hostile(rng, h.memory().size_bytes()));
-      else h.mutable_intervals()->set_digest(hostile(rng, h.intervals().digest()));
+      if (rng() % 2)
+        h.mutable_memory()->set_size_bytes(hostile(rng, h.memory().size_bytes()));
+      else
+        h.mutable_intervals()->set_digest(hostile(rng, h.intervals().digest()));
       r.payload = h.SerializeAsString();
       return;
     }
@@ -73,8 +83,10 @@ void mutate_fields(Record& r, std::minstd_rand& rng) {
       pb::Chunks c;
       if (!c.ParseFromString(r.payload) || c.sizes_size() == 0) return;
       const int i = static_cast<int>(rng() % c.sizes_size());
-      if (rng() % 3 == 0) c.add_sizes(static_cast<uint32_t>(hostile(rng, 0)));
-      else c.set_sizes(i, static_cast<uint32_t>(hostile(rng, c.sizes(i))));
+      if (rng() % 3 == 0)
+        c.add_sizes(static_cast<uint32_t>(hostile(rng, 0)));
+      else
+        c.set_sizes(i, static_cast<uint32_t>(hostile(rng, c.sizes(i))));
       r.payload = c.SerializeAsString();
       return;
     }
@@ -84,10 +96,15 @@ void mutate_fields(Record& r, std::minstd_rand& rng) {
       if (r.kind == pb::RECORD_CHECKPOINT) {
         if (!c.ParseFromString(r.payload)) return;
         switch (rng() % 3) {
-          case 0: c.set_raw_size(hostile(rng, c.raw_size())); break;
-          case 1: c.set_cycle(hostile(rng, c.cycle())); break;
+          case 0:
+            c.set_raw_size(hostile(rng, c.raw_size()));
+            break;
+          case 1:
+            c.set_cycle(hostile(rng, c.cycle()));
+            break;
           default:
-            if (c.chunks_size() > 0) c.add_chunks(c.chunks(static_cast<int>(rng() % c.chunks_size())));
+            if (c.chunks_size() > 0)
+              c.add_chunks(c.chunks(static_cast<int>(rng() % c.chunks_size())));
         }
         r.payload = c.SerializeAsString();
       } else {
@@ -102,9 +119,14 @@ void mutate_fields(Record& r, std::minstd_rand& rng) {
       pb::Window w;
       if (!w.ParseFromString(r.payload)) return;
       switch (rng() % 3) {
-        case 0: w.set_index(static_cast<uint32_t>(hostile(rng, w.index()))); break;
-        case 1: w.set_end_cycle(hostile(rng, w.end_cycle())); break;
-        default: w.set_start_cycle(hostile(rng, w.start_cycle()));
+        case 0:
+          w.set_index(static_cast<uint32_t>(hostile(rng, w.index())));
+          break;
+        case 1:
+          w.set_end_cycle(hostile(rng, w.end_cycle()));
+          break;
+        default:
+          w.set_start_cycle(hostile(rng, w.start_cycle()));
       }
       r.payload = w.SerializeAsString();
       return;
@@ -158,8 +180,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     case 2: {
       std::string buf = r.payload;
       buf.resize(r.payload.size() * 2 + 64);
-      const size_t n = LLVMFuzzerMutate(reinterpret_cast<uint8_t*>(buf.data()), r.payload.size(),
-                                        buf.size());
+      const size_t n =
+          LLVMFuzzerMutate(reinterpret_cast<uint8_t*>(buf.data()), r.payload.size(), buf.size());
       buf.resize(n);
       r.payload = std::move(buf);
       break;
@@ -169,12 +191,16 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
       mutate_fields(r, rng);
       break;
     case 5:
-      if (rng() % 2) records.push_back(r);
-      else records.erase(records.begin() + static_cast<long>(rng() % records.size()));
+      if (rng() % 2)
+        records.push_back(r);
+      else
+        records.erase(records.begin() + static_cast<long>(rng() % records.size()));
       break;
     case 6:
-      if (rng() % 2) r.kind = static_cast<uint16_t>(rng() % 12);
-      else r.flags = static_cast<uint16_t>(1u << (rng() % 16));
+      if (rng() % 2)
+        r.kind = static_cast<uint16_t>(rng() % 12);
+      else
+        r.flags = static_cast<uint16_t>(1u << (rng() % 16));
       break;
     default:
       records.resize(1 + rng() % records.size());
