@@ -1,5 +1,6 @@
 #include "replay/PacketReader.h"
 
+#include <google/protobuf/stubs/logging.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -363,6 +364,13 @@ std::optional<std::vector<uint8_t>> Packet::assemble(
 
 std::optional<Packet> parse_packet(std::span<const uint8_t> bytes, const std::string& name,
                                    std::string& error, const ReadLimits& limits) {
+  // A record that does not decode (e.g. a string field that is not UTF-8) is reported here as
+  // one line naming the byte offset; libprotobuf would also log its own line to stderr.
+  static const bool quiet = [] {
+    google::protobuf::SetLogHandler(nullptr);
+    return true;
+  }();
+  (void)quiet;
   Packet p;
   p.name = name;
   p.file_bytes = bytes.size();
