@@ -1,17 +1,278 @@
 #include "replay/Corpus.h"
 
+#include <fcntl.h>
 #include <libxml/xmlwriter.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <new>
 #include <thread>
 
+#include "replay/Framing.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BUD_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUD_ASAN 1
+#endif
+#endif
+
 namespace bud::replay {
+
+namespace {
+
+// The outcome crosses the pipe from the child as length-prefixed fields (the run report stays
+// behind: corpus mode does not use it). One field list, transfer(), serves both directions.
+class OutcomeWriter {
+ public:
+  void u64(const uint64_t& v) {
+    uint8_t b[8];
+    put_u64(b, v);
+    out_.append(reinterpret_cast<const char*>(b), 8);
+  }
+  template <typename T>
+  void num(const T& v) {
+    u64(static_cast<uint64_t>(v));
+  }
+  void str(const std::string& s) {
+    u64(s.size());
+    out_ += s;
+  }
+  void strs(const std::vector<std::string>& v) {
+    u64(v.size());
+    for (const auto& s : v) str(s);
+  }
+  void symptom(const std::optional<pb::Symptom>& s) {
+    u64(s.has_value());
+    if (s) str(s->SerializeAsString());
+  }
+  template <typename T, typename F>
+  void opt(const std::optional<T>& v, F&& fields) {
+    u64(v.has_value());
+    if (v) fields(*this, const_cast<T&>(*v));
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class OutcomeReader {
+ public:
+  explicit OutcomeReader(const std::string& in) : in_(in) {}
+  void u64(uint64_t& v) {
+    v = 0;
+    if (!ok_ || in_.size() - pos_ < 8) return fail();
+    v = get_u64(reinterpret_cast<const uint8_t*>(in_.data() + pos_));
+    pos_ += 8;
+  }
+  template <typename T>
+  void num(T& v) {
+    uint64_t x = 0;
+    u64(x);
+    v = static_cast<T>(x);
+  }
+  void str(std::string& s) {
+    uint64_t n = 0;
+    u64(n);
+    if (!ok_ || in_.size() - pos_ < n) return fail();
+    s = in_.substr(pos_, n);
+    pos_ += n;
+  }
+  void strs(std::vector<std::string>& v) {
+    uint64_t n = 0;
+    u64(n);
+    for (uint64_t i = 0; ok_ && i < n; ++i) str(v.emplace_back());
+  }
+  void symptom(std::optional<pb::Symptom>& s) {
+    opt(s, [this](OutcomeReader&, pb::Symptom& m) {
+      std::string bytes;
+      str(bytes);
+      if (!m.ParseFromString(bytes)) fail();
+    });
+  }
+  template <typename T, typename F>
+  void opt(std::optional<T>& v, F&& fields) {
+    uint64_t present = 0;
+    u64(present);
+    if (present) fields(*this, v.emplace());
+  }
+  bool whole() const { return ok_ && pos_ == in_.size(); }
+
+ private:
+  void fail() { ok_ = false; }
+  const std::string& in_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+// Every field of ReplayOutcome but `report`, in one order for both directions.
+template <typename Io, typename Outcome>
+void transfer(Io& io, Outcome& o) {
+  io.str(o.packet);
+  io.num(o.verdict);
+  io.str(o.message);
+  io.strs(o.notes);
+  io.str(o.recorded_revision);
+  io.u64(o.start_cycle);
+  io.u64(o.end_cycle);
+  io.u64(o.digests_checked);
+  io.u64(o.windows_checked);
+  io.opt(o.divergence, [](Io& x, auto& d) {
+    x.num(d.window);
+    x.u64(d.window_start);
+    x.u64(d.window_end);
+    x.u64(d.cycle);
+    x.u64(d.expected);
+    x.u64(d.actual);
+    x.strs(d.stages);
+  });
+  io.symptom(o.recorded_symptom);
+  io.symptom(o.replay_symptom);
+  io.num(o.full_run);
+}
+
+std::string encode_outcome(const ReplayOutcome& o) {
+  OutcomeWriter w;
+  transfer(w, o);
+  return w.take();
+}
+
+std::optional<ReplayOutcome> decode_outcome(const std::string& bytes) {
+  OutcomeReader r(bytes);
+  ReplayOutcome o;
+  transfer(r, o);
+  if (!r.whole() || static_cast<int>(o.verdict) >= kNumVerdicts) return std::nullopt;
+  return o;
+}
+
+// In the child: limits, the replay, its outcome down the pipe. Never returns.
+[[noreturn]] void child_replay(int fd, const std::string& path, const ReplayOptions& options,
+                               const Isolation& isolation) {
+#ifndef BUD_ASAN
+  if (isolation.memory_bytes) {
+    const rlimit as{isolation.memory_bytes, isolation.memory_bytes};
+    ::setrlimit(RLIMIT_AS, &as);
+  }
+#endif
+  if (isolation.cpu_seconds) {
+    // SIGXCPU at the soft limit, SIGKILL one second later should it be caught.
+    const rlimit cpu{isolation.cpu_seconds, isolation.cpu_seconds + 1};
+    ::setrlimit(RLIMIT_CPU, &cpu);
+  }
+  ReplayOutcome o;
+  try {
+    o = replay_file(path, options);
+  } catch (const std::bad_alloc&) {
+    o = {};
+    o.packet = path;
+    o.verdict = Verdict::Crashed;
+    o.message = "out of memory (the replay is limited to " +
+                std::to_string(isolation.memory_bytes) + " bytes of address space)";
+  } catch (const std::exception& e) {
+    o = {};
+    o.packet = path;
+    o.verdict = Verdict::Crashed;
+    o.message = std::string("uncaught exception: ") + e.what();
+  }
+  const std::string bytes = encode_outcome(o);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t k = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) ::_exit(3);
+    done += static_cast<size_t>(k);
+  }
+  // _exit: no static destructors or stdio flushes of the parent's buffers in the child.
+  ::_exit(0);
+}
+
+std::string signal_text(int sig) {
+  const char* what = sigabbrev_np(sig);
+  const char* desc = sigdescr_np(sig);
+  return "signal " + std::to_string(sig) +
+         (what ? std::string(" (SIG") + what : std::string(" (?")) +
+         (desc ? std::string(": ") + desc : std::string()) + ")";
+}
+
+}  // namespace
+
+ReplayOutcome replay_isolated(const std::string& path, const ReplayOptions& options,
+                              const Isolation& isolation) {
+  ReplayOutcome crashed;
+  crashed.packet = path;
+  crashed.verdict = Verdict::Crashed;
+  // Forks are serialised so that no child inherits the write end of another packet's pipe
+  // (the parent closes its copy before the next fork), and the parent's threads do nothing but
+  // fork, read and wait: no lock of the replay code is held across a fork.
+  static std::mutex fork_lock;
+  int fds[2];
+  pid_t pid = -1;
+  {
+    std::lock_guard<std::mutex> lock(fork_lock);
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+      crashed.message = std::string("cannot isolate the replay: pipe: ") + std::strerror(errno);
+      return crashed;
+    }
+    pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      child_replay(fds[1], path, options, isolation);
+    }
+    ::close(fds[1]);
+  }
+  if (pid < 0) {
+    ::close(fds[0]);
+    crashed.message = std::string("cannot isolate the replay: fork: ") + std::strerror(errno);
+    return crashed;
+  }
+  std::string bytes;
+  char buf[65536];
+  for (;;) {
+    const ssize_t k = ::read(fds[0], buf, sizeof buf);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    bytes.append(buf, static_cast<size_t>(k));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    crashed.message = "the replay was killed by " + signal_text(sig);
+    if (sig == SIGXCPU || (sig == SIGKILL && isolation.cpu_seconds))
+      crashed.message += " (the CPU-time limit is " + std::to_string(isolation.cpu_seconds) + " s)";
+    else if (sig == SIGABRT && isolation.memory_bytes)
+      crashed.message +=
+          " (an abort; the memory limit is " + std::to_string(isolation.memory_bytes) + " bytes)";
+    return crashed;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    crashed.message = "the replay exited with status " + std::to_string(WEXITSTATUS(status)) +
+                      " before reporting";
+    return crashed;
+  }
+  auto o = decode_outcome(bytes);
+  if (!o) {
+    crashed.message = "the replay's report did not arrive whole";
+    return crashed;
+  }
+  return *o;
+}
 
 namespace {
 
@@ -80,7 +341,9 @@ CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOp
   auto worker = [&] {
     for (size_t i = next++; i < mine.size(); i = next++) {
       const auto t0 = std::chrono::steady_clock::now();
-      r.outcomes[i] = replay_file(mine[i], options.replay);
+      r.outcomes[i] = options.isolation.enabled
+                          ? replay_isolated(mine[i], options.replay, options.isolation)
+                          : replay_file(mine[i], options.replay);
       r.seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
   };
@@ -192,7 +455,9 @@ std::string junit_xml(const CorpusResult& result, const std::string& suite_name)
     if (o.verdict == Verdict::Reproduced || o.verdict == Verdict::NewSymptom) ++failures;
     // A packet that cannot be replayed (unreadable, truncated, incompatible) or that diverged
     // is an error of the test, never a skip: CI must not show it green.
-    if (o.verdict == Verdict::Diverged || o.verdict == Verdict::Incompatible) ++errors;
+    if (o.verdict == Verdict::Diverged || o.verdict == Verdict::Incompatible ||
+        o.verdict == Verdict::Crashed)
+      ++errors;
   }
   double total_seconds = 0;
   for (const double t : result.seconds) total_seconds += t;
@@ -219,7 +484,8 @@ std::string junit_xml(const CorpusResult& result, const std::string& suite_name)
     x.attr("classname", suite_name);
     x.attr("time", seconds_text(i < result.seconds.size() ? result.seconds[i] : 0.0));
     const bool failure = o.verdict == Verdict::Reproduced || o.verdict == Verdict::NewSymptom;
-    const bool error = o.verdict == Verdict::Diverged || o.verdict == Verdict::Incompatible;
+    const bool error = o.verdict == Verdict::Diverged || o.verdict == Verdict::Incompatible ||
+                       o.verdict == Verdict::Crashed;
     if (failure || error) {
       x.start(failure ? "failure" : "error");
       x.attr("type", v);

@@ -23,10 +23,23 @@ std::optional<Shard> parse_shard(const std::string& text, std::string& error);
 /// TEST_SHARD_STATUS_FILE when set, as Bazel asks of sharding-aware runners.
 std::optional<Shard> shard_from_environment(std::string& error);
 
+/// Per-packet isolation in corpus mode: each packet is replayed in a child process (fork) under
+/// these resource limits, so a crash, an abort or a limit becomes that packet's Crashed verdict
+/// and the report is still written (docs/packets.md, "Corpus mode").
+struct Isolation {
+  bool enabled = true;
+  /// RLIMIT_AS of the child in bytes (0: none). Not applied under AddressSanitizer, which
+  /// reserves terabytes of address space.
+  uint64_t memory_bytes = 16ull << 30;
+  /// RLIMIT_CPU of the child in seconds (0: none).
+  uint64_t cpu_seconds = 3600;
+};
+
 struct CorpusOptions {
   ReplayOptions replay;
   unsigned jobs = 1;  ///< packets replayed in parallel
   Shard shard;
+  Isolation isolation;
 };
 
 struct CorpusResult {
@@ -40,7 +53,12 @@ struct CorpusResult {
 
 /// The *.bpk files directly in `dir`, sorted by name. Error if `dir` is unreadable.
 std::optional<std::vector<std::string>> list_packets(const std::string& dir, std::string& error);
-/// Replays this shard's packets of `paths` with `options.jobs` threads.
+/// Replays one packet in a child process under `isolation`'s limits. The outcome is the
+/// child's (without `report`), or Crashed naming the signal or limit that ended it.
+ReplayOutcome replay_isolated(const std::string& path, const ReplayOptions& options,
+                              const Isolation& isolation);
+/// Replays this shard's packets of `paths` with `options.jobs` threads (each packet in its own
+/// process when options.isolation.enabled).
 CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOptions& options);
 /// JUnit XML (written with libxml2): one <testcase> per packet with name, classname and time;
 /// reproduced/new-symptom = <failure>, diverged and incompatible (unreadable, truncated, other

@@ -11,10 +11,30 @@
 #include <unordered_map>
 #include <vector>
 
+#include "replay/Framing.h"
 #include "replay/PacketWriter.h"
 #include "replay/packet.pb.h"
 
 namespace bud::replay {
+
+/// What a reader accepts (docs/packets.md, "Limits"): every allocation made while reading a
+/// packet is bounded by these and by what the header declares, and each is checked before the
+/// allocation (a zstd frame's content size is checked against its chunk list before it is
+/// inflated). Defaults are the documented limits; tests lower them.
+struct ReadLimits {
+  /// Largest packet file read (the file is read whole, after its magic is checked).
+  uint64_t max_file_bytes = 1ull << 30;
+  /// Largest record payload.
+  uint32_t max_record_bytes = kMaxPayloadBytes;
+  /// Largest reassembled emulator state, host job or chunk batch. A packet's states are also
+  /// bounded by its header: DRAM size + kStateOverheadBytes.
+  uint64_t max_state_bytes = 1ull << 30;
+  /// Most checkpoint records in one packet.
+  uint32_t max_checkpoints = 1u << 16;
+};
+/// Bytes a saved state may hold beyond the DRAM size its header declares (Verilated model,
+/// DRAM model bookkeeping, host driver; the serialised host job's commands).
+inline constexpr uint64_t kStateOverheadBytes = 64ull << 20;
 
 /// Where one record sits in the file.
 struct RecordInfo {
@@ -25,7 +45,7 @@ struct RecordInfo {
 
 /// A decoded packet. Checkpoint states are reassembled on demand (checkpoint_state()).
 struct Packet {
-  std::string name;  ///< file name used in messages
+  std::string name;  ///< file name as given (messages print it with printable())
   uint16_t major = 0, minor = 0;
   uint64_t file_bytes = 0;
   pb::Header header;
@@ -38,6 +58,8 @@ struct Packet {
   std::vector<pb::Intervention> interventions;  ///< in file (= cycle) order
   std::vector<RecordInfo> records;
   SizeBreakdown breakdown{};
+  /// Largest state assemble() builds: min(limits.max_state_bytes, DRAM size + overhead).
+  uint64_t max_state_bytes = 0;
   /// Footer (Index + trailer) present: the recording finished cleanly.
   bool complete = false;
   /// For an incomplete packet: why reading stopped ("byte N: ..."), or "no footer".
@@ -73,8 +95,11 @@ struct Packet {
 
 /// Decodes a packet held in memory. `name` is used in messages.
 std::optional<Packet> parse_packet(std::span<const uint8_t> bytes, const std::string& name,
-                                   std::string& error);
-/// Reads and decodes the file at `path`.
-std::optional<Packet> read_packet(const std::string& path, std::string& error);
+                                   std::string& error, const ReadLimits& limits = {});
+/// Reads and decodes the file at `path`: a readable regular file (replay/InputFile.h) whose magic
+/// is checked before more than 16 bytes are read and whose size is checked against the limit
+/// before the rest is.
+std::optional<Packet> read_packet(const std::string& path, std::string& error,
+                                  const ReadLimits& limits = {});
 
 }  // namespace bud::replay

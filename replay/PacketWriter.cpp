@@ -81,8 +81,7 @@ bool PacketWriter::append(const uint8_t* p, size_t n) {
   return true;
 }
 
-bool PacketWriter::write(pb::RecordKind kind, const google::protobuf::MessageLite& message,
-                         uint64_t cycle) {
+bool PacketWriter::encode(pb::RecordKind kind, const google::protobuf::MessageLite& message) {
   scratch_.clear();
   if (!message.SerializeToString(&scratch_)) {
     error_ = path_ + ": cannot serialise a " + record_kind_name(kind) + " record";
@@ -92,9 +91,15 @@ bool PacketWriter::write(pb::RecordKind kind, const google::protobuf::MessageLit
                                          scratch_.size());
   uint8_t fh[kFrameHeaderBytes];
   encode_frame_header(static_cast<uint16_t>(kind), payload, fh);
-  // One write() per record: header and payload together.
   frame_.assign(fh, fh + kFrameHeaderBytes);
   frame_.insert(frame_.end(), payload.begin(), payload.end());
+  return true;
+}
+
+bool PacketWriter::write(pb::RecordKind kind, const google::protobuf::MessageLite& message,
+                         uint64_t cycle) {
+  if (!encode(kind, message)) return false;
+  // One write() per record: header and payload together.
   const uint64_t at = offset_;
   if (!append(frame_.data(), frame_.size())) return false;
   auto* e = index_.add_entries();
@@ -158,12 +163,17 @@ bool PacketWriter::store_chunks(std::span<const uint8_t> state, uint64_t cycle, 
 bool PacketWriter::finish() {
   if (fd_ < 0) return error_.empty();
   const uint64_t index_at = offset_;
-  pb::Index index = index_;
-  if (!write(pb::RECORD_INDEX, index, 0)) return false;
+  // The Index record and the trailer in one write(): the footer lands whole or not at all (and
+  // a reader still recovers every record from a packet cut anywhere inside it).
+  if (!encode(pb::RECORD_INDEX, index_)) return false;
+  const size_t index_bytes = frame_.size();
   uint8_t trailer[kTrailerBytes];
   put_u64(trailer, index_at);
   std::memcpy(trailer + 8, kTrailerMagic, 8);
-  if (!append(trailer, sizeof trailer)) return false;
+  frame_.insert(frame_.end(), trailer, trailer + kTrailerBytes);
+  if (!append(frame_.data(), frame_.size())) return false;
+  breakdown_[pb::RECORD_INDEX].records += 1;
+  breakdown_[pb::RECORD_INDEX].bytes += index_bytes;
   if (::close(fd_) != 0) {
     fd_ = -1;
     error_ = path_ + ": close failed: " + std::strerror(errno);

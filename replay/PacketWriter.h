@@ -58,6 +58,8 @@ class PacketWriter {
   bool store_chunks(std::span<const uint8_t> bytes, uint64_t cycle, int zstd_level,
                     google::protobuf::RepeatedField<uint64_t>& ids);
   bool append(const uint8_t* p, size_t n);
+  /// Frames `message` as a `kind` record into frame_.
+  bool encode(pb::RecordKind kind, const google::protobuf::MessageLite& message);
 
   int fd_ = -1;
   std::string path_;

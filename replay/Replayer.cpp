@@ -23,6 +23,8 @@ const char* verdict_name(Verdict v) {
       return "diverged";
     case Verdict::Incompatible:
       return "incompatible";
+    case Verdict::Crashed:
+      return "crashed";
   }
   return "?";
 }
@@ -37,6 +39,7 @@ int verdict_exit_code(Verdict v) {
       return 0;
     case Verdict::Diverged:
     case Verdict::Incompatible:
+    case Verdict::Crashed:
       return 125;
   }
   return 125;
@@ -63,6 +66,31 @@ ReplayOutcome incompatible(ReplayOutcome o, std::string why) {
 }
 
 }  // namespace
+
+std::optional<emu::HostJob> replayable_job(const Packet& packet, std::string& error,
+                                           bool check_first_checkpoint) {
+  if (auto spec = spec_from_header(packet.header); !spec) {
+    error = packet.name + ": " + spec.error();
+    return std::nullopt;
+  }
+  if (packet.windows.empty() || packet.checkpoints.empty()) {
+    error = packet.name + ": packet holds no checkpoint window to replay";
+    return std::nullopt;
+  }
+  auto bytes = packet.stimulus_bytes(error);
+  if (!bytes) return std::nullopt;
+  auto job = decode_job(*bytes, error);
+  if (!job) {
+    error = packet.name + ": " + error;
+    return std::nullopt;
+  }
+  if (job->fingerprint() != packet.header.stimulus().job_fingerprint()) {
+    error = packet.name + ": the stimulus does not match its fingerprint";
+    return std::nullopt;
+  }
+  if (check_first_checkpoint && !packet.checkpoint_state(0, error)) return std::nullopt;
+  return job;
+}
 
 ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
   ReplayOutcome o;
@@ -91,20 +119,15 @@ ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
   }
   auto spec = spec_from_header(packet.header);
   if (!spec) return incompatible(o, packet.name + ": " + spec.error());
-  if (packet.windows.empty() || packet.checkpoints.empty())
-    return incompatible(o, packet.name + ": packet holds no checkpoint window to replay");
   // The host job comes from the packet itself: a replay does not depend on the workload data
   // generator. The workload is parsed (and the reference and golden models run) only if the run
   // finishes and its results must be checked.
   run::PreparedRun prepared;
   {
     std::string error;
-    auto bytes = packet.stimulus_bytes(error);
-    if (!bytes) return incompatible(o, error);
-    auto job = decode_job(*bytes, error);
-    if (!job) return incompatible(o, packet.name + ": " + error);
-    if (job->fingerprint() != packet.header.stimulus().job_fingerprint())
-      return incompatible(o, packet.name + ": the stimulus does not match its fingerprint");
+    // The starting checkpoint is reassembled (and so verified) below.
+    auto job = replayable_job(packet, error, false);
+    if (!job) return incompatible(o, error);
     prepared.job = std::move(*job);
     prepared.workload.name = packet.header.workload().name();
     prepared.program.commands.resize(prepared.job.commands.size());
@@ -138,6 +161,10 @@ ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
       o.notes.push_back("checkpoint at cycle " + std::to_string(start) +
                         " does not restore on this model (" + error + "): replaying from cycle 0");
       start = 0;
+    } else if (emu.cycle() != start) {
+      return incompatible(o, packet.name + ": checkpoint recorded at cycle " +
+                                 std::to_string(start) + " restores a state of cycle " +
+                                 std::to_string(emu.cycle()));
     }
   }
   o.start_cycle = start;

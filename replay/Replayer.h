@@ -29,8 +29,10 @@ enum class Verdict : uint8_t {
   NewSymptom,    ///< the replay fails in a way the recording did not (exit 1)
   Diverged,      ///< digests differ on the recorded model revision: nondeterminism (exit 125)
   Incompatible,  ///< unreadable, incomplete, other revision or unusable packet (exit 125)
+  Crashed,       ///< corpus mode: the isolated replay crashed or hit a resource limit (125)
 };
-/// "reproduced", "fixed", "passed", "new-symptom", "diverged", "incompatible".
+inline constexpr int kNumVerdicts = 7;
+/// "reproduced", "fixed", "passed", "new-symptom", "diverged", "incompatible", "crashed".
 const char* verdict_name(Verdict v);
 /// 0, 1 or 125 as documented on Verdict.
 int verdict_exit_code(Verdict v);
@@ -63,6 +65,14 @@ struct ReplayOutcome {
   int exit_code() const { return verdict_exit_code(verdict); }
 };
 
+/// What replay() verifies of a packet before it simulates, beyond completeness and revision:
+/// the header's run parses, it holds a checkpoint and a window, its stimulus reassembles, decodes
+/// and matches the recorded fingerprint, and (`check_first_checkpoint`) its first checkpoint
+/// reassembles to its recorded hash. The host job, or nullopt and `error` (the message of an
+/// Incompatible verdict, exit 125). Every command that executes a packet (replay, bisect) refuses
+/// what this refuses.
+std::optional<emu::HostJob> replayable_job(const Packet& packet, std::string& error,
+                                           bool check_first_checkpoint = true);
 /// Replays a decoded packet.
 ReplayOutcome replay(const Packet& packet, const ReplayOptions& options);
 /// Reads and replays the packet at `path` (an unreadable packet is Incompatible).

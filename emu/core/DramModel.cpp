@@ -612,7 +612,8 @@ void DramModel::save_meta(std::vector<uint8_t>& out) const {
     if (touched_[p]) w.u32(p);
 }
 
-bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string& error) {
+bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string& error,
+                        uint64_t require_size_bytes) {
   scan_after_ = 0;
   Reader r{in, offset, {}};
   auto done = [&](bool ok) {
@@ -649,6 +650,10 @@ bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string
   cfg.seed = r.u64("config.seed");
   if (r.ok()) {
     if (std::string e = cfg.validate(); !e.empty()) r.fail_at(config_at, "invalid " + e);
+  }
+  if (r.ok() && require_size_bytes != 0 && cfg.size_bytes != require_size_bytes) {
+    r.fail_at(config_at, "memory of " + std::to_string(cfg.size_bytes) + " bytes, this run has " +
+                             std::to_string(require_size_bytes));
   }
   if (!r.ok()) return done(false);
 

@@ -211,8 +211,10 @@ class DramModel {
   /// Reads a state written by save() starting at in[offset]. On success replaces the whole model
   /// (config included), advances `offset` past the state and returns true. On failure returns
   /// false, leaves the model and `offset` untouched and sets `error` to one line naming the byte
-  /// offset at fault.
-  bool restore(std::span<const uint8_t> in, size_t& offset, std::string& error);
+  /// offset at fault. `require_size_bytes` (0: any) refuses a state of another memory size
+  /// before anything is allocated for it.
+  bool restore(std::span<const uint8_t> in, size_t& offset, std::string& error,
+               uint64_t require_size_bytes = 0);
   /// Hash of memory contents plus every piece of state that affects future behaviour (config,
   /// clock, RNGs, in-flight requests, channel, burst, hooks; not stats or the error record).
   /// Incremental: only pages written since the previous digest are re-hashed. Not thread-safe.

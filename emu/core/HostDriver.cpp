@@ -203,6 +203,31 @@ bool HostDriver::restore(std::span<const uint8_t> in, size_t& offset, std::strin
     error = "host driver state: invalid phase at byte " + std::to_string(start);
     return false;
   }
+  // Every field indexes or bounds something once running: the setup list, the job's commands,
+  // the ring. A state that contradicts the job it claims to belong to is refused.
+  const auto p = static_cast<Phase>(phase);
+  const bool started = job_ != nullptr;
+  const uint32_t ring = started ? job_->ring_entries : 0;
+  const char* bad = nullptr;
+  if (!started && p != Phase::Idle)
+    bad = "a running driver, but no job is loaded";
+  else if (p == Phase::Setup && next.setup_pos_ >= setup_len_)
+    bad = "setup step past the end of the setup list";
+  else if (started && next.pushed_ > job_->commands.size())
+    bad = "more commands pushed than the job has";
+  else if (started && (next.tail_ >= ring || next.tail_ != next.pushed_ % ring))
+    bad = "ring tail inconsistent with the commands pushed";
+  else if (started && next.poll_countdown_ > job_->poll_interval)
+    bad = "poll countdown longer than the poll interval";
+  else if (next.last_read_ != 0 && next.last_read_ != isa::csr::kRingHead &&
+           next.last_read_ != isa::csr::kStatus)
+    bad = "last CSR read is not one the driver makes";
+  else if (dirty > 1 || status_read > 1)
+    bad = "a flag is neither 0 nor 1";
+  if (bad) {
+    error = "host driver state at byte " + std::to_string(start) + ": " + bad;
+    return false;
+  }
   next.phase_ = static_cast<Phase>(phase);
   next.tail_dirty_ = dirty != 0;
   next.status_read_ = status_read != 0;

@@ -696,6 +696,49 @@ uint64_t state_checksum(uint64_t head_hash, std::span<const uint64_t> page_hashe
   return mix(h, tail_hash);
 }
 
+/// Checks that `got`, the Verilated model image of a saved state, has the layout of `own`, this
+/// model's image: the same length and the same bytes wherever Verilator's deserialiser reads a
+/// signature, a module check value or a string length (the header, the root check value, both
+/// copies of the context's strings, the package's check value, the trailer). Verilator trusts
+/// those blindly: a string length is allocated and read without a bound, and a signature or
+/// check value that differs aborts the process. Layout of Verilator 5.006 for this model:
+/// header, didInit (1 byte), root check value, context, root variables, package check value,
+/// context, trailer; a context is its serialised block then two length-prefixed strings.
+/// Empty when it fits, else why not.
+std::string check_model_layout(std::span<const uint8_t> got, std::span<const uint8_t> own) {
+  constexpr size_t kSignature = 16;  // "verilatorsave02\n" and the trailer signature
+  const size_t block = VerilatedContext::serialized1Size();
+  if (got.size() != own.size())
+    return "the Verilated model image is " + std::to_string(got.size()) + " bytes, this model's " +
+           std::to_string(own.size());
+  // `own` comes from this process; should Verilator's layout ever differ, refuse every state
+  // rather than guess (the round-trip tests then fail loudly).
+  const std::string unknown = "this model's image has a layout this bud does not know";
+  const size_t strings_at = kSignature + 1 + 8 + block;
+  size_t strings_end = strings_at;
+  for (int s = 0; s < 2; ++s) {
+    uint32_t len = 0;
+    if (strings_end + 4 > own.size()) return unknown;
+    std::memcpy(&len, own.data() + strings_end, 4);
+    strings_end += 4 + size_t{len};
+  }
+  const size_t strings = strings_end - strings_at;
+  if (own.size() < strings_end + 8 + block + strings + kSignature) return unknown;
+  const size_t tail_context = own.size() - kSignature - strings - block;
+  const std::pair<size_t, size_t> fixed[] = {{0, kSignature},
+                                             {kSignature + 1, kSignature + 9},
+                                             {strings_at, strings_end},
+                                             {tail_context - 8, tail_context},
+                                             {tail_context + block, own.size()}};
+  for (const auto& [from, to] : fixed) {
+    for (size_t i = from; i < to; ++i)
+      if (got[i] != own[i])
+        return "the Verilated model image differs from this model's layout at its byte " +
+               std::to_string(i) + " (a signature, check value or length)";
+  }
+  return {};
+}
+
 }  // namespace
 
 void NpuEmulator::save(std::vector<uint8_t>& out) const {
@@ -850,9 +893,19 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
          get(in, off, d.open_count) && get(in, off, d.open_sum) && d.open_count <= d.count;
   ok = ok && get(in, off, nf) && nf <= kMaxForces;
   for (uint32_t i = 0; ok && i < nf; ++i) {
+    const size_t force_at = off;
     ok = get(in, off, forces[i].id) && get(in, off, forces[i].element) &&
-         get(in, off, forces[i].value.width) && get(in, off, forces[i].value.words) &&
-         forces[i].id < m.signals.size();
+         get(in, off, forces[i].value.width) && get(in, off, forces[i].value.words);
+    // A force is applied by writing the element's bytes every cycle: the signal, the element and
+    // writability are checked here, as force_signal() checks them for the debugger.
+    if (ok && (forces[i].id >= m.signals.size() ||
+               forces[i].element >= m.signals[forces[i].id].elements ||
+               !m.signals[forces[i].id].writable)) {
+      error = "NPU state malformed at byte " + std::to_string(force_at) + ": force #" +
+              std::to_string(i) + " names signal " + std::to_string(forces[i].id) + " element " +
+              std::to_string(forces[i].element) + ", which this model cannot force";
+      return false;
+    }
   }
   uint32_t n_faults = 0;
   ok = ok && get(in, off, n_faults);
@@ -862,16 +915,30 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
     return false;
   }
   std::vector<std::pair<uint8_t, uint64_t>> fault_progress(n_faults);
-  for (auto& [done, left] : fault_progress) ok = ok && get(in, off, done) && get(in, off, left);
-  ok = ok && get(in, off, model_len) && model_len <= in.size() - off;
-  if (!ok || state > static_cast<uint8_t>(RunState::Error)) {
+  for (auto& [done, left] : fault_progress)
+    ok = ok && get(in, off, done) && get(in, off, left) && done <= 1;
+  ok = ok && get(in, off, model_len) && model_len <= payload_end - std::min(off, payload_end);
+  if (!ok || state > static_cast<uint8_t>(RunState::Error) || last_progress > cycle) {
     error = "NPU state malformed at byte " + std::to_string(off);
     return false;
   }
   const auto model_bytes = in.subspan(off, model_len);
+  {
+    std::vector<uint8_t> own;
+    {
+      MemSave ms(own);
+      ms << *m.top;
+    }
+    if (auto e = check_model_layout(model_bytes, own); !e.empty()) {
+      error = "NPU state malformed at byte " + std::to_string(off) + ": " + e;
+      return false;
+    }
+  }
   off += model_len;
   DramModel dram(m.config.dram);
-  if (!dram.restore(in.subspan(0, payload_end), off, error)) return false;
+  // The DRAM size is part of the run's configuration: a state of another size is another run
+  // (and must not make restore allocate what a crafted state asks for).
+  if (!dram.restore(in.subspan(0, payload_end), off, error, m.config.dram.size_bytes)) return false;
   if (off != pages_end) {
     error = "NPU state malformed at byte " + std::to_string(off) +
             ": the DRAM pages end here, the header says at byte " + std::to_string(pages_end);
@@ -904,6 +971,30 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
   m.recompute_next_fault();
   m.message.clear();
   if (m.state != RunState::Ready) m.check_state();
+  return true;
+}
+
+bool NpuEmulator::seal_state(std::span<uint8_t> in) {
+  size_t off = 8;
+  uint32_t rev_len = 0;
+  uint64_t len = 0, pages_at = 0;
+  uint32_t page_count = 0;
+  if (!get(in, off, rev_len) || rev_len > in.size() - off) return false;
+  off += rev_len;
+  if (!get(in, off, len) || !get(in, off, pages_at) || !get(in, off, page_count) ||
+      len > in.size() - off || in.size() - off - len < 8)
+    return false;
+  const size_t payload_end = off + len;
+  if (pages_at < off || pages_at > payload_end ||
+      page_count > (payload_end - pages_at) / kDramPageBytes)
+    return false;
+  const size_t pages_end = pages_at + size_t{page_count} * kDramPageBytes;
+  std::vector<uint64_t> page_hashes(page_count);
+  for (size_t i = 0; i < page_count; ++i)
+    page_hashes[i] = DramModel::hash_page(in.data() + pages_at + i * kDramPageBytes);
+  const uint64_t sum = state_checksum(state_hash(in.subspan(0, pages_at)), page_hashes,
+                                      state_hash(in.subspan(pages_end, payload_end - pages_end)));
+  std::memcpy(in.data() + payload_end, &sum, 8);
   return true;
 }
 

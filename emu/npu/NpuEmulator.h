@@ -70,6 +70,10 @@ class NpuEmulator final : public Emulator {
   /// tail (host driver, checksum; version 0). Costs the head plus the pages written since.
   void save_segments(StateSegments& out) const override;
   bool restore(std::span<const uint8_t> in, std::string& error) override;
+  /// Recomputes the checksum of a state written by save() after its bytes were edited, so that
+  /// tests and the restore fuzzer can hand restore() crafted states that pass the checksum (as a
+  /// hostile packet can). False if the state's header does not frame its payload.
+  static bool seal_state(std::span<uint8_t> state);
   uint64_t digest() override;
 
   const std::vector<SignalInfo>& signals() const override;

@@ -17,14 +17,7 @@ using namespace bud::replay;
 
 namespace {
 
-std::vector<uint8_t> pseudo_random(size_t n, uint64_t seed) {
-  std::vector<uint8_t> v(n);
-  for (auto& b : v) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    b = static_cast<uint8_t>(seed >> 56);
-  }
-  return v;
-}
+using test::pseudo_random;
 
 // A small complete packet: header, stimulus, two checkpoints, two windows, symptom, result.
 std::string make_small_packet(const std::string& path, bool finish = true) {

@@ -42,6 +42,16 @@ inline replay::RecordOutcome record(const std::string& path, run::RunOptions opt
   return out;
 }
 
+/// `n` deterministic pseudo-random bytes (an LCG seeded with `seed`).
+inline std::vector<uint8_t> pseudo_random(size_t n, uint64_t seed) {
+  std::vector<uint8_t> v(n);
+  for (auto& b : v) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    b = static_cast<uint8_t>(seed >> 56);
+  }
+  return v;
+}
+
 inline std::vector<uint8_t> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -5,6 +5,7 @@
 #include "debugger/bisect/Bisector.h"
 #include "debugger/bisect/DiffBisector.h"
 #include "replay/PacketReader.h"
+#include "replay/Replayer.h"
 #include "tools/bud/Output.h"
 
 namespace bud::cli {
@@ -53,12 +54,18 @@ int run_bisect(const BisectCommandOptions& o) {
     else std::cout << r.text();
     if (r.verdict == "error") {
       if (!o.json) return fail_command("bisect", o.json, 125, r.message);
+      return 125;  // the JSON above already carries the error
     }
     return r.verdict == "same" ? 0 : 1;
   }
   std::string error;
   auto packet = replay::read_packet(o.packet, error);
   if (!packet) {
+    return fail_command("bisect", o.json, 125, error);
+  }
+  // Refuse what `bud replay` refuses (exit 125): a packet whose stimulus or checkpoint does not
+  // verify cannot localize anything.
+  if (packet->complete && !replay::replayable_job(*packet, error)) {
     return fail_command("bisect", o.json, 125, error);
   }
   debugger::BisectOptions bopts;
@@ -71,6 +78,7 @@ int run_bisect(const BisectCommandOptions& o) {
   else std::cout << r.text();
   if (r.verdict == "error") {
     if (!o.json) return fail_command("bisect", o.json, 125, r.message);
+    return 125;  // the JSON above already carries the error
   }
   return r.verdict == "fail" ? 1 : 0;
 }

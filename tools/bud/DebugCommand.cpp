@@ -7,6 +7,7 @@
 
 #include "debugger/frontend/Console.h"
 #include "emu/npu/NpuEmulator.h"
+#include "replay/InputFile.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
@@ -137,12 +138,13 @@ int run_debug(const DebugOptions& options) {
       return fail_command("debug", options.json, 2, e);
     }
     if (!options.json && !options.batch) {
-      std::cout << "bud debug: packet " << packet->name << ": cycles " << packet->header.start_cycle()
-                << ".." << packet->last_cycle() << ", " << packet->checkpoints.size()
-                << " checkpoints (packet@CYCLE)";
+      std::cout << "bud debug: packet " << replay::printable(packet->name) << ": cycles "
+                << packet->header.start_cycle() << ".." << packet->last_cycle() << ", "
+                << packet->checkpoints.size() << " checkpoints (packet@CYCLE)";
       if (packet->symptom)
         std::cout << ", symptom " << replay::symptom_kind_name(packet->symptom->kind())
-                  << " at cycle " << packet->symptom->cycle() << ": " << packet->symptom->message();
+                  << " at cycle " << packet->symptom->cycle() << ": "
+                  << replay::printable(packet->symptom->message());
       std::cout << "\n";
     }
   }

@@ -8,6 +8,7 @@
 #include "bud/ModelRevision.h"
 #include "debugger/json/Json.h"
 #include "emu/core/StageTxn.h"
+#include "replay/InputFile.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "tools/bud/Output.h"
@@ -136,20 +137,23 @@ Json packet_json(const replay::Packet& p) {
   return j;
 }
 
+// Every string from the packet goes through replay::printable(): a packet may come from anyone,
+// and terminal escape sequences in it must not reach the terminal.
 std::string packet_text(const replay::Packet& p) {
+  const auto P = [](const std::string& s) { return replay::printable(s); };
   const auto& h = p.header;
   std::ostringstream o;
-  o << "packet       " << p.name << " (" << group_digits(p.file_bytes) << " bytes, format "
+  o << "packet       " << P(p.name) << " (" << group_digits(p.file_bytes) << " bytes, format "
     << p.major << "." << p.minor << (p.complete ? ", complete" : ", INCOMPLETE") << ")\n";
-  if (!p.complete) o << "             " << p.incomplete << "\n";
-  o << "model        " << h.model_revision()
+  if (!p.complete) o << "             " << P(p.incomplete) << "\n";
+  o << "model        " << P(h.model_revision())
     << (h.model_revision() == build::kModelRevision ? " (this bud's)" : " (this bud has ")
     << (h.model_revision() == build::kModelRevision ? "" : std::string(build::kModelRevision) + ")")
-    << "; " << h.verilator_version() << "\n";
-  o << "tool         " << h.tool_version();
-  for (const auto& t : h.build_tags()) o << "; " << t;
+    << "; " << P(h.verilator_version()) << "\n";
+  o << "tool         " << P(h.tool_version());
+  for (const auto& t : h.build_tags()) o << "; " << P(t);
   o << "\n";
-  o << "workload     " << h.workload().name() << " (from " << h.workload().origin() << ", "
+  o << "workload     " << P(h.workload().name()) << " (from " << P(h.workload().origin()) << ", "
     << h.stimulus().commands() << " commands, text embedded)\n";
   o << "seeds        workload " << h.seeds().workload() << ", memory " << h.seeds().memory()
     << ", verilator " << h.seeds().verilator() << "\n";
@@ -164,20 +168,20 @@ std::string packet_text(const replay::Packet& p) {
   o << "\n";
   o << "faults      ";
   if (h.faults_size() == 0) o << " none";
-  for (const auto& f : h.faults()) o << " " << f.text();
+  for (const auto& f : h.faults()) o << " " << P(f.text());
   o << "\ntriggers    ";
   if (h.triggers_size() == 0) o << " none";
-  for (const auto& t : h.triggers()) o << " " << t;
+  for (const auto& t : h.triggers()) o << " " << P(t);
   o << "\n";
   o << "cycles       " << h.start_cycle() << ".." << p.last_cycle();
   if (p.result)
-    o << " (" << p.result->state() << (p.result->passed() ? ", passed" : ", failed")
+    o << " (" << P(p.result->state()) << (p.result->passed() ? ", passed" : ", failed")
       << (p.result->stopped() ? ", recording stopped early" : "") << ")";
   o << "\n";
   o << "symptom      ";
   if (p.symptom)
     o << replay::symptom_kind_name(p.symptom->kind()) << " at cycle " << p.symptom->cycle() << ": "
-      << p.symptom->message() << "\n";
+      << P(p.symptom->message()) << "\n";
   else
     o << (p.result ? "none" : "none recorded") << "\n";
   uint64_t digests = 0;
@@ -196,7 +200,7 @@ std::string packet_text(const replay::Packet& p) {
   o << "digests      " << digests << " every " << h.intervals().digest() << " cycles in "
     << p.windows.size() << " windows\n";
   for (const auto& a : p.annotations)
-    o << "note         @" << a.cycle() << ": " << a.text() << "\n";
+    o << "note         @" << a.cycle() << ": " << P(a.text()) << "\n";
   o << "size by record kind:\n";
   for (size_t k = 1; k < p.breakdown.size(); ++k) {
     const auto& b = p.breakdown[k];
@@ -239,8 +243,8 @@ int run_packet(const PacketOptions& options) {
     return fail_command("packet", options.json, 2, error);
   }
   if (!p->complete)
-    std::cerr << "bud packet: warning: " << p->name << ": incomplete packet (" << p->incomplete
-              << ")\n";
+    std::cerr << "bud packet: warning: " << replay::printable(p->name) << ": incomplete packet ("
+              << replay::printable(p->incomplete) << ")\n";
   if (options.json)
     std::cout << packet_json(*p).dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   else

@@ -17,6 +17,11 @@ std::string attach_packet(debugger::Session& session, const replay::Packet& pack
     if (!session.emu().restore(*state, error))
       return packet.name + ": checkpoint at cycle " +
              std::to_string(packet.checkpoints[i].cycle()) + ": " + error;
+    // A crafted packet may label a state with another cycle than it holds.
+    if (session.emu().cycle() != packet.checkpoints[i].cycle())
+      return packet.name + ": checkpoint recorded at cycle " +
+             std::to_string(packet.checkpoints[i].cycle()) + " restores a state of cycle " +
+             std::to_string(session.emu().cycle());
     session.timeline().save_named("packet@" + std::to_string(packet.checkpoints[i].cycle()));
     if (i == 0) first = std::move(*state);
   }

@@ -7,6 +7,7 @@
 
 #include "debugger/json/Json.h"
 #include "replay/Corpus.h"
+#include "replay/InputFile.h"
 #include "replay/PacketRun.h"
 #include "tools/bud/Output.h"
 
@@ -82,7 +83,9 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
       "Exit status (git bisect run): 0 symptom absent, 1 symptom present, 125 cannot test\n"
       "(unreadable, incomplete or incompatible packet, other model revision, divergence), 2 "
       "usage.\n"
-      "Corpus mode shards with --shard I/N or Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS.");
+      "Corpus mode shards with --shard I/N or Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, and\n"
+      "replays each packet in its own process: a crash or a limit is that packet's error\n"
+      "(verdict crashed, exit 125) and the report is still written.");
   sub->add_option("packets", options.packets, "Packet files (.bpk) or directories of them")
       ->required();
   sub->add_option("--at", options.at, "Start from the latest checkpoint at or before CYCLE");
@@ -94,6 +97,14 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
   sub->add_option("--junit", options.junit, "Write a JUnit XML report to FILE (corpus mode)");
   sub->add_option("-j,--jobs", options.jobs, "Packets replayed in parallel")->capture_default_str();
   sub->add_option("--shard", options.shard, "Replay only shard I of N (0-based): I/N");
+  sub->add_option("--limit-memory-mb", options.limit_memory_mb,
+                  "Corpus mode: address-space limit of each packet's replay process (0: none)")
+      ->capture_default_str();
+  sub->add_option("--limit-cpu-s", options.limit_cpu_s,
+                  "Corpus mode: CPU-time limit of each packet's replay process (0: none)")
+      ->capture_default_str();
+  sub->add_flag("--no-isolation", options.no_isolation,
+                "Corpus mode: replay every packet in this process (a crash ends the run)");
 }
 
 int run_replay(const ReplayCommandOptions& options) {
@@ -136,6 +147,11 @@ int run_replay(const ReplayCommandOptions& options) {
       paths.push_back(p);
     }
   }
+  // Corpus mode isolates each packet: a crash or a resource limit becomes that packet's
+  // "crashed" verdict and the report is still written.
+  co.isolation.enabled = corpus && !options.no_isolation;
+  co.isolation.memory_bytes = options.limit_memory_mb << 20;
+  co.isolation.cpu_seconds = options.limit_cpu_s;
   const auto t0 = std::chrono::steady_clock::now();
   const auto result = replay::replay_corpus(paths, co);
   const double seconds =
@@ -156,7 +172,8 @@ int run_replay(const ReplayCommandOptions& options) {
     // Untestable packets (unreadable, truncated, incompatible, diverged) are errors of the
     // command: the first one is named at the top, as every --json error is.
     for (const auto& o : result.outcomes) {
-      if (o.verdict == replay::Verdict::Incompatible || o.verdict == replay::Verdict::Diverged) {
+      if (o.verdict == replay::Verdict::Incompatible || o.verdict == replay::Verdict::Diverged ||
+          o.verdict == replay::Verdict::Crashed) {
         j["error"] = replay::verdict_name(o.verdict);
         j["message"] = o.message;
         break;
@@ -171,21 +188,27 @@ int run_replay(const ReplayCommandOptions& options) {
     std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     return code;
   }
+  // Messages quote packet strings (symptoms): printable, never raw, on a terminal.
+  using replay::printable;
   for (const auto& o : result.outcomes) {
     for (const auto& n : o.notes)
-      std::cerr << "bud replay: note: " << o.packet << ": " << n << "\n";
+      std::cerr << "bud replay: note: " << printable(o.packet) << ": " << printable(n) << "\n";
     if (o.verdict == replay::Verdict::Incompatible)
-      std::cerr << "bud replay: " << o.message << "\n";
+      std::cerr << "bud replay: " << printable(o.message) << "\n";
+    else if (o.verdict == replay::Verdict::Crashed)
+      std::cerr << "bud replay: " << printable(o.packet) << ": crashed: " << printable(o.message)
+                << "\n";
     else
-      std::cout << o.packet << ": " << replay::verdict_name(o.verdict) << ": " << o.message
-                << " [cycles " << o.start_cycle << ".." << o.end_cycle << "]\n";
+      std::cout << printable(o.packet) << ": " << replay::verdict_name(o.verdict) << ": "
+                << printable(o.message) << " [cycles " << o.start_cycle << ".." << o.end_cycle
+                << "]\n";
   }
   if (corpus) {
-    size_t counts[6] = {};
+    size_t counts[replay::kNumVerdicts] = {};
     for (const auto& o : result.outcomes) counts[static_cast<int>(o.verdict)]++;
     std::cout << "corpus: " << result.outcomes.size() << " of " << result.total_packets
               << " packets (shard " << co.shard.index << "/" << co.shard.total << "): ";
-    for (int v = 0; v < 6; ++v)
+    for (int v = 0; v < replay::kNumVerdicts; ++v)
       std::cout << (v ? ", " : "") << counts[v] << " "
                 << replay::verdict_name(static_cast<replay::Verdict>(v));
     std::cout << "\n";

@@ -19,6 +19,10 @@ struct ReplayCommandOptions {
   std::string junit;
   unsigned jobs = 1;
   std::string shard;  ///< "I/N"
+  /// Corpus mode: each packet in its own process under these limits (0: none).
+  bool no_isolation = false;
+  uint64_t limit_memory_mb = 16384;
+  uint64_t limit_cpu_s = 3600;
 };
 
 void setup_replay(CLI::App& app, ReplayCommandOptions& options);
