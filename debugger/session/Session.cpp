@@ -12,7 +12,42 @@ std::string ProgramInfo::layer_of(uint32_t cmd_id) const {
   return layer < layer_names.size() ? layer_names[layer] : std::string();
 }
 
-bool StopInfo::has(const std::string& kind) const {
+const char* stop_kind_name(StopKind k) {
+  switch (k) {
+    case StopKind::Breakpoint: return "breakpoint";
+    case StopKind::Watchpoint: return "watchpoint";
+    case StopKind::Trigger: return "trigger";
+    case StopKind::Mismatch: return "mismatch";
+    case StopKind::Step: return "step";
+    case StopKind::Until: return "until";
+    case StopKind::Limit: return "limit";
+    case StopKind::Finish: return "finish";
+    case StopKind::Goto: return "goto";
+    case StopKind::ReverseStep: return "reverse-step";
+    case StopKind::Restore: return "restore";
+    case StopKind::Finished: return "finished";
+    case StopKind::Hang: return "hang";
+    case StopKind::Assertion: return "assertion";
+    case StopKind::Error: return "error";
+    case StopKind::CycleLimit: return "cycle_limit";
+    case StopKind::Interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+StopKind stop_kind_of(emu::RunState s) {
+  switch (s) {
+    case emu::RunState::Finished: return StopKind::Finished;
+    case emu::RunState::Hang: return StopKind::Hang;
+    case emu::RunState::Assertion: return StopKind::Assertion;
+    case emu::RunState::CycleLimit: return StopKind::CycleLimit;
+    case emu::RunState::Ready:
+    case emu::RunState::Error: break;
+  }
+  return StopKind::Error;
+}
+
+bool StopInfo::has(StopKind kind) const {
   for (const auto& r : reasons)
     if (r.kind == kind) return true;
   return false;
@@ -25,7 +60,7 @@ std::string StopInfo::describe() const {
   for (size_t i = 0; i < reasons.size(); ++i) {
     const auto& r = reasons[i];
     if (i) s += "; ";
-    s += r.kind;
+    s += stop_kind_name(r.kind);
     if (r.id) s += " " + std::to_string(r.id);
     if (!r.detail.empty()) s += " (" + r.detail + ")";
   }
@@ -75,16 +110,16 @@ void Session::collect_breakpoint_hits(std::vector<StopReason>& out) const {
     bool watch = false;
     for (const auto& b : breakpoints_.list())
       if (b.id == h.id) watch = b.kind == BreakKind::WatchSignal || b.kind == BreakKind::WatchMemory;
-    out.push_back({watch ? "watchpoint" : "breakpoint", h.id, h.detail});
+    out.push_back({watch ? StopKind::Watchpoint : StopKind::Breakpoint, h.id, h.detail});
   }
 }
 
-StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& limit_kind) {
+StopInfo Session::run(uint64_t cycles, bool use_breakpoints, StopKind limit_kind) {
   StopInfo stop;
   auto& emu = *emu_;
   if (emu.state() != emu::RunState::Ready) {
     stop.cycle = emu.cycle();
-    stop.reasons.push_back({emu::run_state_name(emu.state()), 0,
+    stop.reasons.push_back({stop_kind_of(emu.state()), 0,
                             "the program is not running any more; use goto or reverse-step"});
     return stop;
   }
@@ -120,7 +155,7 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& 
       emu.set_cycle_hook(&dispatch_);
       emu.set_txn_observer(&dispatch_);
       if (!e.empty()) {
-        stop.reasons.push_back({"error", 0, "cannot return to cycle " + std::to_string(*back) +
+        stop.reasons.push_back({StopKind::Error, 0, "cannot return to cycle " + std::to_string(*back) +
                                                 " for a trigger hit: " + e});
         break;
       }
@@ -137,7 +172,7 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& 
       emu.set_txn_observer(&dispatch_);
     }
     if (r.state != emu::RunState::Ready) {
-      stop.reasons.push_back({emu::run_state_name(r.state), 0, r.message});
+      stop.reasons.push_back({stop_kind_of(r.state), 0, r.message});
     }
     if (!stop.reasons.empty()) break;
     if (emu.cycle() >= target) {
@@ -145,7 +180,7 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& 
       break;
     }
     if (interrupt_flag().exchange(false)) {
-      stop.reasons.push_back({"interrupted", 0, "Ctrl-C"});
+      stop.reasons.push_back({StopKind::Interrupted, 0, "Ctrl-C"});
       break;
     }
   }
