@@ -48,8 +48,8 @@ void CounterMap::describe(pb::Header& header) {
   for (const auto name : isa::kCounterNames) header.add_counter_names(std::string(name));
 }
 
-std::optional<uint64_t> CounterMap::value(
-    const google::protobuf::RepeatedField<uint64_t>& recorded, int index) const {
+std::optional<uint64_t> CounterMap::value(const google::protobuf::RepeatedField<uint64_t>& recorded,
+                                          int index) const {
   if (!has(index) || pos_[index] >= recorded.size()) return std::nullopt;
   return recorded.Get(pos_[index]);
 }

@@ -14,35 +14,57 @@ std::string ProgramInfo::layer_of(uint32_t cmd_id) const {
 
 const char* stop_kind_name(StopKind k) {
   switch (k) {
-    case StopKind::Breakpoint: return "breakpoint";
-    case StopKind::Watchpoint: return "watchpoint";
-    case StopKind::Trigger: return "trigger";
-    case StopKind::Mismatch: return "mismatch";
-    case StopKind::Step: return "step";
-    case StopKind::Until: return "until";
-    case StopKind::Limit: return "limit";
-    case StopKind::Finish: return "finish";
-    case StopKind::Goto: return "goto";
-    case StopKind::ReverseStep: return "reverse-step";
-    case StopKind::Restore: return "restore";
-    case StopKind::Finished: return "finished";
-    case StopKind::Hang: return "hang";
-    case StopKind::Assertion: return "assertion";
-    case StopKind::Error: return "error";
-    case StopKind::CycleLimit: return "cycle_limit";
-    case StopKind::Interrupted: return "interrupted";
+    case StopKind::Breakpoint:
+      return "breakpoint";
+    case StopKind::Watchpoint:
+      return "watchpoint";
+    case StopKind::Trigger:
+      return "trigger";
+    case StopKind::Mismatch:
+      return "mismatch";
+    case StopKind::Step:
+      return "step";
+    case StopKind::Until:
+      return "until";
+    case StopKind::Limit:
+      return "limit";
+    case StopKind::Finish:
+      return "finish";
+    case StopKind::Goto:
+      return "goto";
+    case StopKind::ReverseStep:
+      return "reverse-step";
+    case StopKind::Restore:
+      return "restore";
+    case StopKind::Finished:
+      return "finished";
+    case StopKind::Hang:
+      return "hang";
+    case StopKind::Assertion:
+      return "assertion";
+    case StopKind::Error:
+      return "error";
+    case StopKind::CycleLimit:
+      return "cycle_limit";
+    case StopKind::Interrupted:
+      return "interrupted";
   }
   return "?";
 }
 
 StopKind stop_kind_of(emu::RunState s) {
   switch (s) {
-    case emu::RunState::Finished: return StopKind::Finished;
-    case emu::RunState::Hang: return StopKind::Hang;
-    case emu::RunState::Assertion: return StopKind::Assertion;
-    case emu::RunState::CycleLimit: return StopKind::CycleLimit;
+    case emu::RunState::Finished:
+      return StopKind::Finished;
+    case emu::RunState::Hang:
+      return StopKind::Hang;
+    case emu::RunState::Assertion:
+      return StopKind::Assertion;
+    case emu::RunState::CycleLimit:
+      return StopKind::CycleLimit;
     case emu::RunState::Ready:
-    case emu::RunState::Error: break;
+    case emu::RunState::Error:
+      break;
   }
   return StopKind::Error;
 }

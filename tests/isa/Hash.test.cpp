@@ -1,10 +1,10 @@
 // bud's one 64-bit hash (XXH3-64, xxHash) and its CRC32C (Boost.CRC) against published vectors.
 // Their values are stored in packets and saved states: a change fails here first.
+#include "emu/core/Hash.h"
+
 #include <catch2/catch.hpp>
 #include <string_view>
 #include <vector>
-
-#include "emu/core/Hash.h"
 
 namespace {
 
@@ -19,7 +19,8 @@ TEST_CASE("CRC32C matches the RFC 3720 vectors", "[isa][hash]") {
   CHECK(bud::crc32c(bytes("123456789")) == 0xE3069283u);  // the CRC catalogue check value
   // RFC 3720 appendix B.4: 32 zeros, 32 x 0xFF, 0x00..0x1F, 0x1F..0x00.
   std::vector<uint8_t> zeros(32, 0), ones(32, 0xFF), up(32), down(32);
-  for (int i = 0; i < 32; ++i) up[i] = static_cast<uint8_t>(i), down[i] = static_cast<uint8_t>(31 - i);
+  for (int i = 0; i < 32; ++i)
+    up[i] = static_cast<uint8_t>(i), down[i] = static_cast<uint8_t>(31 - i);
   CHECK(bud::crc32c(zeros) == 0x8A9136AAu);
   CHECK(bud::crc32c(ones) == 0x62A8AB43u);
   CHECK(bud::crc32c(up) == 0x46DD794Eu);

@@ -92,7 +92,8 @@ TEST_CASE("a new packet names its counters", "[replay][counters]") {
   const auto p = read(path);
   CHECK(p.major == replay::kFormatMajor);
   REQUIRE(p.header.counter_names_size() == isa::kNumCounters);
-  for (int i = 0; i < isa::kNumCounters; ++i) CHECK(p.header.counter_names(i) == isa::kCounterNames[i]);
+  for (int i = 0; i < isa::kNumCounters; ++i)
+    CHECK(p.header.counter_names(i) == isa::kCounterNames[i]);
   // The format-1 list is this build's list as of format 2.0 (a counter added later goes to the
   // end of the table, or anywhere: the names keep old packets right either way).
   for (size_t i = 0; i < replay::kFormat1CounterNames.size(); ++i)
@@ -102,9 +103,9 @@ TEST_CASE("a new packet names its counters", "[replay][counters]") {
 TEST_CASE("bud bisect diffs two format-1 packets by counter name", "[replay][counters]") {
   const auto dir = test::temp_dir("counter_names_diff");
   const auto out = (dir / "diff.json").string();
-  const int rc = test::shell(test::bud_exe() + " bisect --json --good '" +
-                             data("pre_names_fast.bpk") + "' --bad '" +
-                             data("pre_names_slow.bpk") + "' > '" + out + "' 2>&1");
+  const int rc =
+      test::shell(test::bud_exe() + " bisect --json --good '" + data("pre_names_fast.bpk") +
+                  "' --bad '" + data("pre_names_slow.bpk") + "' > '" + out + "' 2>&1");
   const auto json = test::slurp(out);
   INFO(json);
   CHECK(rc == 1);
@@ -121,8 +122,7 @@ TEST_CASE("replaying a format-1 packet asks to record it again", "[replay][count
   const auto dir = test::temp_dir("counter_names_replay");
   const auto out = (dir / "replay.txt").string();
   const int rc = test::shell(test::bud_exe() + " replay --allow-revision-mismatch '" +
-                             data("pre_names_fast.bpk") +
-                             "' > '" + out + "' 2>&1");
+                             data("pre_names_fast.bpk") + "' > '" + out + "' 2>&1");
   const auto text = test::slurp(out);
   INFO(text);
   CHECK(rc == 125);
