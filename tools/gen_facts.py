@@ -115,6 +115,16 @@ def sv_package(t):
 
 # ---------------------------------------------------------------- C++ tables
 
+def indexed_enum(L, type_name, plural, items, names=None):
+    """enum class TYPE {A = 0, ...}, kNumPLURAL and its name array (default kTYPENames)."""
+    n = len(items)
+    L.append(f"enum class {type_name} : uint8_t {{ "
+             + ", ".join(f"{camel(x)} = {i}" for i, x in enumerate(items)) + " };")
+    L.append(f"inline constexpr int kNum{plural} = {n};")
+    L.append(f"inline constexpr std::array<std::string_view, {n}> {names or 'k' + type_name + 'Names'}"
+             " = {" + ", ".join(f'"{x}"' for x in items) + "};")
+
+
 def cpp_header(t):
     def strs(xs):
         return ", ".join(f'"{x}"' for x in xs)
@@ -134,11 +144,7 @@ def cpp_header(t):
              + strs(o["name"] for o in ops) + "};")
     L.append("")
     bufs = t["buffer"]
-    L.append("enum class Buffer : uint8_t { " +
-             ", ".join(f"{camel(b['name'])} = {i}" for i, b in enumerate(bufs)) + " };")
-    L.append(f"inline constexpr int kNumBuffers = {len(bufs)};")
-    L.append(f"inline constexpr std::array<std::string_view, {len(bufs)}> kBufferNames = {{"
-             + strs(b["name"] for b in bufs) + "};")
+    indexed_enum(L, "Buffer", "Buffers", [b["name"] for b in bufs])
     L.append("/// Geometry of one scratchpad.")
     L.append("struct BufferGeometry {")
     L.append("  uint32_t entry_bytes;  ///< bytes per entry")
@@ -151,17 +157,9 @@ def cpp_header(t):
     L.append("")
     eng, cls = t["engines"], t["cycle_class"]
     L.append("/// Engines whose every cycle the PMU classifies (also the dataflow stages, in order).")
-    L.append("enum class Engine : uint8_t { " +
-             ", ".join(f"{camel(e)} = {i}" for i, e in enumerate(eng)) + " };")
-    L.append(f"inline constexpr int kNumEngines = {len(eng)};")
-    L.append(f"inline constexpr std::array<std::string_view, {len(eng)}> kEngineNames = {{"
-             + strs(eng) + "};")
+    indexed_enum(L, "Engine", "Engines", eng)
     L.append("/// Cycle classes; exactly one per engine per cycle, so they sum to `cycles`.")
-    L.append("enum class CycleClass : uint8_t { " +
-             ", ".join(f"{camel(c['name'])} = {i}" for i, c in enumerate(cls)) + " };")
-    L.append(f"inline constexpr int kNumClasses = {len(cls)};")
-    L.append(f"inline constexpr std::array<std::string_view, {len(cls)}> kClassNames = {{"
-             + strs(c["name"] for c in cls) + "};")
+    indexed_enum(L, "CycleClass", "Classes", [c["name"] for c in cls], names="kClassNames")
     L.append("")
     L.append("/// PMU counter indices of the global counters (class counters: engine * classes +")
     L.append("/// class, class_counter()).")
