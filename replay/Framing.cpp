@@ -1,69 +1,8 @@
 #include "replay/Framing.h"
 
-#include <array>
 #include <cstring>
 
 namespace bud::replay {
-
-namespace {
-
-constexpr std::array<uint32_t, 256> make_crc_table() {
-  std::array<uint32_t, 256> t{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-    t[i] = c;
-  }
-  return t;
-}
-constexpr auto kCrcTable = make_crc_table();
-
-inline uint64_t mix(uint64_t x) {
-  x ^= x >> 32;
-  x *= 0xD6E8FEB86659FD93ull;
-  x ^= x >> 32;
-  x *= 0xD6E8FEB86659FD93ull;
-  x ^= x >> 32;
-  return x;
-}
-
-}  // namespace
-
-uint32_t crc32c(std::span<const uint8_t> bytes, uint32_t crc) {
-  crc = ~crc;
-  for (uint8_t b : bytes) crc = kCrcTable[(crc ^ b) & 0xFF] ^ (crc >> 8);
-  return ~crc;
-}
-
-uint64_t hash64(std::span<const uint8_t> bytes) {
-  // Four independent lanes of multiply-rotate over 8-byte words keep it near memory speed.
-  uint64_t h[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull,
-                   0x27D4EB2F165667C5ull};
-  const uint8_t* p = bytes.data();
-  size_t n = bytes.size();
-  while (n >= 32) {
-    for (int l = 0; l < 4; ++l) {
-      uint64_t w;
-      std::memcpy(&w, p + 8 * l, 8);
-      h[l] = (h[l] ^ w) * 0x9FB21C651E98DF25ull;
-      h[l] = (h[l] << 29) | (h[l] >> 35);
-    }
-    p += 32;
-    n -= 32;
-  }
-  uint64_t tail = 0x2545F4914F6CDD1Dull ^ bytes.size();
-  while (n >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    tail = mix(tail ^ w);
-    p += 8;
-    n -= 8;
-  }
-  uint64_t last = 0;
-  for (size_t i = 0; i < n; ++i) last |= uint64_t(p[i]) << (8 * i);
-  tail = mix(tail ^ last ^ (uint64_t(n) << 56));
-  return mix(h[0] ^ mix(h[1] + 1) ^ mix(h[2] + 2) ^ mix(h[3] + 3) ^ tail);
-}
 
 void put_u16(uint8_t* p, uint16_t v) {
   p[0] = uint8_t(v);

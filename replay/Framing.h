@@ -15,12 +15,16 @@
 #include <span>
 #include <string>
 
+#include "emu/core/Hash.h"
+
 namespace bud::replay {
 
 /// Packet format version. Bump the major on any incompatible change (framing, chunking, the
 /// meaning of any field); the minor for additive changes only (docs/packets.md).
-inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 1;  ///< 1: Intervention records
+/// 2.0: XXH3-64 chunk ids, state hashes and digests; counter names in the Header; Intervention
+/// records (changes made from outside the design, applied again by replay).
+inline constexpr uint16_t kFormatMajor = 2;
+inline constexpr uint16_t kFormatMinor = 0;
 
 inline constexpr size_t kFileHeaderBytes = 16;
 inline constexpr size_t kFrameHeaderBytes = 12;
@@ -30,10 +34,10 @@ inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
 inline constexpr char kFileMagic[8] = {'\x89', 'B', 'U', 'D', 'P', 'K', 'T', '\n'};
 inline constexpr char kTrailerMagic[8] = {'B', 'U', 'D', 'P', 'K', 'E', 'N', 'D'};
 
-/// CRC32C (Castagnoli), continuing from `crc` (0 to start).
-uint32_t crc32c(std::span<const uint8_t> bytes, uint32_t crc = 0);
-/// A fast 64-bit content hash (not cryptographic) for chunk ids and state hashes.
-uint64_t hash64(std::span<const uint8_t> bytes);
+/// CRC32C of frames and XXH3-64 of chunk ids and state hashes: bud's one CRC and one hash
+/// (emu/core/Hash.h).
+using bud::crc32c;
+using bud::hash64;
 
 void put_u16(uint8_t* p, uint16_t v);
 void put_u32(uint8_t* p, uint32_t v);

@@ -321,6 +321,16 @@ std::optional<std::vector<uint8_t>> Packet::assemble(
             "-byte limit on states of this packet";
     return std::nullopt;
   }
+  if (major < kFormatMajor) {
+    // Format 1 hashed chunks and states with a function this bud no longer has (XXH3 since 2.0):
+    // its states cannot be verified, and its digests would not compare with a live run's.
+    error = at(name, offset) + "recorded by an older format (" + std::to_string(major) + "." +
+            std::to_string(minor) + "): its states and digests use the hash of format " +
+            std::to_string(major) + ", this bud writes " + std::to_string(kFormatMajor) +
+            ".x; its header, windows and counters still read (bud packet inspect, bud bisect " +
+            "--good/--bad on two such packets), record it again to replay it";
+    return std::nullopt;
+  }
   // Resolve every chunk and check the sizes add up before allocating anything.
   struct Piece {
     const ChunkLoc* loc;

@@ -9,6 +9,7 @@
 #include "emu/golden/GoldenNpu.h"
 #include "emu/workload/Builtins.h"
 #include "emu/workload/Workload.h"
+#include "replay/CounterMap.h"
 #include "replay/Framing.h"
 
 namespace bud::replay {
@@ -77,6 +78,7 @@ pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
   h.set_tool_version(tool_version());
   for (const auto& t : build_tags()) h.add_build_tags(t);
   h.set_design("npu");
+  CounterMap::describe(h);
   const auto& o = spec.options;
   auto* seeds = h.mutable_seeds();
   seeds->set_workload(prepared.workload.seed);

@@ -56,8 +56,8 @@ module npu_compute
     output logic [2:0] gemm_cls,
     output logic [2:0] post_cls
 );
-  typedef enum logic [2:0] {S_IDLE, S_TOKEN, S_GEMM, S_POST, S_DRAIN, S_PUSH} state_t;
-  state_t state;
+  // State encodings: npu_pkg::compute_state_t (rtl/npu_facts.toml).
+  compute_state_t state;
 
   logic is_post;  // current command is POST (else GEMM)
   logic pop_prev, pop_next, push_prev, push_next;
@@ -76,8 +76,8 @@ module npu_compute
 
   // ---------------------------------------------------------------- S0: issue
   logic s0_gemm, s0_post;
-  assign s0_gemm = ce && state == S_GEMM;
-  assign s0_post = ce && state == S_POST && acc_rdb_gnt;
+  assign s0_gemm = ce && state == CMP_GEMM;
+  assign s0_post = ce && state == CMP_POST && acc_rdb_gnt;
   logic first_k, last_k;
   assign first_k = kb == 0;
   assign last_k = kb + 16'd1 == kb_total;
@@ -88,7 +88,7 @@ module npu_compute
   assign wgt_rd_addr = wgt_row + kb;
   assign acc_rda_en = s0_gemm && first_k && !reset_acc;
   assign acc_rda_addr = acc_ptr;
-  assign acc_rdb_en = ce && state == S_POST;
+  assign acc_rdb_en = ce && state == CMP_POST;
   assign acc_rdb_addr = acc_ptr;
 
   // Useful lanes of this iteration: min(8, K - kb*8) x min(8, N - nb*8).
@@ -157,20 +157,20 @@ module npu_compute
   assign sat_count = out_wr_en ? sats : 4'd0;
 
   // ---------------------------------------------------------------- control
-  assign q_pop = ce && state == S_IDLE && !q_empty;
+  assign q_pop = ce && state == CMP_IDLE && !q_empty;
   logic tokens_ok;
   assign tokens_ok = (!pop_prev || tok_prev_avail) && (!pop_next || tok_next_avail);
-  assign tok_prev_pop = ce && state == S_TOKEN && tokens_ok && pop_prev;
-  assign tok_next_pop = ce && state == S_TOKEN && tokens_ok && pop_next;
+  assign tok_prev_pop = ce && state == CMP_TOKEN && tokens_ok && pop_prev;
+  assign tok_next_pop = ce && state == CMP_TOKEN && tokens_ok && pop_next;
   logic push_ok;
   assign push_ok = (!push_prev || !tok_prev_full) && (!push_next || !tok_next_full);
-  assign tok_prev_push = ce && state == S_PUSH && push_ok && push_prev;
-  assign tok_next_push = ce && state == S_PUSH && push_ok && push_next;
+  assign tok_prev_push = ce && state == CMP_PUSH && push_ok && push_prev;
+  assign tok_next_push = ce && state == CMP_PUSH && push_ok && push_next;
   logic finish;
-  assign finish = ce && state == S_PUSH && push_ok;
+  assign finish = ce && state == CMP_PUSH && push_ok;
   assign retire_gemm = finish && !is_post;
   assign retire_post = finish && is_post;
-  assign busy = state != S_IDLE;
+  assign busy = state != CMP_IDLE;
   assign cur_id = id_q;
 
   logic last_iter;
@@ -178,7 +178,7 @@ module npu_compute
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
-      state <= S_IDLE;
+      state <= CMP_IDLE;
       s1_gemm <= 1'b0;
       s1_post <= 1'b0;
       id_q <= '0;
@@ -196,7 +196,7 @@ module npu_compute
       end
 
       unique case (state)
-        S_IDLE:
+        CMP_IDLE:
         if (!q_empty) begin
           is_post <= q_cmd[3:0] == OP_POST;
           {push_next, push_prev, pop_next, pop_prev} <= q_cmd[7:4];
@@ -221,14 +221,14 @@ module npu_compute
           clamp_lo <= q_cmd[167:160];
           clamp_hi <= q_cmd[175:168];
           if (q_cmd[3:0] == OP_POST) acc_ptr <= q_cmd[79:64];
-          state <= S_TOKEN;
+          state <= CMP_TOKEN;
         end
-        S_TOKEN:
+        CMP_TOKEN:
         if (tokens_ok) begin
-          if (is_post) state <= (post_left == 0) ? S_DRAIN : S_POST;
-          else state <= (m_left == 0 || kb_total == 0 || nb_total == 0) ? S_DRAIN : S_GEMM;
+          if (is_post) state <= (post_left == 0) ? CMP_DRAIN : CMP_POST;
+          else state <= (m_left == 0 || kb_total == 0 || nb_total == 0) ? CMP_DRAIN : CMP_GEMM;
         end
-        S_GEMM: begin
+        CMP_GEMM: begin
           if (last_k) begin
             kb <= '0;
             acc_ptr <= acc_ptr + 16'd1;
@@ -244,18 +244,18 @@ module npu_compute
           end else begin
             kb <= kb + 16'd1;
           end
-          if (last_iter) state <= S_DRAIN;
+          if (last_iter) state <= CMP_DRAIN;
         end
-        S_POST:
+        CMP_POST:
         if (acc_rdb_gnt) begin
           acc_ptr <= acc_ptr + 16'd1;
           out_ptr <= out_ptr + 16'd1;
           post_left <= post_left - 16'd1;
-          if (post_left == 16'd1) state <= S_DRAIN;
+          if (post_left == 16'd1) state <= CMP_DRAIN;
         end
-        S_DRAIN: if (!s1_gemm && !s1_post) state <= S_PUSH;
-        S_PUSH: if (push_ok) state <= S_IDLE;
-        default: state <= S_IDLE;
+        CMP_DRAIN: if (!s1_gemm && !s1_post) state <= CMP_PUSH;
+        CMP_PUSH: if (push_ok) state <= CMP_IDLE;
+        default: state <= CMP_IDLE;
       endcase
     end
   end
@@ -263,11 +263,11 @@ module npu_compute
   // PMU: gemm and post share the engine; each is classified by the command it owns.
   function automatic logic [2:0] classify(input logic mine);
     if (!ce) return CLS_THROTTLED;
-    if (!running && state == S_IDLE) return CLS_IDLE;
-    if (!mine || state == S_IDLE) return CLS_STARVE;
-    if (state == S_TOKEN) return tokens_ok ? CLS_ACTIVE : CLS_STALL_DEP;
-    if (state == S_PUSH) return push_ok ? CLS_ACTIVE : CLS_STALL_OUT;
-    if (state == S_POST && !acc_rdb_gnt) return CLS_STALL_MEM;
+    if (!running && state == CMP_IDLE) return CLS_IDLE;
+    if (!mine || state == CMP_IDLE) return CLS_STARVE;
+    if (state == CMP_TOKEN) return tokens_ok ? CLS_ACTIVE : CLS_STALL_DEP;
+    if (state == CMP_PUSH) return push_ok ? CLS_ACTIVE : CLS_STALL_OUT;
+    if (state == CMP_POST && !acc_rdb_gnt) return CLS_STALL_MEM;
     return CLS_ACTIVE;
   endfunction
   assign gemm_cls = classify(!is_post);

@@ -41,8 +41,8 @@ module npu_load
     output logic retire,
     output logic [2:0] cls
 );
-  typedef enum logic [1:0] {S_IDLE, S_TOKEN, S_RUN, S_PUSH} state_t;
-  state_t state;
+  // State encodings: npu_pkg::load_state_t (rtl/npu_facts.toml).
+  load_state_t state;
 
   // Current command.
   logic [31:0] row_addr, x_stride;
@@ -88,7 +88,7 @@ module npu_load
   logic [3:0] wr_idx;  // entry within the chunk at the head of the write queue
 
   logic more_reqs;
-  assign more_reqs = state == S_RUN && y_left != 0;
+  assign more_reqs = state == LD_RUN && y_left != 0;
   logic [15:0] chunk16;
   assign chunk16 = (x_left < {12'd0, max_chunk}) ? x_left : {12'd0, max_chunk};
 
@@ -115,16 +115,16 @@ module npu_load
   logic all_written;
   assign all_written = y_left == 0 && tag_busy == 8'd0;
 
-  assign q_pop = ce && state == S_IDLE && !q_empty;
-  assign tok_in_pop = ce && state == S_TOKEN && tok_in_avail;
-  assign tok_out_push = ce && state == S_PUSH && push_next && !tok_out_full;
-  assign retire = ce && state == S_PUSH && (!push_next || !tok_out_full);
-  assign busy = state != S_IDLE;
+  assign q_pop = ce && state == LD_IDLE && !q_empty;
+  assign tok_in_pop = ce && state == LD_TOKEN && tok_in_avail;
+  assign tok_out_push = ce && state == LD_PUSH && push_next && !tok_out_full;
+  assign retire = ce && state == LD_PUSH && (!push_next || !tok_out_full);
+  assign busy = state != LD_IDLE;
   assign cur_id = id_q;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
-      state <= S_IDLE;
+      state <= LD_IDLE;
       tag_busy <= '0;
       wq_rd <= '0;
       wq_wr <= '0;
@@ -134,7 +134,7 @@ module npu_load
       id_q <= '0;
     end else if (ce) begin
       unique case (state)
-        S_IDLE:
+        LD_IDLE:
         if (!q_empty) begin
           row_addr <= q_cmd[95:64];
           sram_ptr <= q_cmd[111:96];
@@ -145,15 +145,15 @@ module npu_load
           x_stride <= q_cmd[191:160];
           push_next <= q_cmd[7];
           id_q <= q_cmd[63:32];
-          state <= q_cmd[5] ? S_TOKEN : S_RUN;
+          state <= q_cmd[5] ? LD_TOKEN : LD_RUN;
           // An empty transfer (no rows or no columns) completes at once.
           if (q_cmd[143:128] == 16'd0 || q_cmd[159:144] == 16'd0) begin
             y_left <= '0;
           end
         end
-        S_TOKEN: if (tok_in_avail) state <= S_RUN;
-        S_RUN: if (all_written && !req_fire) state <= S_PUSH;
-        S_PUSH: if (!push_next || !tok_out_full) state <= S_IDLE;
+        LD_TOKEN: if (tok_in_avail) state <= LD_RUN;
+        LD_RUN: if (all_written && !req_fire) state <= LD_PUSH;
+        LD_PUSH: if (!push_next || !tok_out_full) state <= LD_IDLE;
       endcase
 
       if (req_fire) begin
@@ -189,11 +189,11 @@ module npu_load
 
   always_comb begin
     if (!ce) cls = CLS_THROTTLED;
-    else if (!running && state == S_IDLE) cls = CLS_IDLE;
+    else if (!running && state == LD_IDLE) cls = CLS_IDLE;
     else if (req_fire || wr_gnt || q_pop || tok_in_pop || retire) cls = CLS_ACTIVE;
-    else if (state == S_TOKEN) cls = CLS_STALL_DEP;
-    else if (state == S_PUSH) cls = CLS_STALL_OUT;
-    else if (state == S_RUN) cls = CLS_STALL_MEM;
+    else if (state == LD_TOKEN) cls = CLS_STALL_DEP;
+    else if (state == LD_PUSH) cls = CLS_STALL_OUT;
+    else if (state == LD_RUN) cls = CLS_STALL_MEM;
     else cls = CLS_STARVE;
   end
 endmodule

@@ -37,8 +37,8 @@ module npu_store
     output logic retire,
     output logic [2:0] cls
 );
-  typedef enum logic [1:0] {S_IDLE, S_TOKEN, S_RUN, S_PUSH} state_t;
-  state_t state;
+  // State encodings: npu_pkg::store_state_t (rtl/npu_facts.toml).
+  store_state_t state;
 
   logic [31:0] row_addr, x_stride;
   logic [31:0] id_q;
@@ -71,24 +71,24 @@ module npu_store
   logic [15:0] next_chunk;
   assign next_chunk = (x_left < 16'd8) ? x_left : 16'd8;
 
-  assign rd_en = ce && state == S_RUN && chunk_n != 0 && rd_issued != chunk_n;
+  assign rd_en = ce && state == ST_RUN && chunk_n != 0 && rd_issued != chunk_n;
   assign rd_addr = sram_ptr;
   logic rd_fire;
   assign rd_fire = rd_en && rd_gnt;
 
   logic chunk_full;
   assign chunk_full = chunk_n != 0 && rd_got == chunk_n;
-  assign req_valid = ce && state == S_RUN && chunk_full && have_free;
+  assign req_valid = ce && state == ST_RUN && chunk_full && have_free;
   assign req_addr = chunk_addr;
   assign req_size = {chunk_n[3:0], 3'd0};
   assign req_tag = free_tag;
   assign req_data = chunk_data;
 
-  assign q_pop = ce && state == S_IDLE && !q_empty;
-  assign tok_in_pop = ce && state == S_TOKEN && tok_in_avail;
-  assign tok_out_push = ce && state == S_PUSH && push_prev && !tok_out_full;
-  assign retire = ce && state == S_PUSH && (!push_prev || !tok_out_full);
-  assign busy = state != S_IDLE;
+  assign q_pop = ce && state == ST_IDLE && !q_empty;
+  assign tok_in_pop = ce && state == ST_TOKEN && tok_in_avail;
+  assign tok_out_push = ce && state == ST_PUSH && push_prev && !tok_out_full;
+  assign retire = ce && state == ST_PUSH && (!push_prev || !tok_out_full);
+  assign busy = state != ST_IDLE;
   assign cur_id = id_q;
 
   logic all_done;
@@ -96,7 +96,7 @@ module npu_store
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
-      state <= S_IDLE;
+      state <= ST_IDLE;
       tag_busy <= '0;
       chunk_n <= '0;
       s1_valid <= 1'b0;
@@ -114,7 +114,7 @@ module npu_store
         sram_ptr <= sram_ptr + 16'd1;
       end
       unique case (state)
-        S_IDLE:
+        ST_IDLE:
         if (!q_empty) begin
           row_addr <= q_cmd[95:64];
           sram_ptr <= q_cmd[111:96];
@@ -126,10 +126,10 @@ module npu_store
           id_q <= q_cmd[63:32];
           chunk_n <= '0;
           if (q_cmd[143:128] == 16'd0 || q_cmd[159:144] == 16'd0) y_left <= '0;
-          state <= q_cmd[4] ? S_TOKEN : S_RUN;
+          state <= q_cmd[4] ? ST_TOKEN : ST_RUN;
         end
-        S_TOKEN: if (tok_in_avail) state <= S_RUN;
-        S_RUN: begin
+        ST_TOKEN: if (tok_in_avail) state <= ST_RUN;
+        ST_RUN: begin
           // Plan the next chunk when none is being gathered.
           if (chunk_n == 0 && y_left != 0) begin
             chunk_n <= next_chunk[3:0];
@@ -146,9 +146,9 @@ module npu_store
             end
           end
           if (req_fire) chunk_n <= '0;
-          if (all_done) state <= S_PUSH;
+          if (all_done) state <= ST_PUSH;
         end
-        S_PUSH: if (!push_prev || !tok_out_full) state <= S_IDLE;
+        ST_PUSH: if (!push_prev || !tok_out_full) state <= ST_IDLE;
       endcase
       if (req_fire) tag_busy[free_tag] <= 1'b1;
       if (resp_fire) tag_busy[resp_tag] <= 1'b0;
@@ -157,11 +157,11 @@ module npu_store
 
   always_comb begin
     if (!ce) cls = CLS_THROTTLED;
-    else if (!running && state == S_IDLE) cls = CLS_IDLE;
+    else if (!running && state == ST_IDLE) cls = CLS_IDLE;
     else if (rd_fire || req_fire || q_pop || tok_in_pop || retire) cls = CLS_ACTIVE;
-    else if (state == S_TOKEN) cls = CLS_STALL_DEP;
-    else if (state == S_PUSH) cls = CLS_STALL_OUT;
-    else if (state == S_RUN) cls = CLS_STALL_MEM;
+    else if (state == ST_TOKEN) cls = CLS_STALL_DEP;
+    else if (state == ST_PUSH) cls = CLS_STALL_OUT;
+    else if (state == ST_RUN) cls = CLS_STALL_MEM;
     else cls = CLS_STARVE;
   end
 endmodule

@@ -70,10 +70,10 @@ module npu_top
   logic csr_wr;
   assign csr_wr = csr_valid && csr_write;
   logic doorbell, head_reset, pmu_clear, pmu_snapshot;
-  assign doorbell = csr_wr && csr_addr == 8'h24;
-  assign head_reset = csr_wr && csr_addr == 8'h30;
-  assign pmu_clear = csr_wr && csr_addr == 8'h40 && csr_wdata[1];
-  assign pmu_snapshot = csr_wr && csr_addr == 8'h40 && csr_wdata[2];
+  assign doorbell = csr_wr && csr_addr == CSR_DOORBELL;
+  assign head_reset = csr_wr && csr_addr == CSR_HEAD_RESET;
+  assign pmu_clear = csr_wr && csr_addr == CSR_PMU_CTRL && csr_wdata[1];
+  assign pmu_snapshot = csr_wr && csr_addr == CSR_PMU_CTRL && csr_wdata[2];
   logic done_pulse, error_pulse;
 
   always_ff @(posedge clk) begin
@@ -90,13 +90,13 @@ module npu_top
     end else begin
       if (csr_wr) begin
         unique case (csr_addr)
-          8'h08: irq_enable <= csr_wdata[0];
-          8'h10: if (csr_wdata[0]) irq_pending <= 1'b0;
-          8'h14: ring_base <= {csr_wdata[31:5], 5'd0};
-          8'h18: ring_size <= (csr_wdata[15:0] == 0) ? 16'd1 : csr_wdata[15:0];
-          8'h20: ring_tail <= csr_wdata[15:0];
-          8'h40: pmu_enable <= csr_wdata[0];
-          8'h44: pmu_sel <= csr_wdata[5:0];
+          CSR_CTRL: irq_enable <= csr_wdata[0];
+          CSR_IRQ: if (csr_wdata[0]) irq_pending <= 1'b0;
+          CSR_RING_BASE: ring_base <= {csr_wdata[31:5], 5'd0};
+          CSR_RING_SIZE: ring_size <= (csr_wdata[15:0] == 0) ? 16'd1 : csr_wdata[15:0];
+          CSR_RING_TAIL: ring_tail <= csr_wdata[15:0];
+          CSR_PMU_CTRL: pmu_enable <= csr_wdata[0];
+          CSR_PMU_SEL: pmu_sel <= csr_wdata[5:0];
           default: ;
         endcase
       end
@@ -118,22 +118,22 @@ module npu_top
 
   always_comb begin
     unique case (csr_addr)
-      8'h00: csr_rdata = 32'h4E50_5531;
-      8'h04: csr_rdata = {8'd0, 8'd4, 8'd8, 8'd8};
-      8'h08: csr_rdata = {31'd0, irq_enable};
-      8'h0C: csr_rdata = {29'd0, error, done, running};
-      8'h10: csr_rdata = {31'd0, irq_pending};
-      8'h14: csr_rdata = ring_base;
-      8'h18: csr_rdata = {16'd0, ring_size};
-      8'h1C: csr_rdata = {16'd0, head};
-      8'h20: csr_rdata = {16'd0, ring_tail};
-      8'h28: csr_rdata = end_code;
-      8'h2C: csr_rdata = err_info;
-      8'h40: csr_rdata = {31'd0, pmu_enable};
-      8'h44: csr_rdata = {26'd0, pmu_sel};
-      8'h48: csr_rdata = pmu_sel_value[31:0];
-      8'h4C: csr_rdata = pmu_sel_value[63:32];
-      8'h50: csr_rdata = NUM_COUNTERS;
+      CSR_ID: csr_rdata = ID_VALUE;
+      CSR_CONFIG: csr_rdata = {8'd0, 8'd4, 8'd8, 8'd8};
+      CSR_CTRL: csr_rdata = {31'd0, irq_enable};
+      CSR_STATUS: csr_rdata = {29'd0, error, done, running};
+      CSR_IRQ: csr_rdata = {31'd0, irq_pending};
+      CSR_RING_BASE: csr_rdata = ring_base;
+      CSR_RING_SIZE: csr_rdata = {16'd0, ring_size};
+      CSR_RING_HEAD: csr_rdata = {16'd0, head};
+      CSR_RING_TAIL: csr_rdata = {16'd0, ring_tail};
+      CSR_END_CODE: csr_rdata = end_code;
+      CSR_ERR_INFO: csr_rdata = err_info;
+      CSR_PMU_CTRL: csr_rdata = {31'd0, pmu_enable};
+      CSR_PMU_SEL: csr_rdata = {26'd0, pmu_sel};
+      CSR_PMU_LO: csr_rdata = pmu_sel_value[31:0];
+      CSR_PMU_HI: csr_rdata = pmu_sel_value[63:32];
+      CSR_PMU_COUNT: csr_rdata = NUM_COUNTERS;
       default: csr_rdata = 32'd0;
     endcase
   end
@@ -382,7 +382,7 @@ module npu_top
     if (q_overflow != 0) assert_now = A_QUEUE_OVERFLOW;
     else if (tok_underflow) assert_now = A_TOKEN_UNDERFLOW;
     else if (tok_overflow) assert_now = A_TOKEN_OVERFLOW;
-    else if (error_pulse) assert_now = A_ILLEGAL_CMD;
+    else if (error_pulse) assert_now = A_ILLEGAL_COMMAND;
     else if (unknown_tag) assert_now = A_UNKNOWN_TAG;
     else if (range_err != 0) assert_now = A_SPAD_RANGE;
   end

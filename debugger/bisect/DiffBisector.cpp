@@ -10,6 +10,7 @@
 
 #include "emu/isa/Isa.h"
 #include "emu/npu/NpuEmulator.h"
+#include "replay/CounterMap.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 
@@ -25,12 +26,14 @@ struct Side {
   std::optional<run::PreparedRun> prepared;
   std::unique_ptr<emu::NpuEmulator> emu;
   std::map<uint64_t, uint64_t> digests;  ///< recorded digest stream
+  replay::CounterMap counters;           ///< which of this build's counters the packet recorded
 
   std::string open(const std::string& p) {
     path = p;
     std::string error;
     packet = replay::read_packet(p, error);
     if (!packet) return error;
+    counters = replay::to_current_counters(*packet);  // by name: packets of any counter list
     auto s = replay::spec_from_header(packet->header);
     if (!s) return p + ": " + s.error();
     spec = std::move(s).value();
@@ -247,6 +250,7 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
       bool differs = false;
       const double len = static_cast<double>(gw[w].end_cycle() - gw[w].start_cycle());
       for (int c = 0; c < isa::kNumCounters; ++c) {
+        if (!good.counters.has(c) || !bad.counters.has(c)) continue;  // one side predates it
         const double dg = static_cast<double>(gw[w].counters(c) - prev_g[c]);
         const double db = static_cast<double>(bw[w].counters(c) - prev_b[c]);
         growth[c] = db - dg;

@@ -42,7 +42,7 @@ void GoldenCheck::stop_reasons(std::vector<StopReason>& out) {
   if (pending_) {
     pending_ = false;
     const auto& found = checker_->divergences();
-    if (break_ && reported_ < found.size()) out.push_back({"mismatch", 0, render(found[reported_])});
+    if (break_ && reported_ < found.size()) out.push_back({StopKind::Mismatch, 0, render(found[reported_])});
     reported_ = found.size();
   }
   if (session_.emu().state() == emu::RunState::Finished && !finished_) finish_run(break_ ? &out : nullptr);
@@ -52,11 +52,11 @@ void GoldenCheck::finish_run(std::vector<StopReason>* out) {
   finished_ = true;
   checker_->finish(session_.emu().cycle());
   const auto& found = checker_->divergences();
-  if (out && reported_ < found.size()) out->push_back({"mismatch", 0, render(found[reported_])});
+  if (out && reported_ < found.size()) out->push_back({StopKind::Mismatch, 0, render(found[reported_])});
   reported_ = found.size();
   result_failures_ = run::check_results(prepared_, session_.emu());
   if (out && !result_failures_.empty() && found.empty())
-    out->push_back({"mismatch", 0,
+    out->push_back({StopKind::Mismatch, 0,
                     "result differs from the golden model at cycle " +
                         std::to_string(session_.emu().cycle()) + ": " + result_failures_.front()});
 }

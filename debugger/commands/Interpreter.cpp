@@ -16,7 +16,7 @@ json::Json stop_json(const StopInfo& s) {
   json::Json reasons = json::Json::array();
   for (const auto& r : s.reasons) {
     json::Json x = json::Json::object();
-    x["kind"] = r.kind;
+    x["kind"] = stop_kind_name(r.kind);
     if (r.id) x["id"] = r.id;
     if (!r.detail.empty()) x["detail"] = r.detail;
     reasons.push_back(x);
@@ -171,7 +171,7 @@ CommandResult Interpreter::execute(const std::string& raw) {
     auto& bps = session_.breakpoints();
     for (const auto& reason : r.stop->reasons) {
       const Breakpoint* b = reason.id ? bps.find(reason.id) : nullptr;
-      if (b && b->temporary && reason.kind == "breakpoint") {
+      if (b && b->temporary && reason.kind == StopKind::Breakpoint) {
         bps.remove(reason.id);
         r.say("deleted temporary breakpoint " + std::to_string(reason.id));
       }
@@ -188,7 +188,7 @@ void Interpreter::run_breakpoint_commands(CommandResult& r) {
   if (in_breakpoint_commands_ || !r.stop) return;
   std::vector<std::pair<int, std::vector<std::string>>> todo;
   for (const auto& reason : r.stop->reasons) {
-    if (reason.kind != "breakpoint" && reason.kind != "watchpoint") continue;
+    if (reason.kind != StopKind::Breakpoint && reason.kind != StopKind::Watchpoint) continue;
     if (const Breakpoint* b = session_.breakpoints().find(reason.id); b && !b->commands.empty())
       todo.emplace_back(b->id, b->commands);
   }

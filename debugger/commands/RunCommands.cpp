@@ -268,13 +268,13 @@ void do_finish(Interpreter& in, const Args& a, CommandResult& r) {
     r.fail(error);
     return;
   }
-  StopInfo stop = s.run(UINT64_MAX, true, "limit");
+  StopInfo stop = s.run(UINT64_MAX, true, StopKind::Limit);
   bps.remove_internal(id);
   // Our internal breakpoint is reported as the `finish` reason; other breakpoints that stopped
   // the run first stay as they are (the command has then not retired yet).
   for (auto& reason : stop.reasons) {
-    if (reason.kind == "breakpoint" && reason.id == id) {
-      reason.kind = "finish";
+    if (reason.kind == StopKind::Breakpoint && reason.id == id) {
+      reason.kind = StopKind::Finish;
       reason.id = 0;
       reason.detail = engine + " retired #" + std::to_string(cmd);
       if (cmd < s.program().commands.size())
@@ -371,7 +371,7 @@ void register_run_commands(Interpreter& interp) {
           [](Interpreter& in, const Args& a, CommandResult& r) {
             auto n = count_arg(a, 0, UINT64_MAX, r);
             if (!n) return;
-            report_stop(in.session().run(*n, true, "limit"), r);
+            report_stop(in.session().run(*n, true, StopKind::Limit), r);
           }});
   interp.add({"step", {"s", "stepi", "si"}, "step [CYCLES]",
           "Advance CYCLES clock cycles (default 1), stopping early at a breakpoint", "",
@@ -379,7 +379,7 @@ void register_run_commands(Interpreter& interp) {
           [](Interpreter& in, const Args& a, CommandResult& r) {
             auto n = count_arg(a, 0, 1, r);
             if (!n) return;
-            report_stop(in.session().run(*n, true, "step"), r);
+            report_stop(in.session().run(*n, true, StopKind::Step), r);
           }});
   interp.add({"until", {"u"}, "until CYCLE", "Run until CYCLE (or an earlier breakpoint)", "",
           {"until 50000"}, kNeedsLiveRun, false,
@@ -395,7 +395,7 @@ void register_run_commands(Interpreter& interp) {
                      "); use goto to go back");
               return;
             }
-            report_stop(in.session().run(*c - now, true, "until"), r);
+            report_stop(in.session().run(*c - now, true, StopKind::Until), r);
           }});
   set_completion(interp.add({"break", {"b"}, "break CYCLE | break if EXPR | break cmd [OPCODE] [#INDEX] [layer L] | break layer L end | break on|off mismatch",
           "Set a breakpoint on a cycle, a condition, a dispatched command or the end of a layer",

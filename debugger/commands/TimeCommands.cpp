@@ -8,7 +8,7 @@ namespace bud::debugger {
 
 namespace {
 
-void landed(Interpreter& in, const std::string& kind, CommandResult& r) {
+void landed(Interpreter& in, StopKind kind, CommandResult& r) {
   StopInfo s;
   s.cycle = in.session().emu().cycle();
   s.reasons.push_back({kind, 0, ""});
@@ -125,7 +125,7 @@ void register_time_commands(Interpreter& interp) {
             }
             StopInfo s;
             s.cycle = in.session().emu().cycle();
-            s.reasons.push_back({"restore", 0, a.words[0]});
+            s.reasons.push_back({StopKind::Restore, 0, a.words[0]});
             r.say(s.describe());
             r.stop = s;
           }}), {}, {ArgKind::Checkpoint, ArgKind::None});
@@ -143,7 +143,7 @@ void register_time_commands(Interpreter& interp) {
               r.fail(e);
               return;
             }
-            landed(in, "goto", r);
+            landed(in, StopKind::Goto, r);
           }});
   interp.add({"reverse-step", {"rs", "rsi"}, "reverse-step [CYCLES]", "Go back CYCLES cycles (default 1)",
           "", {"reverse-step", "reverse-step 100"}, kNeedsNothing, true,
@@ -166,7 +166,7 @@ void register_time_commands(Interpreter& interp) {
               r.fail(e);
               return;
             }
-            landed(in, "reverse-step", r);
+            landed(in, StopKind::ReverseStep, r);
           }});
   interp.add({"reverse-continue", {"rc"}, "reverse-continue",
           "Go back to the previous breakpoint or watchpoint hit", "", {"reverse-continue"},

@@ -31,7 +31,7 @@ void fill_stop(const debugger::StopInfo& s, v1::StopInfo* out) {
   out->set_cycle(s.cycle);
   for (const auto& r : s.reasons) {
     auto* x = out->add_reasons();
-    x->set_kind(r.kind);
+    x->set_kind(debugger::stop_kind_name(r.kind));
     x->set_id(r.id);
     x->set_detail(r.detail);
   }

@@ -134,7 +134,7 @@ bool RequestExecutor::after_cycle(uint64_t cycle) {
 }
 
 void RequestExecutor::stop_reasons(std::vector<debugger::StopReason>& out) {
-  if (interrupt_.exchange(false)) out.push_back({"interrupted", 0, "remote request"});
+  if (interrupt_.exchange(false)) out.push_back({debugger::StopKind::Interrupted, 0, "remote request"});
 }
 
 void RequestExecutor::publish_new_hits() {
@@ -188,7 +188,7 @@ debugger::CommandResult RequestExecutor::execute_line(const std::string& line) {
       s.state = state;
       if (r.stop)
         for (const auto& reason : r.stop->reasons)
-          if (reason.kind == state) s.message = reason.detail;
+          if (reason.kind == debugger::stop_kind_of(now)) s.message = reason.detail;
       emit(std::move(s));
     }
     ExecutorEvent f;

@@ -12,7 +12,64 @@ std::string ProgramInfo::layer_of(uint32_t cmd_id) const {
   return layer < layer_names.size() ? layer_names[layer] : std::string();
 }
 
-bool StopInfo::has(const std::string& kind) const {
+const char* stop_kind_name(StopKind k) {
+  switch (k) {
+    case StopKind::Breakpoint:
+      return "breakpoint";
+    case StopKind::Watchpoint:
+      return "watchpoint";
+    case StopKind::Trigger:
+      return "trigger";
+    case StopKind::Mismatch:
+      return "mismatch";
+    case StopKind::Step:
+      return "step";
+    case StopKind::Until:
+      return "until";
+    case StopKind::Limit:
+      return "limit";
+    case StopKind::Finish:
+      return "finish";
+    case StopKind::Goto:
+      return "goto";
+    case StopKind::ReverseStep:
+      return "reverse-step";
+    case StopKind::Restore:
+      return "restore";
+    case StopKind::Finished:
+      return "finished";
+    case StopKind::Hang:
+      return "hang";
+    case StopKind::Assertion:
+      return "assertion";
+    case StopKind::Error:
+      return "error";
+    case StopKind::CycleLimit:
+      return "cycle_limit";
+    case StopKind::Interrupted:
+      return "interrupted";
+  }
+  return "?";
+}
+
+StopKind stop_kind_of(emu::RunState s) {
+  switch (s) {
+    case emu::RunState::Finished:
+      return StopKind::Finished;
+    case emu::RunState::Hang:
+      return StopKind::Hang;
+    case emu::RunState::Assertion:
+      return StopKind::Assertion;
+    case emu::RunState::CycleLimit:
+      return StopKind::CycleLimit;
+    case emu::RunState::Ready:
+    case emu::RunState::Error:
+      break;
+  }
+  return StopKind::Error;
+}
+
+bool StopInfo::has(StopKind kind) const {
   for (const auto& r : reasons)
     if (r.kind == kind) return true;
   return false;
@@ -25,7 +82,7 @@ std::string StopInfo::describe() const {
   for (size_t i = 0; i < reasons.size(); ++i) {
     const auto& r = reasons[i];
     if (i) s += "; ";
-    s += r.kind;
+    s += stop_kind_name(r.kind);
     if (r.id) s += " " + std::to_string(r.id);
     if (!r.detail.empty()) s += " (" + r.detail + ")";
   }
@@ -75,7 +132,7 @@ void Session::collect_breakpoint_hits(std::vector<StopReason>& out) const {
     bool watch = false;
     for (const auto& b : breakpoints_.list())
       if (b.id == h.id) watch = b.kind == BreakKind::WatchSignal || b.kind == BreakKind::WatchMemory;
-    out.push_back({watch ? "watchpoint" : "breakpoint", h.id, h.detail});
+    out.push_back({watch ? StopKind::Watchpoint : StopKind::Breakpoint, h.id, h.detail});
   }
 }
 
@@ -126,12 +183,12 @@ class PaceParticipant final : public drive::Participant {
 
 }  // namespace
 
-StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& limit_kind) {
+StopInfo Session::run(uint64_t cycles, bool use_breakpoints, StopKind limit_kind) {
   StopInfo stop;
   auto& emu = *emu_;
   if (emu.state() != emu::RunState::Ready) {
     stop.cycle = emu.cycle();
-    stop.reasons.push_back({emu::run_state_name(emu.state()), 0,
+    stop.reasons.push_back({stop_kind_of(emu.state()), 0,
                             "the program is not running any more; use goto or reverse-step"});
     return stop;
   }
@@ -158,16 +215,16 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, const std::string& 
   const uint64_t target = cycles > UINT64_MAX - start ? UINT64_MAX : start + cycles;
   const auto d = driver.run_until(target, config_.chunk);
   timeline_.set_log(nullptr);
-  if (d.failed) stop.reasons.push_back({"error", 0, d.detail});
+  if (d.failed) stop.reasons.push_back({StopKind::Error, 0, d.detail});
   if (with_breakpoints) collect_breakpoint_hits(stop.reasons);
   for (auto& r : hook_reasons) stop.reasons.push_back(std::move(r));
   if (d.state != emu::RunState::Ready)
-    stop.reasons.push_back({emu::run_state_name(d.state), 0, d.message});
+    stop.reasons.push_back({stop_kind_of(d.state), 0, d.message});
   if (stop.reasons.empty()) {
     if (emu.cycle() >= target)
       stop.reasons.push_back({limit_kind, 0, ""});
     else if (pace.interrupted())
-      stop.reasons.push_back({"interrupted", 0, "Ctrl-C"});
+      stop.reasons.push_back({StopKind::Interrupted, 0, "Ctrl-C"});
   }
   stop.cycle = emu.cycle();
   note_progress();

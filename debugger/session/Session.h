@@ -29,11 +29,38 @@ struct ProgramInfo {
   std::string layer_of(uint32_t cmd_id) const;
 };
 
+/// Why a run stopped: a closed set, rendered once (stop_kind_name), in the prompt, JSON and the
+/// remote protocol alike.
+enum class StopKind : uint8_t {
+  Breakpoint,   ///< a breakpoint's condition held (id: the breakpoint)
+  Watchpoint,   ///< a watched signal or memory changed (id: the watchpoint)
+  Trigger,      ///< a counter trigger halted (id: the trigger)
+  Mismatch,     ///< the stage check found a divergence from the golden model
+  Step,         ///< `step N` used up its cycles
+  Until,        ///< `until CYCLE` reached it
+  Limit,        ///< a run's cycle budget was used up
+  Finish,       ///< `finish`: the command retired
+  Goto,         ///< `goto` landed
+  ReverseStep,  ///< `reverse-step` landed
+  Restore,      ///< `restore NAME` landed
+  Finished,     ///< the program ran to its END
+  Hang,         ///< the no-progress watchdog fired
+  Assertion,    ///< the design's assertion fired
+  Error,        ///< the design or the memory model stopped with an error, or travel failed
+  CycleLimit,   ///< the run used up --max-cycles
+  Interrupted,  ///< Ctrl-C or a remote interrupt
+};
+/// "breakpoint", "watchpoint", "trigger", "mismatch", "step", "until", "limit", "finish", "goto",
+/// "reverse-step", "restore", "finished", "hang", "assertion", "error", "cycle_limit",
+/// "interrupted".
+const char* stop_kind_name(StopKind k);
+/// The stop kind of a run state that ends a run (every state but Ready).
+StopKind stop_kind_of(emu::RunState s);
+
 /// One reason a run stopped (several may apply at once).
 struct StopReason {
-  std::string kind;    ///< breakpoint, watchpoint, step, until, goto, finished, hang, assertion,
-                       ///< error, interrupted
-  int id = 0;          ///< breakpoint id for breakpoint / watchpoint
+  StopKind kind = StopKind::Step;
+  int id = 0;          ///< breakpoint / watchpoint / trigger id
   std::string detail;
 };
 
@@ -41,7 +68,7 @@ struct StopReason {
 struct StopInfo {
   uint64_t cycle = 0;
   std::vector<StopReason> reasons;
-  bool has(const std::string& kind) const;
+  bool has(StopKind kind) const;
   /// "stopped at cycle 1234: breakpoint 2 (gemm.stall_mem > 1000); watchpoint 3 (...)".
   std::string describe() const;
 };
@@ -83,7 +110,7 @@ class Session {
 
   /// Runs up to `cycles` cycles (UINT64_MAX: until something stops it), with breakpoints when
   /// `use_breakpoints`. `limit_kind` names the reason reported when the count is used up.
-  StopInfo run(uint64_t cycles, bool use_breakpoints, const std::string& limit_kind);
+  StopInfo run(uint64_t cycles, bool use_breakpoints, StopKind limit_kind);
   /// Travels to `cycle` (either direction); breakpoints are not evaluated on the way.
   /// Returns an error message (state unchanged) or empty.
   std::string goto_cycle(uint64_t cycle);

@@ -20,7 +20,7 @@ struct StageCheckStatus {
   std::string first;      ///< the first divergence, rendered like the stop reason
 };
 
-/// A SessionHook that checks against a golden model. Stop reasons it adds have kind "mismatch".
+/// A SessionHook that checks against a golden model. Stop reasons it adds have kind StopKind::Mismatch.
 /// Its state always describes the cycles before the session's current cycle, also after time
 /// travel (it re-synchronizes from the emulator's cumulative stage digests).
 class StageCheck : public SessionHook {

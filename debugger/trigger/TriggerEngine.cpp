@@ -913,7 +913,7 @@ void TriggerEngine::service(std::vector<StopReason>* reasons) {
     if (hits_.size() > before && hits_.back().halted && reasons) {
       const auto& h = hits_.back();
       reasons->push_back(
-          {"trigger", h.trigger_id, h.trigger + ": " + h.condition + " (" + h.state_path + ")"});
+          {StopKind::Trigger, h.trigger_id, h.trigger + ": " + h.condition + " (" + h.state_path + ")"});
     }
   }
   pending_.clear();

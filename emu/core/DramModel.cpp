@@ -6,6 +6,8 @@
 #include <cstring>
 #include <memory>
 
+#include "emu/core/Hash.h"
+
 namespace bud::emu {
 
 namespace {
@@ -14,42 +16,16 @@ namespace {
 constexpr uint8_t kMagic[8] = {'B', 'U', 'D', 'D', 'R', 'A', 'M', '\n'};
 constexpr uint32_t kFormatVersion = 2;
 
-constexpr uint64_t kMul1 = 0x9E3779B97F4A7C15ull;
-constexpr uint64_t kMul2 = 0xBF58476D1CE4E5B9ull;
-constexpr uint64_t kMul3 = 0x94D049BB133111EBull;
 // Decorrelates the burst generator from the jitter generator (both come from config.seed).
 constexpr uint64_t kBurstSeedSalt = 0xB0257B0257B0257Bull;
-
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t fmix(uint64_t z) {
-  z = (z ^ (z >> 30)) * kMul2;
-  z = (z ^ (z >> 27)) * kMul3;
-  return z ^ (z >> 31);
-}
-
-uint64_t mix(uint64_t h, uint64_t v) { return rotl(h ^ (v * kMul1), 29) * kMul2 + kMul3; }
-
-// Explicit little-endian load, so hashes are the same on every platform.
-uint64_t load_le64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
-
-uint64_t hash_bytes(const uint8_t* p, size_t n, uint64_t seed) {
-  uint64_t h = mix(seed, n);
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) h = mix(h, load_le64(p + i));
-  uint64_t tail = 0;
-  for (size_t k = 0; i + k < n; ++k) tail |= static_cast<uint64_t>(p[i + k]) << (8 * k);
-  return fmix(mix(h, tail));
-}
+// Seeds of the two digests (XXH3-64, emu/core/Hash.h): "memory" and "timing".
+constexpr uint64_t kMemorySeed = 0x6D656D6F7279ull;
+constexpr uint64_t kTimingSeed = 0x74696D696E67ull;
 
 uint64_t zero_page_hash() {
   static const uint64_t h = [] {
     std::array<uint8_t, kDramPageBytes> zeros{};
-    return hash_bytes(zeros.data(), zeros.size(), 0);
+    return DramModel::hash_page(zeros.data());
   }();
   return h;
 }
@@ -470,7 +446,9 @@ void DramModel::delay_next_response(uint8_t tag, uint32_t cycles) { t_.hooks[tag
 // ---------------------------------------------------------------------------------------------
 // Digests
 
-uint64_t DramModel::hash_page(const uint8_t* bytes) { return hash_bytes(bytes, kDramPageBytes, 0); }
+uint64_t DramModel::hash_page(const uint8_t* bytes) {
+  return hash64(std::span<const uint8_t>(bytes, kDramPageBytes));
+}
 
 void DramModel::refresh_page(size_t page) const {
   page_hash_[page] = hash_page(mem_.data() + page * kDramPageBytes);
@@ -480,12 +458,9 @@ void DramModel::refresh_page(size_t page) const {
 
 uint64_t DramModel::memory_digest() const {
   const size_t pages = page_hash_.size();
-  uint64_t h = mix(0x6D656D6F7279ull, config_.size_bytes);
-  for (size_t p = 0; p < pages; ++p) {
+  for (size_t p = 0; p < pages; ++p)
     if (dirty_[p]) refresh_page(p);
-    h = mix(h, page_hash_[p]);
-  }
-  return fmix(h);
+  return hash_words(page_hash_, kMemorySeed ^ config_.size_bytes);
 }
 
 uint64_t DramModel::digest() const {
@@ -493,7 +468,8 @@ uint64_t DramModel::digest() const {
   buf.reserve(sizeof(Timing) * 2);
   save_config(buf);
   save_timing(buf);
-  return fmix(mix(memory_digest(), hash_bytes(buf.data(), buf.size(), 0x74696D696E67ull)));
+  const uint64_t parts[] = {memory_digest(), hash64(buf, kTimingSeed)};
+  return hash_words(parts);
 }
 
 // ---------------------------------------------------------------------------------------------

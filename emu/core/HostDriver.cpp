@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "emu/core/DramModel.h"
+#include "emu/core/Hash.h"
 #include "emu/isa/Isa.h"
 
 namespace bud::emu {
@@ -14,11 +15,6 @@ std::string hex_addr(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
-}
-
-uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdull;
 }
 
 template <typename T>
@@ -35,22 +31,20 @@ bool get(std::span<const uint8_t> in, size_t& off, T& v) {
   return true;
 }
 
-constexpr uint32_t kSaveMagic = 0x48535430;  // "HST0"
+constexpr uint32_t kSaveMagic = 0x48535431;  // "HST1": fingerprints are XXH3
 
 }  // namespace
 
 uint64_t HostJob::fingerprint() const {
-  uint64_t h = mix(0, commands.size());
+  Hasher h;
+  h.add_u64(commands.size());
   for (const auto& c : commands)
-    for (uint64_t w : c) h = mix(h, w);
+    for (uint64_t w : c) h.add_u64(w);
   for (const auto& r : image) {
-    h = mix(h, r.addr);
-    h = mix(h, r.bytes.size());
-    for (uint8_t b : r.bytes) h = mix(h, b);
+    h.add_u64(r.addr).add_u64(r.bytes.size());
+    h.add(r.bytes);
   }
-  h = mix(h, ring_base);
-  h = mix(h, ring_entries);
-  return mix(h, poll_interval);
+  return h.add_u64(ring_base).add_u64(ring_entries).add_u64(poll_interval).digest();
 }
 
 std::string HostDriver::start(const HostJob& job, DramModel& dram) {

@@ -5,21 +5,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "emu/core/Hash.h"
 #include "emu/isa/Isa.h"
 
 namespace bud::emu {
 namespace {
-
-// One round of a 64-bit multiply-xorshift mix (the finaliser of splitmix64 / murmur3 style).
-uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  h ^= h >> 30;
-  h *= 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 27;
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 31;
-  return h;
-}
 
 uint64_t load_le(const uint8_t* p, size_t n) {
   uint64_t v = 0;
@@ -52,30 +42,25 @@ std::string int32_list(const std::array<uint8_t, 64>& d, size_t bytes) {
 }  // namespace
 
 const char* stage_name(Stage s) {
-  switch (s) {
-    case Stage::Fetch:
-      return "fetch";
-    case Stage::Load:
-      return "load";
-    case Stage::Gemm:
-      return "gemm";
-    case Stage::Post:
-      return "post";
-    case Stage::Store:
-      return "store";
-  }
-  return "?";
+  const auto i = static_cast<size_t>(s);
+  return i < isa::kEngineNames.size() ? isa::kEngineNames[i].data() : "?";
 }
 
 uint64_t StageTxn::hash() const {
-  uint64_t h = 0x6275645F7478ull;  // "bud_tx"
-  h = mix(h, static_cast<uint64_t>(stage) | (static_cast<uint64_t>(buffer) << 8) |
-                 (static_cast<uint64_t>(size) << 16) | (static_cast<uint64_t>(cmd_id) << 32));
-  h = mix(h, addr);
+  // XXH3-64 of a fixed little-endian layout: 16 header bytes (stage, buffer, size, cmd_id, addr),
+  // then the `size` data bytes.
+  std::array<uint8_t, 16 + 64> buf{};
+  auto put = [&](size_t at, uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i) buf[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  put(0, static_cast<uint8_t>(stage), 1);
+  put(1, buffer, 1);
+  put(2, size, 2);
+  put(4, cmd_id, 4);
+  put(8, addr, 4);
   const size_t n = size < data.size() ? size : data.size();
-  for (size_t off = 0; off < n; off += 8)
-    h = mix(h, load_le(data.data() + off, std::min<size_t>(8, n - off)));
-  return h;
+  std::memcpy(buf.data() + 16, data.data(), n);
+  return hash64(std::span<const uint8_t>(buf.data(), 16 + n), 0x6275645F7478ull);  // "bud_tx"
 }
 
 bool StageTxn::same_content(const StageTxn& o) const {

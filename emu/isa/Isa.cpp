@@ -17,49 +17,8 @@ constexpr uint64_t field(uint64_t v, int lo, int width) {
   return (v & ((width == 64) ? ~0ull : ((1ull << width) - 1))) << lo;
 }
 
-const char* const kOpcodeNames[] = {"LOAD", "GEMM", "POST", "STORE", "SYNC", "END"};
-const char* const kEngineNames[] = {"fetch", "load", "gemm", "post", "store"};
-const char* const kClassNames[] = {"active",    "stall_mem", "stall_dep", "starve",
-                                   "stall_out", "throttled", "idle"};
-const char* const kGlobalCounterNames[] = {"cycles",
-                                           "macs_issued",
-                                           "macs_useful",
-                                           "dram_rd_bytes",
-                                           "dram_wr_bytes",
-                                           "dram_rd_reqs",
-                                           "dram_wr_reqs",
-                                           "dram_rd_latency_sum",
-                                           "spad_inp_rd",
-                                           "spad_inp_wr",
-                                           "spad_wgt_rd",
-                                           "spad_wgt_wr",
-                                           "spad_acc_rd",
-                                           "spad_acc_wr",
-                                           "spad_out_rd",
-                                           "spad_out_wr",
-                                           "bank_conflicts_inp",
-                                           "bank_conflicts_wgt",
-                                           "bank_conflicts_acc",
-                                           "bank_conflicts_out",
-                                           "retired_load",
-                                           "retired_gemm",
-                                           "retired_post",
-                                           "retired_store",
-                                           "retired_sync",
-                                           "retired_end",
-                                           "saturations"};
-static_assert(kNumEngines * kNumClasses + std::size(kGlobalCounterNames) == kNumCounters);
-static_assert(static_cast<int>(Counter::Saturations) == kNumCounters - 1);
-
 const std::vector<std::string>& counter_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (int e = 0; e < kNumEngines; ++e)
-      for (int c = 0; c < kNumClasses; ++c)
-        v.push_back(std::string(kEngineNames[e]) + "." + kClassNames[c]);
-    for (const char* n : kGlobalCounterNames) v.emplace_back(n);
-    return v;
-  }();
+  static const std::vector<std::string> names(kCounterNames.begin(), kCounterNames.end());
   return names;
 }
 
@@ -72,44 +31,37 @@ std::string hex(uint32_t v) {
 }  // namespace
 
 std::string opcode_name(uint8_t opcode) {
-  if (is_legal_opcode(opcode)) return kOpcodeNames[opcode - 1];
+  for (int i = 0; i < kNumOpcodes; ++i)
+    if (kOpcodeValues[i] == opcode) return std::string(kOpcodeNames[i]);
   return "ILLEGAL(" + std::to_string(opcode) + ")";
 }
 
 std::optional<Opcode> parse_opcode(std::string_view name) {
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < kNumOpcodes; ++i) {
     std::string_view n = kOpcodeNames[i];
     if (n.size() != name.size()) continue;
     bool same = true;
     for (size_t j = 0; j < n.size() && same; ++j)
       same = std::toupper(static_cast<unsigned char>(name[j])) == n[j];
-    if (same) return static_cast<Opcode>(i + 1);
+    if (same) return static_cast<Opcode>(kOpcodeValues[i]);
   }
   return std::nullopt;
 }
 
+// The generated name arrays hold string literals, so data() is NUL-terminated.
 const char* buffer_name(Buffer b) {
-  switch (b) {
-    case Buffer::Inp:
-      return "inp";
-    case Buffer::Wgt:
-      return "wgt";
-    case Buffer::Acc:
-      return "acc";
-    case Buffer::Out:
-      return "out";
-  }
-  return "?";
+  const auto i = static_cast<size_t>(b);
+  return i < kBufferNames.size() ? kBufferNames[i].data() : "?";
 }
 
 const char* engine_name(Engine e) {
-  const int i = static_cast<int>(e);
-  return i < kNumEngines ? kEngineNames[i] : "?";
+  const auto i = static_cast<size_t>(e);
+  return i < kEngineNames.size() ? kEngineNames[i].data() : "?";
 }
 
 const char* class_name(CycleClass c) {
-  const int i = static_cast<int>(c);
-  return i < kNumClasses ? kClassNames[i] : "?";
+  const auto i = static_cast<size_t>(c);
+  return i < kClassNames.size() ? kClassNames[i].data() : "?";
 }
 
 const std::string& counter_name(int index) {
@@ -120,9 +72,8 @@ const std::string& counter_name(int index) {
 }
 
 std::optional<int> find_counter(std::string_view name) {
-  const auto& names = counter_names();
-  for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<int>(i);
+  for (size_t i = 0; i < kCounterNames.size(); ++i)
+    if (kCounterNames[i] == name) return static_cast<int>(i);
   return std::nullopt;
 }
 

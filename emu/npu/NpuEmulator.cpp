@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
 #include "Vnpu_top.h"
 #include "Vnpu_top__Syms.h"
 #include "bud/ModelRevision.h"
+#include "emu/core/Hash.h"
 #include "emu/isa/Isa.h"
 #include "emu/npu/VlPrintf.h"
 #include "verilated.h"
@@ -21,35 +23,13 @@ namespace bud::emu {
 namespace {
 
 // Bump the digits whenever the layout or the checksum of a saved state changes.
-constexpr char kSaveMagic[8] = {'B', 'U', 'D', 'N', 'P', 'U', '0', '4'};
+constexpr char kSaveMagic[8] = {'B', 'U', 'D', 'N', 'P', 'U', '0', '5'};  // 05: XXH3
 
 // Segment keys of save_segments(): the head (header, scalars, model, DRAM model without its page
 // contents), one per stored DRAM page (kKeyPage + page index), and the tail (host, checksum).
 constexpr uint64_t kKeyHead = 1;
 constexpr uint64_t kKeyTail = 2;
 constexpr uint64_t kKeyPage = uint64_t{1} << 32;
-
-/// Checksum of a saved state: eight bytes per step (states are megabytes and are saved at every
-/// checkpoint, so a byte-at-a-time hash would cost more than the copy).
-uint64_t state_hash(std::span<const uint8_t> bytes) {
-  uint64_t h = 0xcbf29ce484222325ull ^ (bytes.size() * 0x9E3779B97F4A7C15ull);
-  size_t i = 0;
-  for (; i + 8 <= bytes.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, bytes.data() + i, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 29;
-  }
-  for (; i < bytes.size(); ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 33);
-}
-
-uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdull;
-}
 
 template <typename T>
 void put(std::vector<uint8_t>& out, const T& v) {
@@ -150,9 +130,6 @@ struct Force {
 };
 constexpr size_t kMaxForces = 32;
 
-const char* kAssertNames[] = {"none",          "queue_overflow", "token_underflow",
-                              "token_overflow", "illegal_command", "unknown_tag",
-                              "spad_range"};
 
 }  // namespace
 
@@ -187,6 +164,7 @@ struct NpuEmulator::Impl {
   std::vector<MemoryInfo> memories;
   std::array<SignalAccess, isa::kNumBuffers> spads{};
   const uint64_t* pmu = nullptr;
+  uint32_t pmu_elements = 0;  ///< unpacked size of the RTL's pmu.cnt array
   std::array<Force, kMaxForces> forces{};
   size_t num_forces = 0;
   std::unique_ptr<VerilatedFstC> fst;
@@ -278,6 +256,14 @@ struct NpuEmulator::Impl {
       }
       if (name == "pmu.cnt") {
         pmu = reinterpret_cast<const uint64_t*>(data);
+        pmu_elements = elements;
+        // Both come from rtl/npu_facts.toml (the package and bud/NpuFacts.h): a mismatch means
+        // a stale build. Counters beyond the table are not named; tests/npu/Facts.test.cpp.
+        if (elements != static_cast<uint32_t>(isa::kNumCounters)) {
+          std::fprintf(stderr, "%s:%d: the Verilated PMU has %u counters, the table %d\n",
+                       __FILE__, __LINE__, elements, isa::kNumCounters);
+          std::abort();
+        }
         for (int i = 0; i < isa::kNumCounters; ++i) {
           add_signal("pmu." + isa::counter_name(i), 64, 1, SignalKind::Counter, true,
                      "PMU counter " + std::to_string(i), data + 8 * i, 8);
@@ -580,7 +566,7 @@ struct NpuEmulator::Impl {
         message = said.substr(pos);
         message = message.substr(0, message.find('\n'));
       } else {
-        message = std::string("NPU ASSERT ") + (code < 7 ? kAssertNames[code] : "unknown") +
+        message = std::string("NPU ASSERT ") + (code < isa::kAssertionNames.size() ? std::string(isa::kAssertionNames[code]) : "unknown") +
                   " at cycle " + std::to_string(cycle - 1);
       }
       return;
@@ -691,9 +677,8 @@ namespace {
 // save re-hashes only the pages written since the previous one (DramModel caches page hashes).
 uint64_t state_checksum(uint64_t head_hash, std::span<const uint64_t> page_hashes,
                         uint64_t tail_hash) {
-  uint64_t h = mix(0x4255444E50553033ull, head_hash);
-  for (uint64_t p : page_hashes) h = mix(h, p);
-  return mix(h, tail_hash);
+  const uint64_t parts[] = {head_hash, hash_words(page_hashes), tail_hash};
+  return hash_words(parts, 0x4255444E50553035ull);  // "BUDNPU05"
 }
 
 /// Checks that `got`, the Verilated model image of a saved state, has the layout of `own`, this
@@ -816,8 +801,8 @@ void NpuEmulator::save_segments(StateSegments& out) const {
   std::memcpy(buf.data() + len_at + 8, &pages_at64, 8);
   std::memcpy(buf.data() + len_at + 16, &count32, 4);
   const uint64_t sum = state_checksum(
-      state_hash(std::span<const uint8_t>(buf.data(), pages_at)), page_hashes,
-      state_hash(std::span<const uint8_t>(buf.data() + tail_at, buf.size() - tail_at)));
+      hash64(std::span<const uint8_t>(buf.data(), pages_at)), page_hashes,
+      hash64(std::span<const uint8_t>(buf.data() + tail_at, buf.size() - tail_at)));
   put(buf, sum);
   out.end_owned(kKeyTail, 0);
 }
@@ -875,8 +860,8 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
       page_hashes[i] = DramModel::hash_page(in.data() + pages_at + i * kDramPageBytes);
     uint64_t sum = 0;
     std::memcpy(&sum, in.data() + payload_end, 8);
-    if (sum != state_checksum(state_hash(in.subspan(0, pages_at)), page_hashes,
-                              state_hash(in.subspan(pages_end, payload_end - pages_end)))) {
+    if (sum != state_checksum(hash64(in.subspan(0, pages_at)), page_hashes,
+                              hash64(in.subspan(pages_end, payload_end - pages_end)))) {
       error = "NPU state checksum mismatch (bytes 0.." + std::to_string(payload_end) + ")";
       return false;
     }
@@ -1012,9 +997,8 @@ uint64_t NpuEmulator::digest() {
   }
   m.top->rootp->vlSymsp->__Vm_activity = activity;
   m.top->rootp->__Vm_traceActivity = trace_activity;
-  uint64_t h = state_hash(model);
-  h = mix(h, m.dram.digest());
-  return mix(h, m.cycle);
+  const uint64_t parts[] = {hash64(model), m.dram.digest(), m.cycle};
+  return hash_words(parts);
 }
 
 const std::vector<SignalInfo>& NpuEmulator::signals() const { return impl_->signals; }
@@ -1162,6 +1146,8 @@ std::string NpuEmulator::engine_report() const {
   return r;
 }
 
+uint32_t NpuEmulator::model_counter_count() const { return impl_->pmu_elements; }
+
 const void* NpuEmulator::counter_address(int index) const {
   if (index < 0 || index >= isa::kNumCounters || !impl_->pmu) return nullptr;
   return impl_->pmu + index;
@@ -1249,9 +1235,6 @@ std::vector<EngineStatus> NpuEmulator::engines() const {
     std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
     return std::string(buf);
   };
-  static const char* kLoadStates[] = {"idle", "wait-token", "run", "push-token"};
-  static const char* kComputeStates[] = {"idle", "wait-token", "gemm", "post", "drain",
-                                         "push-token"};
   std::vector<EngineStatus> out;
   EngineStatus f;
   f.name = "fetch";
@@ -1261,12 +1244,13 @@ std::vector<EngineStatus> NpuEmulator::engines() const {
              " fptr=" + std::to_string(val("fetch.fptr")) +
              " inflight=" + std::to_string(val("fetch.inflight"));
   out.push_back(f);
-  auto engine = [&](const char* name, const char* prefix, const char* const* states,
-                    size_t nstates, const char* queue, const std::string& detail) {
+  auto engine = [&](const char* name, const char* prefix,
+                    std::span<const std::string_view> states, const char* queue,
+                    const std::string& detail) {
     EngineStatus e;
     e.name = name;
     const uint64_t st = val((std::string(prefix) + ".state").c_str());
-    e.state = st < nstates ? states[st] : "?";
+    e.state = st < states.size() ? std::string(states[st]) : "?";
     if (st != 0) e.cmd_id = static_cast<uint32_t>(val((std::string(prefix) + ".id_q").c_str()));
     e.queue_level = static_cast<uint32_t>(val(queue));
     e.queue_depth = 8;
@@ -1277,24 +1261,20 @@ std::vector<EngineStatus> NpuEmulator::engines() const {
                              " C->L=" + std::to_string(val("tokens", 1)) +
                              " C->S=" + std::to_string(val("tokens", 2)) +
                              " S->C=" + std::to_string(val("tokens", 3));
-  engine("load", "load", kLoadStates, 4, "ldq_level",
+  engine("load", "load", isa::kLoadStateNames, "ldq_level",
          "rows_left=" + std::to_string(val("load.y_left")) + " tags_busy=" +
              hex(val("load.tag_busy")));
-  engine("compute", "compute", kComputeStates, 6, "cmpq_level",
+  engine("compute", "compute", isa::kComputeStateNames, "cmpq_level",
          "m_left=" + std::to_string(val("compute.m_left")) + " " + tokens);
-  engine("store", "store", kLoadStates, 4, "stq_level",
+  engine("store", "store", isa::kStoreStateNames, "stq_level",
          "tags_busy=" + hex(val("store.tag_busy")));
   return out;
 }
 
 std::vector<CsrInfo> NpuEmulator::csrs() const {
-  using namespace isa::csr;
-  return {{"ID", kId},           {"CONFIG", kConfig},       {"CTRL", kCtrl},
-          {"STATUS", kStatus},   {"IRQ", kIrq},             {"RING_BASE", kRingBase},
-          {"RING_SIZE", kRingSize}, {"RING_HEAD", kRingHead}, {"RING_TAIL", kRingTail},
-          {"END_CODE", kEndCode}, {"ERR_INFO", kErrInfo},   {"PMU_CTRL", kPmuCtrl},
-          {"PMU_SEL", kPmuSel},  {"PMU_LO", kPmuLo},        {"PMU_HI", kPmuHi},
-          {"PMU_COUNT", kPmuCount}};
+  std::vector<CsrInfo> out;
+  for (const auto& c : isa::kCsrs) out.push_back({std::string(c.name), c.addr});
+  return out;
 }
 
 std::optional<uint32_t> NpuEmulator::read_csr(uint32_t addr) {

@@ -95,6 +95,9 @@ class NpuEmulator final : public Emulator {
   void set_txn_observer(TxnObserver* observer) override;
 
   const void* counter_address(int index) const override;
+  /// Counters the Verilated model's PMU array holds (its unpacked size, read from the model; 0
+  /// if the array is not public). Equals isa::kNumCounters, the table's count.
+  uint32_t model_counter_count() const;
   const void* signal_address(SignalId id, uint32_t element, uint32_t& bytes) const override;
   const uint64_t* cycle_address() const override;
   std::string add_fault(const FaultSpec& fault) override;

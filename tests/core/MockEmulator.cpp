@@ -3,16 +3,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "emu/core/Hash.h"
+
 namespace bud::emu {
 
 namespace {
 
-constexpr char kMagic[8] = {'B', 'U', 'D', 'M', 'O', 'C', 'K', '1'};
-
-uint64_t fnv1a(std::span<const uint8_t> bytes, uint64_t h = 0xcbf29ce484222325ull) {
-  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
-  return h;
-}
+constexpr char kMagic[8] = {'B', 'U', 'D', 'M', 'O', 'C', 'K', '2'};  // 2: XXH3 checksum
 
 template <typename T>
 void put(std::vector<uint8_t>& out, const T& v) {
@@ -124,7 +121,7 @@ void MockEmulator::save(std::vector<uint8_t>& out) const {
     put(out, s_.forces[i].value.width);
     put(out, s_.forces[i].value.words);
   }
-  put(out, fnv1a(std::span<const uint8_t>(out.data() + start, out.size() - start)));
+  put(out, hash64(std::span<const uint8_t>(out.data() + start, out.size() - start)));
 }
 
 bool MockEmulator::restore(std::span<const uint8_t> in, std::string& error) {
@@ -163,7 +160,7 @@ bool MockEmulator::restore(std::span<const uint8_t> in, std::string& error) {
     error = "mock state truncated at byte " + std::to_string(in.size());
     return false;
   }
-  if (sum != fnv1a(in.subspan(0, body_end))) {
+  if (sum != hash64(in.subspan(0, body_end))) {
     error = "mock state checksum mismatch at byte " + std::to_string(body_end);
     return false;
   }
@@ -202,7 +199,7 @@ uint64_t MockEmulator::digest() {
   put(b, s_.regs);
   put(b, static_cast<uint8_t>(s_.state));
   put(b, s_.ram);
-  return fnv1a(b);
+  return hash64(b);
 }
 
 std::optional<SignalId> MockEmulator::find_signal(std::string_view name) const {

@@ -72,7 +72,7 @@ struct Checked {
 const debugger::StopReason* mismatch(const debugger::CommandResult& r) {
   if (!r.stop) return nullptr;
   for (const auto& x : r.stop->reasons)
-    if (x.kind == "mismatch") return &x;
+    if (x.kind == debugger::StopKind::Mismatch) return &x;
   return nullptr;
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("a fault-free run finishes with every stage matching", "[debugger][che
   const auto r = d.ok("continue");
   INFO(test::text(r));
   CHECK(mismatch(r) == nullptr);
-  CHECK(r.stop->has("finished"));
+  CHECK(r.stop->has(debugger::StopKind::Finished));
   const auto info = d.ok("info check");
   const std::string t = test::text(info);
   INFO(t);
@@ -153,7 +153,7 @@ TEST_CASE("break off mismatch checks but runs through, info check keeps the dive
   const auto r = d.ok("continue");
   INFO(test::text(r));
   CHECK(mismatch(r) == nullptr);
-  CHECK(r.stop->has("finished"));
+  CHECK(r.stop->has(debugger::StopKind::Finished));
   const std::string t = test::text(d.ok("info check"));
   INFO(t);
   CHECK(contains(t, "gemm    MISMATCH"));

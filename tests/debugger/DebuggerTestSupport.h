@@ -107,7 +107,7 @@ inline bool contains(const std::string& s, const std::string& what) {
 inline std::vector<std::string> reason_kinds(const debugger::CommandResult& r) {
   std::vector<std::string> v;
   if (r.stop)
-    for (const auto& x : r.stop->reasons) v.push_back(x.kind);
+    for (const auto& x : r.stop->reasons) v.push_back(debugger::stop_kind_name(x.kind));
   return v;
 }
 

@@ -90,7 +90,7 @@ TEST_CASE("continue on a finished program is a clear error naming the end cycle"
   Debugger d("gemm_small");
   auto r = d.ok("continue");
   REQUIRE(r.stop);
-  CHECK(r.stop->has("finished"));
+  CHECK(r.stop->has(bud::debugger::StopKind::Finished));
   const uint64_t end = d.cycle();
   CHECK(end > 500);
   const uint64_t dig = d.digest();
@@ -121,8 +121,8 @@ TEST_CASE("break if COND stops at the first cycle it becomes true (per-cycle sam
   CHECK(d.value("pmu.gemm.active") == 101);
   // It stays true from now on: it fires again only if it becomes false and true again.
   r = d.ok("continue");
-  CHECK(r.stop->has("finished"));
-  CHECK_FALSE(r.stop->has("breakpoint"));
+  CHECK(r.stop->has(bud::debugger::StopKind::Finished));
+  CHECK_FALSE(r.stop->has(bud::debugger::StopKind::Breakpoint));
 }
 
 TEST_CASE("a condition over several counters, with a windowed function", "[debugger][break]") {
@@ -156,7 +156,7 @@ TEST_CASE("command breakpoints: opcode, #index and layer", "[debugger][break]") 
     CHECK(contains(r.stop->reasons[0].detail, "#5 "));
     // It does not fire again.
     r = d.ok("continue");
-    CHECK(r.stop->has("finished"));
+    CHECK(r.stop->has(bud::debugger::StopKind::Finished));
   }
   SECTION("layer, by name and by number") {
     for (const char* spec : {"break cmd layer conv2", "break cmd layer 1"}) {
@@ -280,8 +280,8 @@ TEST_CASE("a breakpoint on the last cycle reports both the breakpoint and the en
   d.ok("break " + std::to_string(end));
   auto r = d.ok("continue");
   CHECK(r.stop->cycle == end);
-  CHECK(r.stop->has("breakpoint"));
-  CHECK(r.stop->has("finished"));
+  CHECK(r.stop->has(bud::debugger::StopKind::Breakpoint));
+  CHECK(r.stop->has(bud::debugger::StopKind::Finished));
 }
 
 TEST_CASE("delete, enable, disable and info breakpoints", "[debugger][break]") {
@@ -314,7 +314,7 @@ TEST_CASE("delete, enable, disable and info breakpoints", "[debugger][break]") {
   d.ok("delete");
   CHECK(contains(text(d.ok("info breakpoints")), "no breakpoints"));
   r = d.ok("continue");
-  CHECK(r.stop->has("finished"));
+  CHECK(r.stop->has(bud::debugger::StopKind::Finished));
 
   CHECK(contains(d.fails("delete 42"), "no breakpoint 42"));
   CHECK(contains(d.fails("enable 42"), "no breakpoint 42"));

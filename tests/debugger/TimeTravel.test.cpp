@@ -50,7 +50,7 @@ TEST_CASE("goto lands on the digest of a forward run, at 50 random cycles",
     CHECK(d.digest() == want.at(c));
     CHECK(d.session->timeline().last_resimulated() < interval);
     REQUIRE(r.stop);
-    CHECK(r.stop->has("goto"));
+    CHECK(r.stop->has(bud::debugger::StopKind::Goto));
   }
 }
 
@@ -95,7 +95,7 @@ TEST_CASE("reverse-continue lands on the previous breakpoint or watchpoint hit",
   for (int i = 0; i < 40; ++i) {
     auto r = d.ok("continue");
     REQUIRE(r.stop);
-    if (r.stop->has("finished")) break;
+    if (r.stop->has(bud::debugger::StopKind::Finished)) break;
     hits.emplace_back(d.cycle(), d.digest());
   }
   REQUIRE(hits.size() >= 30);
@@ -222,7 +222,7 @@ TEST_CASE("named checkpoints: checkpoint and restore", "[debugger][timetravel]")
   CHECK(d.cycle() == 300);
   CHECK(d.digest() == dig);
   REQUIRE(r.stop);
-  CHECK(r.stop->has("restore"));
+  CHECK(r.stop->has(bud::debugger::StopKind::Restore));
   CHECK(contains(text(d.ok("info checkpoints")), "mine"));
 }
 

@@ -70,7 +70,7 @@ TEST_CASE("a halt trigger stops the session exactly at the hit cycle", "[trigger
     REQUIRE(r.ok);
     REQUIRE(r.stop);
     CHECK(r.stop->cycle == want[k]);
-    CHECK(r.stop->has("trigger"));
+    CHECK(r.stop->has(debugger::StopKind::Trigger));
   }
   r = d->in->execute("trigger hits");
   REQUIRE(r.ok);
@@ -86,8 +86,8 @@ TEST_CASE("a halt trigger stops the session exactly at the hit cycle", "[trigger
     REQUIRE(r.ok);
     r = d->in->execute("continue");
     REQUIRE(r.stop);
-    CHECK_FALSE(r.stop->has("trigger"));
-    CHECK(r.stop->has("finished"));
+    CHECK_FALSE(r.stop->has(debugger::StopKind::Trigger));
+    CHECK(r.stop->has(debugger::StopKind::Finished));
     CHECK(d->in->execute("trigger delete 1").ok);
     CHECK_FALSE(d->in->execute("trigger delete 1").ok);
     r = d->in->execute("trigger list");
@@ -120,7 +120,7 @@ TEST_CASE("trigger commands report errors with positions and load files", "[trig
   REQUIRE(r.ok);
   r = d->in->execute("continue");
   REQUIRE(r.stop);
-  CHECK(r.stop->has("trigger"));
+  CHECK(r.stop->has(debugger::StopKind::Trigger));
   r = d->in->execute("trigger list");
   REQUIRE(r.ok);
   CHECK(r.lines.at(0).find("[done, 1 hits]") != std::string::npos);
@@ -145,7 +145,7 @@ TEST_CASE("trigger add takes events and state machines on one line (a semicolon 
   r = d->in->execute("continue");
   REQUIRE(r.stop);
   CHECK(r.stop->cycle == third);
-  CHECK(r.stop->has("trigger"));
+  CHECK(r.stop->has(debugger::StopKind::Trigger));
   r = d->in->execute(
       "trigger add m; state a; if cycle >= " + std::to_string(third + 10) +
       " then goto b; state b; if state_cycles >= 5 then halt; end");
@@ -184,7 +184,7 @@ TEST_CASE("in a session threaded and inline evaluation stop at the same cycles w
       REQUIRE(r.ok);
       REQUIRE(r.stop);
       Stop s{r.stop->cycle, {}};
-      for (const auto& x : r.stop->reasons) s.reasons.push_back(x.kind + " " + x.detail);
+      for (const auto& x : r.stop->reasons) s.reasons.push_back(std::string(debugger::stop_kind_name(x.kind)) + " " + x.detail);
       stops.push_back(s);
     }
     std::vector<std::string> hits;

@@ -7,6 +7,7 @@
 
 #include "debugger/frontend/Console.h"
 #include "emu/npu/NpuEmulator.h"
+#include "replay/Framing.h"
 #include "replay/InputFile.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
@@ -119,6 +120,13 @@ int run_debug(const DebugOptions& options) {
                          : run::prepare(ro);
   if (!prepared) {
     return fail_command("debug", options.json, 2, prepared.error());
+  }
+  if (packet && packet->major < replay::kFormatMajor) {
+    // Its fingerprint, states and digests use the hash of its format (docs/packets.md).
+    return fail_command("debug", options.json, 2,
+                        options.packet + ": recorded by an older format (" +
+                            std::to_string(packet->major) + "." + std::to_string(packet->minor) +
+                            "); record it again to debug it");
   }
   if (packet && prepared->job.fingerprint() != packet->header.stimulus().job_fingerprint()) {
     return fail_command(
