@@ -102,24 +102,12 @@ Value Expr::eval(Sampler& sampler) {
     const int64_t v = wrap(samples_[0]);
     bool r;
     switch (simple_op_) {
-      case Op::Lt:
-        r = v < simple_k_;
-        break;
-      case Op::Le:
-        r = v <= simple_k_;
-        break;
-      case Op::Gt:
-        r = v > simple_k_;
-        break;
-      case Op::Ge:
-        r = v >= simple_k_;
-        break;
-      case Op::Eq:
-        r = v == simple_k_;
-        break;
-      default:
-        r = v != simple_k_;
-        break;
+      case Op::Lt: r = v < simple_k_; break;
+      case Op::Le: r = v <= simple_k_; break;
+      case Op::Gt: r = v > simple_k_; break;
+      case Op::Ge: r = v >= simple_k_; break;
+      case Op::Eq: r = v == simple_k_; break;
+      default: r = v != simple_k_; break;
     }
     return Value::make_int(r ? 1 : 0);
   }
@@ -250,33 +238,20 @@ std::vector<Ref> Expr::refs() const { return refs_; }
 
 std::optional<Expr::SimpleCompare> Expr::simple_compare() const {
   if (nodes_.size() != 3 || refs_.size() != 1 || !rings_.empty() || !state_.empty() ||
-      nodes_[0].op != Op::Load || nodes_[0].a != 0 || nodes_[1].op != Op::Int || !refs_[0].direct ||
-      refs_[0].direct_bytes != 8)
+      nodes_[0].op != Op::Load || nodes_[0].a != 0 || nodes_[1].op != Op::Int ||
+      !refs_[0].direct || refs_[0].direct_bytes != 8)
     return std::nullopt;
   SimpleCompare s;
   s.direct = refs_[0].direct;
   s.k = nodes_[1].integer;
   switch (nodes_[2].op) {
-    case Op::Lt:
-      s.cmp = SimpleCompare::Cmp::Lt;
-      break;
-    case Op::Le:
-      s.cmp = SimpleCompare::Cmp::Le;
-      break;
-    case Op::Gt:
-      s.cmp = SimpleCompare::Cmp::Gt;
-      break;
-    case Op::Ge:
-      s.cmp = SimpleCompare::Cmp::Ge;
-      break;
-    case Op::Eq:
-      s.cmp = SimpleCompare::Cmp::Eq;
-      break;
-    case Op::Ne:
-      s.cmp = SimpleCompare::Cmp::Ne;
-      break;
-    default:
-      return std::nullopt;
+    case Op::Lt: s.cmp = SimpleCompare::Cmp::Lt; break;
+    case Op::Le: s.cmp = SimpleCompare::Cmp::Le; break;
+    case Op::Gt: s.cmp = SimpleCompare::Cmp::Gt; break;
+    case Op::Ge: s.cmp = SimpleCompare::Cmp::Ge; break;
+    case Op::Eq: s.cmp = SimpleCompare::Cmp::Eq; break;
+    case Op::Ne: s.cmp = SimpleCompare::Cmp::Ne; break;
+    default: return std::nullopt;
   }
   return s;
 }
@@ -324,95 +299,31 @@ std::string Expr::to_string() const {
   // (a + b + c + ...) quadratic, and recursion would overflow the native stack on it.
   const size_t n = nodes_.size();
   if (n == 0) return {};
-  auto prec_of = [](Op op) {
-    switch (op) {
-      case Op::Neg:
-        return int{kUnary};
-      case Op::Not:
-        return int{kNot};
-      case Op::Add:
-      case Op::Sub:
-        return int{kSum};
-      case Op::Mul:
-      case Op::Div:
-      case Op::Mod:
-        return int{kProd};
-      case Op::Lt:
-      case Op::Le:
-      case Op::Gt:
-      case Op::Ge:
-      case Op::Eq:
-      case Op::Ne:
-        return int{kCmp};
-      case Op::And:
-        return int{kAnd};
-      case Op::Or:
-        return int{kOr};
-      default:
-        return int{kPrimary};
-    }
+  // Per Op, in declaration order: binding strength, operands taken from the stack, and the
+  // operator as printed.
+  struct OpInfo {
+    int prec, arity;
+    const char* symbol;
   };
-  auto arity = [](Op op) {
-    switch (op) {
-      case Op::Neg:
-      case Op::Not:
-      case Op::Count:
-      case Op::Held:
-        return 1;
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Div:
-      case Op::Mod:
-      case Op::Lt:
-      case Op::Le:
-      case Op::Gt:
-      case Op::Ge:
-      case Op::Eq:
-      case Op::Ne:
-      case Op::And:
-      case Op::Or:
-        return 2;
-      default:
-        return 0;
-    }
+  // clang-format off
+  static constexpr OpInfo kInfo[] = {
+      {kPrimary, 0, ""}, {kPrimary, 0, ""}, {kPrimary, 0, ""},             // Int Real Load
+      {kUnary, 1, "-"}, {kNot, 1, "!"},                                      // Neg Not
+      {kSum, 2, " + "}, {kSum, 2, " - "},                                    // Add Sub
+      {kProd, 2, " * "}, {kProd, 2, " / "}, {kProd, 2, " % "},               // Mul Div Mod
+      {kCmp, 2, " < "}, {kCmp, 2, " <= "}, {kCmp, 2, " > "},                 // Lt Le Gt
+      {kCmp, 2, " >= "}, {kCmp, 2, " == "}, {kCmp, 2, " != "},               // Ge Eq Ne
+      {kAnd, 2, " && "}, {kOr, 2, " || "},                                   // And Or
+      {kPrimary, 0, ""}, {kPrimary, 0, ""}, {kPrimary, 0, ""},               // Delta Rate Ratio
+      {kPrimary, 0, ""}, {kPrimary, 0, ""}, {kPrimary, 0, ""},               // Rose Fell Changed
+      {kPrimary, 1, ""}, {kPrimary, 1, ""},                                  // Count Held
   };
-  auto symbol = [](Op op) -> const char* {
-    switch (op) {
-      case Op::Neg:
-        return "-";
-      case Op::Not:
-        return "!";
-      case Op::Add:
-        return " + ";
-      case Op::Sub:
-        return " - ";
-      case Op::Mul:
-        return " * ";
-      case Op::Div:
-        return " / ";
-      case Op::Mod:
-        return " % ";
-      case Op::Lt:
-        return " < ";
-      case Op::Le:
-        return " <= ";
-      case Op::Gt:
-        return " > ";
-      case Op::Ge:
-        return " >= ";
-      case Op::Eq:
-        return " == ";
-      case Op::Ne:
-        return " != ";
-      case Op::And:
-        return " && ";
-      case Op::Or:
-        return " || ";
-      default:
-        return "";
-    }
-  };
+  // clang-format on
+  static_assert(std::size(kInfo) == static_cast<size_t>(Op::Held) + 1);
+  auto info = [](Op op) -> const OpInfo& { return kInfo[static_cast<size_t>(op)]; };
+  auto prec_of = [&](Op op) { return info(op).prec; };
+  auto arity = [&](Op op) { return info(op).arity; };
+  auto symbol = [&](Op op) { return info(op).symbol; };
   // Operands of each node (postfix order: the operands precede it).
   std::vector<uint32_t> left(n, 0), right(n, 0), st;
   for (uint32_t i = 0; i < n; ++i) {
