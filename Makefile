@@ -3,8 +3,15 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# `make asan`: ASan + UBSan (Debian's clang) and the libFuzzer targets in their own tree, only
+# what the packet, trigger, workload, expression and remote tests need.
+ASAN_BUILD ?= build-asan
+ASAN_TARGETS = bud test_replay test_trigger test_workload test_expr test_remote \
+	fuzz_trigger fuzz_workload fuzz_remote
+ASAN_TESTS = ^(replay|trigger|workload|expr|remote|fuzz):
+FUZZ_SECONDS ?= 300
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test bench clean asan fuzz
 
 all: build
 
@@ -23,8 +30,26 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 
+asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+		-DBUD_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(ASAN_TARGETS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS) --timeout 900 -R '$(ASAN_TESTS)'
+
+# Longer fuzzing than the ctest runs: FUZZ_SECONDS per target, new inputs kept in
+# $(ASAN_BUILD)/fuzz/<target>-corpus (copy the interesting ones into tests/fuzz/<target>/).
+fuzz: asan
+	@for t in fuzz_trigger fuzz_workload fuzz_remote; do \
+		mkdir -p $(ASAN_BUILD)/fuzz/$$t-corpus && \
+		ASAN_OPTIONS=detect_leaks=0 $(ASAN_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
+			-max_len=4096 -artifact_prefix=$(ASAN_BUILD)/fuzz/$$t-artifacts/ \
+			$(ASAN_BUILD)/fuzz/$$t-corpus tests/fuzz/$$t || exit 1; \
+	done
+
 bench: build
 	@bash tests/bench/run.sh $(BUILD)
 
 clean:
-	@rm -rf $(BUILD)
+	@rm -rf $(BUILD) $(ASAN_BUILD)

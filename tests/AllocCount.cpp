@@ -15,19 +15,23 @@
 namespace {
 std::atomic<uint64_t> g_allocations{0};
 std::atomic<uint64_t> g_frees{0};
+std::atomic<uint64_t> g_bytes{0};
 }  // namespace
 
 uint64_t bud::test::allocations() { return g_allocations.load(); }
 uint64_t bud::test::frees() { return g_frees.load(); }
+uint64_t bud::test::allocated_bytes() { return g_bytes.load(); }
 
 void* operator new(std::size_t n) {
   ++g_allocations;
+  g_bytes += n;
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t n) { return ::operator new(n); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
   ++g_allocations;
+  g_bytes += n;
   return std::malloc(n == 0 ? 1 : n);
 }
 void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept {

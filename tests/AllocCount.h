@@ -10,5 +10,7 @@ namespace bud::test {
 uint64_t allocations();
 /// Calls of any operator delete with a non-null pointer so far.
 uint64_t frees();
+/// Bytes requested by every allocation since the program started.
+uint64_t allocated_bytes();
 
 }  // namespace bud::test

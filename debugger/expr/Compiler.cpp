@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -54,7 +55,10 @@ std::vector<std::string> suggest_names(std::string_view name,
   const bool dotted = name.find('.') != std::string_view::npos;
   for (const std::string& c : candidates) {
     if (c.empty() || c == name || !seen.insert(c).second) continue;
-    const size_t d = edit_distance(name, c);
+    // The distance is at least the difference of the lengths: skip the quadratic computation
+    // where it cannot reach tier 0 (a pasted megabyte against every design name).
+    const size_t diff = name.size() > c.size() ? name.size() - c.size() : c.size() - name.size();
+    const size_t d = diff > 2 ? diff : edit_distance(name, c);
     int tier = -1;
     if (d <= 2 && d < std::max(name.size(), c.size())) {
       tier = 0;
@@ -364,7 +368,8 @@ namespace detail {
 
 class ExprBuilder {
  public:
-  ExprBuilder(std::string_view text, NameResolver& resolver) : text_(text), resolver_(resolver) {}
+  ExprBuilder(std::string_view text, NameResolver& resolver, const CompileLimits& limits)
+      : text_(text), resolver_(resolver), limits_(limits) {}
 
   CompileResult run() {
     CompileResult result;
@@ -380,6 +385,20 @@ class ExprBuilder {
         fail(t.col, "unmatched ')'");
       else
         fail(t.col, "unexpected " + describe(t) + " after the end of the expression");
+      return failed();
+    }
+    if (over_history_col_) {
+      const size_t bytes = history_slots_ * sizeof(uint64_t);
+      fail(over_history_col_,
+           "the history of this expression would need " + std::to_string(bytes) +
+               " bytes, more than the limit of " +
+               std::to_string(std::min(limits_.max_history_bytes, kMaxHistoryBytes)));
+      error_.history_bytes = bytes;
+      return failed();
+    }
+    if (expr_.nodes_.size() > limits_.max_nodes) {
+      fail(1, "the expression has " + std::to_string(expr_.nodes_.size()) +
+                  " nodes, more than the limit of " + std::to_string(limits_.max_nodes));
       return failed();
     }
     finish();
@@ -557,19 +576,20 @@ class ExprBuilder {
     }
   }
 
+  // Names, refs and rings are deduplicated through ordered indexes (a linear search per use
+  // made long expressions over many distinct names quadratic).
   uint32_t add_name(std::string spelling) {
     auto& names = expr_.names_;
-    auto it = std::find(names.begin(), names.end(), spelling);
-    if (it != names.end()) return static_cast<uint32_t>(it - names.begin());
-    names.push_back(std::move(spelling));
-    return static_cast<uint32_t>(names.size() - 1);
+    const auto [it, added] = name_index_.try_emplace(spelling, static_cast<uint32_t>(names.size()));
+    if (added) names.push_back(std::move(spelling));
+    return it->second;
   }
   uint32_t add_ref(const Ref& r) {
     auto& refs = expr_.refs_;
-    auto it = std::find(refs.begin(), refs.end(), r);
-    if (it != refs.end()) return static_cast<uint32_t>(it - refs.begin());
-    refs.push_back(r);
-    return static_cast<uint32_t>(refs.size() - 1);
+    const auto key = std::make_tuple(static_cast<int>(r.kind), r.id, r.element);
+    const auto [it, added] = ref_index_.try_emplace(key, static_cast<uint32_t>(refs.size()));
+    if (added) refs.push_back(r);
+    return it->second;
   }
 
   bool parse_name(const Token& t) {
@@ -690,14 +710,13 @@ class ExprBuilder {
   }
   std::optional<uint32_t> ring(uint32_t ref, uint32_t window, const Token& at) {
     auto& rings = expr_.rings_;
-    for (size_t i = 0; i < rings.size(); ++i)
-      if (rings[i].ref == ref && rings[i].window == window) return static_cast<uint32_t>(i);
+    if (auto it = ring_index_.find({ref, window}); it != ring_index_.end()) return it->second;
+    // Past the limit, keep counting (nothing is allocated before finish()) so that the error
+    // can say what the whole expression would need.
     const size_t bytes = (history_slots_ + window + 1) * sizeof(uint64_t);
-    if (bytes > kMaxHistoryBytes) {
-      fail(at.col, "the history of this expression would need " + std::to_string(bytes) +
-                       " bytes, more than the limit of " + std::to_string(kMaxHistoryBytes));
-      return std::nullopt;
-    }
+    if (bytes > std::min(limits_.max_history_bytes, kMaxHistoryBytes) && !over_history_col_)
+      over_history_col_ = at.col;
+    ring_index_.emplace(std::make_pair(ref, window), static_cast<uint32_t>(rings.size()));
     Expr::Ring r;
     r.ref = ref;
     r.window = window;
@@ -812,19 +831,24 @@ class ExprBuilder {
 
   std::string_view text_;
   NameResolver& resolver_;
+  CompileLimits limits_;
   CompileError error_;
+  std::map<std::string, uint32_t> name_index_;
+  std::map<std::tuple<int, uint32_t, uint32_t>, uint32_t> ref_index_;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> ring_index_;  ///< (ref, window) -> ring
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int depth_ = 0;
   size_t history_slots_ = 0;
+  uint32_t over_history_col_ = 0;  ///< column of the first ring past the history limit, or 0
   uint32_t state_slots_ = 0;
   Expr expr_;
 };
 
 }  // namespace detail
 
-CompileResult compile(std::string_view text, NameResolver& resolver) {
-  return detail::ExprBuilder(text, resolver).run();
+CompileResult compile(std::string_view text, NameResolver& resolver, const CompileLimits& limits) {
+  return detail::ExprBuilder(text, resolver, limits).run();
 }
 
 }  // namespace bud::debugger

@@ -294,115 +294,140 @@ std::string format_int(uint64_t v, uint8_t radix) {
 }  // namespace
 
 std::string Expr::to_string() const {
-  struct Item {
-    std::string text;
-    int prec;
+  // Printed straight into one string from a tree walk with an explicit stack: building each
+  // operator's text from its operands' texts copied them at every level, which made a long chain
+  // (a + b + c + ...) quadratic, and recursion would overflow the native stack on it.
+  const size_t n = nodes_.size();
+  if (n == 0) return {};
+  // Per Op, in declaration order: binding strength, operands taken from the stack, and the
+  // operator as printed.
+  struct OpInfo {
+    int prec, arity;
+    const char* symbol;
   };
-  std::vector<Item> st;
-  auto paren = [](const Item& it, bool need) { return need ? "(" + it.text + ")" : it.text; };
-  auto binary = [&](const char* op, int prec) {
-    Item y = std::move(st.back());
-    st.pop_back();
-    Item x = std::move(st.back());
-    st.pop_back();
-    // Left-associative levels: a left operand of the same level needs no parentheses, a right
-    // one does. Comparisons do not chain, so both sides of the same level need them.
-    const bool lp = prec == kCmp ? x.prec <= prec : x.prec < prec;
-    st.push_back({paren(x, lp) + " " + op + " " + paren(y, y.prec <= prec), prec});
+  // clang-format off
+  static constexpr OpInfo kInfo[] = {
+      {kPrimary, 0, ""}, {kPrimary, 0, ""}, {kPrimary, 0, ""},             // Int Real Load
+      {kUnary, 1, "-"}, {kNot, 1, "!"},                                      // Neg Not
+      {kSum, 2, " + "}, {kSum, 2, " - "},                                    // Add Sub
+      {kProd, 2, " * "}, {kProd, 2, " / "}, {kProd, 2, " % "},               // Mul Div Mod
+      {kCmp, 2, " < "}, {kCmp, 2, " <= "}, {kCmp, 2, " > "},                 // Lt Le Gt
+      {kCmp, 2, " >= "}, {kCmp, 2, " == "}, {kCmp, 2, " != "},               // Ge Eq Ne
+      {kAnd, 2, " && "}, {kOr, 2, " || "},                                   // And Or
+      {kPrimary, 0, ""}, {kPrimary, 0, ""}, {kPrimary, 0, ""},               // Delta Rate Ratio
+      {kPrimary, 0, ""}, {kPrimary, 0, ""}, {kPrimary, 0, ""},               // Rose Fell Changed
+      {kPrimary, 1, ""}, {kPrimary, 1, ""},                                  // Count Held
   };
-  auto unary = [&](const char* op, int prec) {
-    Item x = std::move(st.back());
-    st.pop_back();
-    // Parenthesize any binary operand, even where the grammar would not need it: `!(a < b)`
-    // reads better than the equivalent `!a < b`. `!!a` and `--a` need none.
-    st.push_back({op + paren(x, x.prec < kUnary && x.prec != prec), prec});
-  };
-  auto name = [&](uint32_t i) { return names_[i]; };
+  // clang-format on
+  static_assert(std::size(kInfo) == static_cast<size_t>(Op::Held) + 1);
+  auto info = [](Op op) -> const OpInfo& { return kInfo[static_cast<size_t>(op)]; };
+  auto prec_of = [&](Op op) { return info(op).prec; };
+  auto arity = [&](Op op) { return info(op).arity; };
+  auto symbol = [&](Op op) { return info(op).symbol; };
+  // Operands of each node (postfix order: the operands precede it).
+  std::vector<uint32_t> left(n, 0), right(n, 0), st;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int k = arity(nodes_[i].op);
+    if (k == 2) {
+      right[i] = st.back();
+      st.pop_back();
+    }
+    if (k >= 1) {
+      left[i] = st.back();
+      st.pop_back();
+    }
+    st.push_back(i);
+  }
+  auto name = [&](uint32_t i) -> const std::string& { return names_[i]; };
   auto window = [&](const Ring& r) { return std::to_string(r.window); };
-  for (const Node& n : nodes_) {
-    switch (n.op) {
+  // A task prints a node (in parentheses or not) or a literal.
+  struct Task {
+    uint32_t node = 0;
+    bool paren = false;
+    const char* text = nullptr;  ///< a literal when set
+    int tail = -1;               ///< else an index into `tails` when >= 0
+  };
+  std::vector<std::string> tails;  ///< held()'s ", N)"
+  std::string out;
+  std::vector<Task> todo{{st.back(), false, nullptr, -1}};
+  while (!todo.empty()) {
+    const Task t = todo.back();
+    todo.pop_back();
+    if (t.text) {
+      out += t.text;
+      continue;
+    }
+    if (t.tail >= 0) {
+      out += tails[static_cast<size_t>(t.tail)];
+      continue;
+    }
+    const Node& nd = nodes_[t.node];
+    if (t.paren) {
+      out += '(';
+      todo.push_back({0, false, ")", -1});
+    }
+    const int prec = prec_of(nd.op);
+    switch (nd.op) {
       case Op::Int:
-        st.push_back({format_int(bits(n.integer), n.radix), kPrimary});
+        out += format_int(bits(nd.integer), nd.radix);
         break;
       case Op::Real:
-        st.push_back({format_real(n.real), kPrimary});
+        out += format_real(nd.real);
         break;
       case Op::Load:
-        st.push_back({name(n.c), kPrimary});
+        out += name(nd.c);
         break;
       case Op::Neg:
-        unary("-", kUnary);
+      case Op::Not: {
+        // Parenthesize any binary operand, even where the grammar would not need it: `!(a < b)`
+        // reads better than the equivalent `!a < b`. `!!a` and `--a` need none.
+        const int xp = prec_of(nodes_[left[t.node]].op);
+        out += symbol(nd.op);
+        todo.push_back({left[t.node], xp < kUnary && xp != prec, nullptr, -1});
         break;
-      case Op::Not:
-        unary("!", kNot);
-        break;
-      case Op::Add:
-        binary("+", kSum);
-        break;
-      case Op::Sub:
-        binary("-", kSum);
-        break;
-      case Op::Mul:
-        binary("*", kProd);
-        break;
-      case Op::Div:
-        binary("/", kProd);
-        break;
-      case Op::Mod:
-        binary("%", kProd);
-        break;
-      case Op::Lt:
-        binary("<", kCmp);
-        break;
-      case Op::Le:
-        binary("<=", kCmp);
-        break;
-      case Op::Gt:
-        binary(">", kCmp);
-        break;
-      case Op::Ge:
-        binary(">=", kCmp);
-        break;
-      case Op::Eq:
-        binary("==", kCmp);
-        break;
-      case Op::Ne:
-        binary("!=", kCmp);
-        break;
-      case Op::And:
-        binary("&&", kAnd);
-        break;
-      case Op::Or:
-        binary("||", kOr);
-        break;
-      case Op::Delta:
-        st.push_back({"delta(" + name(n.c) + ", " + window(rings_[n.a]) + ")", kPrimary});
-        break;
-      case Op::Rate:
-        st.push_back({"rate(" + name(n.c) + ", " + window(rings_[n.a]) + ")", kPrimary});
-        break;
-      case Op::Ratio:
-        st.push_back(
-            {"ratio(" + name(n.c) + ", " + name(n.d) + ", " + window(rings_[n.a]) + ")", kPrimary});
-        break;
-      case Op::Rose:
-        st.push_back({"rose(" + name(n.c) + ")", kPrimary});
-        break;
-      case Op::Fell:
-        st.push_back({"fell(" + name(n.c) + ")", kPrimary});
-        break;
-      case Op::Changed:
-        st.push_back({"changed(" + name(n.c) + ")", kPrimary});
-        break;
+      }
       case Op::Count:
-        st.back() = {"count(" + st.back().text + ")", kPrimary};
+        out += "count(";
+        todo.push_back({0, false, ")", -1});
+        todo.push_back({left[t.node], false, nullptr, -1});
         break;
       case Op::Held:
-        st.back() = {"held(" + st.back().text + ", " + std::to_string(n.b) + ")", kPrimary};
+        out += "held(";
+        tails.push_back(", " + std::to_string(nd.b) + ")");
+        todo.push_back({0, false, nullptr, static_cast<int>(tails.size() - 1)});
+        todo.push_back({left[t.node], false, nullptr, -1});
         break;
+      case Op::Delta:
+        out += "delta(" + name(nd.c) + ", " + window(rings_[nd.a]) + ")";
+        break;
+      case Op::Rate:
+        out += "rate(" + name(nd.c) + ", " + window(rings_[nd.a]) + ")";
+        break;
+      case Op::Ratio:
+        out += "ratio(" + name(nd.c) + ", " + name(nd.d) + ", " + window(rings_[nd.a]) + ")";
+        break;
+      case Op::Rose:
+        out += "rose(" + name(nd.c) + ")";
+        break;
+      case Op::Fell:
+        out += "fell(" + name(nd.c) + ")";
+        break;
+      case Op::Changed:
+        out += "changed(" + name(nd.c) + ")";
+        break;
+      default: {
+        // Left-associative levels: a left operand of the same level needs no parentheses, a
+        // right one does. Comparisons do not chain, so both sides of the same level need them.
+        const int lp = prec_of(nodes_[left[t.node]].op);
+        const int rp = prec_of(nodes_[right[t.node]].op);
+        todo.push_back({right[t.node], rp <= prec, nullptr, -1});
+        todo.push_back({0, false, symbol(nd.op), -1});
+        todo.push_back({left[t.node], prec == kCmp ? lp <= prec : lp < prec, nullptr, -1});
+        break;
+      }
     }
   }
-  return st.empty() ? std::string() : st.back().text;
+  return out;
 }
 
 }  // namespace bud::debugger

@@ -71,7 +71,11 @@ std::optional<std::string> confine_paths(const debugger::Interpreter& interp,
     }
     return raw;
   }
-  auto path = out.resolve(a.words[static_cast<size_t>(w)], error);
+  // Files the command writes are created through the one confinement function; the two that
+  // read (trigger load, source) are only resolved.
+  const std::string& name = a.words[static_cast<size_t>(w)];
+  const bool reads = spec->name == "trigger" || spec->name == "source";
+  auto path = reads ? out.resolve(name, error) : out.create(name, error);
   if (!path) return std::nullopt;
   std::string rebuilt = a.command + (a.flag.empty() ? "" : "/" + a.flag);
   for (size_t i = 0; i < a.words.size(); ++i) {

@@ -5,6 +5,7 @@
 
 #include "debugger/commands/Format.h"
 #include "debugger/remote/CommandPolicy.h"
+#include "debugger/remote/Utf8.h"
 #include "debugger/trigger/TriggerFile.h"
 #include "emu/core/Fault.h"
 #include "emu/isa/Isa.h"
@@ -33,14 +34,14 @@ void fill_stop(const debugger::StopInfo& s, v1::StopInfo* out) {
     auto* x = out->add_reasons();
     x->set_kind(debugger::stop_kind_name(r.kind));
     x->set_id(r.id);
-    x->set_detail(r.detail);
+    x->set_detail(valid_utf8(r.detail));
   }
 }
 
 void fill_reply(const debugger::CommandResult& r, uint64_t cycle, v1::CommandReply& out) {
   out.set_ok(r.ok);
-  out.set_error(r.error);
-  for (const auto& l : r.lines) out.add_lines(l);
+  out.set_error(valid_utf8(r.error));
+  for (const auto& l : r.lines) out.add_lines(valid_utf8(l));
   out.set_data_json(r.data.dump(-1, ' ', false, json::Json::error_handler_t::replace));
   out.set_cycle(cycle);
   if (r.stop) fill_stop(*r.stop, out.mutable_stop());
@@ -57,11 +58,11 @@ bool printable(const std::string& s) {
 grpc::Status refused(Refusal why, const std::string& error) {
   switch (why) {
     case Refusal::Busy:
-      return {grpc::StatusCode::FAILED_PRECONDITION, error};
+      return {grpc::StatusCode::FAILED_PRECONDITION, valid_utf8(error)};
     case Refusal::QueueFull:
-      return {grpc::StatusCode::RESOURCE_EXHAUSTED, error};
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, valid_utf8(error)};
     case Refusal::Stopping:
-      return {grpc::StatusCode::UNAVAILABLE, error};
+      return {grpc::StatusCode::UNAVAILABLE, valid_utf8(error)};
     case Refusal::None:
       break;
   }
@@ -92,32 +93,32 @@ void DebugService::publish(EventBus& bus, const ExecutorEvent& e) {
       auto* h = ev.mutable_trigger_hit();
       h->set_cycle(e.hit.cycle);
       h->set_trigger_id(e.hit.trigger_id);
-      h->set_trigger(e.hit.trigger);
+      h->set_trigger(valid_utf8(e.hit.trigger));
       h->set_number(e.hit.number);
       h->set_halted(e.hit.halted);
       for (const auto& [name, value] : e.hit.values) {
         auto* c = h->add_values();
-        c->set_name(name);
+        c->set_name(valid_utf8(name));
         c->set_value(value);
       }
       for (const auto& c : e.hit.captures)
         if (c.error.empty()) {
-          h->add_captures(c.fst);
-          h->add_captures(c.log);
+          h->add_captures(valid_utf8(c.fst));
+          h->add_captures(valid_utf8(c.log));
         }
-      for (const auto& m : e.hit.messages) h->add_messages(m);
+      for (const auto& m : e.hit.messages) h->add_messages(valid_utf8(m));
       break;
     }
     case ExecutorEvent::Kind::Symptom: {
       auto* s = ev.mutable_symptom();
-      s->set_kind(e.state);
+      s->set_kind(valid_utf8(e.state));
       s->set_cycle(e.cycle);
-      s->set_message(e.message);
+      s->set_message(valid_utf8(e.message));
       break;
     }
     case ExecutorEvent::Kind::RunFinished: {
       auto* f = ev.mutable_run_finished();
-      f->set_state(e.state);
+      f->set_state(valid_utf8(e.state));
       f->set_cycle(e.cycle);
       break;
     }
@@ -167,8 +168,9 @@ grpc::Status DebugService::call(grpc::ServerContext* ctx, Access access,
   const Refusal why = executor_.submit(
       access,
       [st, work = std::move(work)](const std::string* refusal) {
-        grpc::Status s = refusal ? grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, *refusal)
-                                 : work(st->reply);
+        grpc::Status s =
+            refusal ? grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, valid_utf8(*refusal))
+                    : work(st->reply);
         {
           std::lock_guard<std::mutex> lock(st->m);
           st->status = s;
@@ -188,7 +190,7 @@ grpc::Status DebugService::call(grpc::ServerContext* ctx, Access access,
 
 void DebugService::control_changed() {
   v1::Event ev;
-  ev.mutable_control_changed()->set_controller(clients_.controller_name());
+  ev.mutable_control_changed()->set_controller(valid_utf8(clients_.controller_name()));
   events_.publish(ev);
 }
 
@@ -203,7 +205,7 @@ grpc::Status DebugService::Attach(grpc::ServerContext* ctx, const v1::AttachRequ
       ctx, Access::ReadOnly,
       [this](v1::Attached& a) {
         auto& s = executor_.session();
-        a.set_workload(s.program().workload);
+        a.set_workload(valid_utf8(s.program().workload));
         a.set_cycle(s.emu().cycle());
         a.set_running(executor_.running());
         return grpc::Status::OK;
@@ -218,7 +220,7 @@ grpc::Status DebugService::Attach(grpc::ServerContext* ctx, const v1::AttachRequ
                 ? grpc::StatusCode::FAILED_PRECONDITION
                 : grpc::StatusCode::RESOURCE_EXHAUSTED,
             error};
-  first.mutable_attached()->set_session_id(client->id);
+  first.mutable_attached()->set_session_id(valid_utf8(client->id));
   first.mutable_attached()->set_role(role_of(client->role));
   first.mutable_attached()->set_protocol_minor(kProtocolMinor);
   auto box = events_.subscribe(&first);
@@ -266,7 +268,7 @@ grpc::Status DebugService::TakeControl(grpc::ServerContext* ctx, const v1::Contr
   const auto role = clients_.take_control(c.id);
   if (!role) return {grpc::StatusCode::FAILED_PRECONDITION, "the session ended"};
   reply->set_role(role_of(*role));
-  reply->set_controller(clients_.controller_name());
+  reply->set_controller(valid_utf8(clients_.controller_name()));
   if (*role == ClientRole::Controller && c.role != ClientRole::Controller) control_changed();
   return grpc::Status::OK;
 }
@@ -277,7 +279,7 @@ grpc::Status DebugService::ReleaseControl(grpc::ServerContext* ctx, const v1::Co
   if (auto st = identify(ctx, c); !st.ok()) return st;
   const bool released = clients_.release_control(c.id);
   reply->set_role(v1::ROLE_OBSERVER);
-  reply->set_controller(clients_.controller_name());
+  reply->set_controller(valid_utf8(clients_.controller_name()));
   if (released) control_changed();
   return grpc::Status::OK;
 }
@@ -317,7 +319,7 @@ grpc::Status DebugService::Complete(grpc::ServerContext* ctx, const v1::Complete
   return call<v1::CompleteReply>(
       ctx, Access::ReadOnly,
       [this, line](v1::CompleteReply& out) {
-        for (auto& s : executor_.complete(line)) out.add_candidates(s);
+        for (auto& s : executor_.complete(line)) out.add_candidates(valid_utf8(s));
         return grpc::Status::OK;
       },
       reply);
@@ -365,19 +367,19 @@ grpc::Status DebugService::GetStatus(grpc::ServerContext* ctx, const v1::StatusR
       [this, digest](v1::Status& out) {
         auto& s = executor_.session();
         out.set_cycle(s.emu().cycle());
-        out.set_state(emu::run_state_name(s.emu().state()));
+        out.set_state(valid_utf8(emu::run_state_name(s.emu().state())));
         out.set_running(executor_.running());
         out.set_furthest_cycle(s.furthest_cycle());
         out.set_has_end_cycle(s.end_cycle().has_value());
         out.set_end_cycle(s.end_cycle().value_or(0));
-        out.set_workload(s.program().workload);
+        out.set_workload(valid_utf8(s.program().workload));
         if (digest) out.set_digest(s.emu().digest());
         if (auto* e = debugger::TriggerEngine::of(s)) out.set_trigger_hits(e->hits().size());
         return grpc::Status::OK;
       },
       reply);
   reply->set_role(role_of(c.role));
-  reply->set_controller(clients_.controller_name());
+  reply->set_controller(valid_utf8(clients_.controller_name()));
   reply->set_sessions(static_cast<uint32_t>(clients_.size()));
   return st;
 }
@@ -399,7 +401,8 @@ grpc::Status DebugService::ReadCounters(grpc::ServerContext* ctx,
         if (isa::counter_name(i) == name) found = i;
       if (found < 0)
         return {grpc::StatusCode::NOT_FOUND,
-                "no counter '" + n.substr(0, limits_.max_name_bytes) + "' (bud: `counters`)"};
+                valid_utf8("no counter '" + n.substr(0, limits_.max_name_bytes) +
+                           "' (bud: `counters`)")};
       which.push_back(found);
     }
   }
@@ -412,7 +415,7 @@ grpc::Status DebugService::ReadCounters(grpc::ServerContext* ctx,
         for (int i : which) {
           auto* x = out.add_counters();
           const uint64_t v = s.emu().counter(i);
-          x->set_name(isa::counter_name(i));
+          x->set_name(valid_utf8(isa::counter_name(i)));
           x->set_value(v);
           x->set_delta(static_cast<int64_t>(v - last[static_cast<size_t>(i)]));
         }
@@ -434,9 +437,9 @@ grpc::Status DebugService::ReadSignal(grpc::ServerContext* ctx, const v1::ReadSi
         auto& emu = executor_.session().emu();
         std::string error;
         auto t = debugger::resolve_target(emu, name, error);
-        if (!t) return grpc::Status(grpc::StatusCode::NOT_FOUND, error);
+        if (!t) return grpc::Status(grpc::StatusCode::NOT_FOUND, valid_utf8(error));
         const auto v = debugger::read_target(emu, *t);
-        out.set_name(t->name);
+        out.set_name(valid_utf8(t->name));
         out.set_width(v.width);
         out.set_value(v.low());
         std::string bits;
@@ -538,7 +541,8 @@ grpc::Status DebugService::ListFaults(grpc::ServerContext* ctx, const v1::ListFa
   return call<v1::FaultList>(
       ctx, Access::ReadOnly,
       [this](v1::FaultList& out) {
-        for (const auto& f : executor_.session().emu().faults()) out.add_faults(f.to_string());
+        for (const auto& f : executor_.session().emu().faults())
+          out.add_faults(valid_utf8(f.to_string()));
         return grpc::Status::OK;
       },
       reply);
@@ -552,7 +556,8 @@ grpc::Status DebugService::InjectFault(grpc::ServerContext* ctx, const v1::Injec
     return {grpc::StatusCode::INVALID_ARGUMENT, "spec too long or not printable"};
   std::string error;
   auto fault = emu::parse_fault(req->spec(), error);
-  if (!fault) return {grpc::StatusCode::INVALID_ARGUMENT, "'" + req->spec() + "': " + error};
+  if (!fault)
+    return {grpc::StatusCode::INVALID_ARGUMENT, valid_utf8("'" + req->spec() + "': " + error)};
   const emu::FaultSpec f = *fault;
   return call<v1::CommandReply>(
       ctx, Access::Control,

@@ -476,6 +476,8 @@ TriggerEnv TriggerEngine::env() const {
   TriggerEnv env;
   env.emu = &emu_;
   if (session_) env.layer_names = &session_->program().layer_names;
+  env.limits = config_.limits;
+  for (const auto& p : programs_) env.session_history_bytes += p->prog.history_bytes();
   return env;
 }
 
@@ -849,8 +851,9 @@ void TriggerEngine::perform(const PendingHit& ph) {
         CaptureFile cf;
         cf.requested_from = want;
         cf.requested_to = ph.cycle + a.post;
-        std::string base =
-            config_.capture_dir + "/" + sanitize(def.name) + "-" + std::to_string(ph.number);
+        // With open_output the files are named here and placed when written (materialize()).
+        std::string base = (config_.open_output ? "" : config_.capture_dir + "/") +
+                           sanitize(def.name) + "-" + std::to_string(ph.number);
         if (capture_no++) base += "-" + std::to_string(capture_no);
         cf.fst = base + ".fst";
         cf.log = base + ".log";
@@ -869,7 +872,16 @@ void TriggerEngine::perform(const PendingHit& ph) {
         } else {
           std::vector<uint8_t> state;
           emu_.save(state);
-          const std::string path = config_.capture_dir + "/" + name + ".state";
+          std::string path = config_.capture_dir + "/" + name + ".state";
+          if (config_.open_output) {
+            std::string e;
+            auto opened = config_.open_output(name + ".state", e);
+            if (!opened) {
+              h.messages.push_back("checkpoint: " + e);
+              break;
+            }
+            path = *opened;
+          }
           std::ofstream f(path, std::ios::binary);
           f.write(reinterpret_cast<const char*>(state.data()),
                   static_cast<std::streamsize>(state.size()));
@@ -978,8 +990,20 @@ void TriggerEngine::materialize(CaptureRequest& req, std::optional<uint64_t> run
         "the run ended at cycle " + std::to_string(replica_->cycle()) + " before the window starts";
     return;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(cf->fst).parent_path(), ec);
+  if (config_.open_output) {
+    std::string e;
+    auto fst = config_.open_output(cf->fst, e);
+    auto log = fst ? config_.open_output(cf->log, e) : std::nullopt;
+    if (!log) {
+      cf->error = e;
+      return;
+    }
+    cf->fst = *fst;
+    cf->log = *log;
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(cf->fst).parent_path(), ec);
+  }
   if (auto e = replica_->wave_open(cf->fst); !e.empty()) {
     cf->error = e;
     return;

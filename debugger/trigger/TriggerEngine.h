@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,6 +80,14 @@ struct TriggerEngineConfig {
   uint64_t history_interval = 0;
   uint64_t max_captures_per_trigger = 16;  ///< later hits are reported without files
   size_t max_hits = 10000;                 ///< hits kept in detail (the rest are counted)
+  /// Bounds of what may be loaded; env() hands them to the parser with the history in use.
+  TriggerLimits limits;
+  /// When set, every file the engine writes (capture waveform and log, checkpoint state file) is
+  /// prepared through it: it receives the file name (no directory) and returns the path to write,
+  /// or nullopt with an error (a server confines them to its output directory this way). Unset:
+  /// `capture_dir`/NAME.
+  std::function<std::optional<std::string>(const std::string& name, std::string& error)>
+      open_output;
   /// Evaluate conditions on a second thread from per-cycle frames (same results as inline
   /// evaluation, which `false` selects; docs/triggers.md, "Evaluation thread").
   bool async = true;
@@ -134,7 +143,9 @@ class TriggerEngine final : public SessionHook {
   void detach();
   /// The engine attached to `session` (used by the `trigger` commands), or null.
   static TriggerEngine* of(const Session& session);
-  /// The environment for parsing triggers against this engine's emulator and session program.
+  /// The environment for parsing triggers against this engine's emulator and session program,
+  /// with the limits and the history already loaded (every program added, removed triggers too:
+  /// their conditions stay allocated).
   TriggerEnv env() const;
   void set_record_hook(TriggerRecordHook* hook) { record_hook_ = hook; }
 

@@ -205,8 +205,12 @@ class Parser {
       start = end + 1;
     }
     if (cur_) {
-      error(cur_->loc, "trigger '" + cur_->name + "' has no 'end'");
+      error(cur_->loc, "trigger '" + shown_token(cur_->name) + "' has no 'end'");
       finish_trigger();
+    }
+    if (history_error_ && history_need_ > history_bytes_) {
+      auto& m = errors_[history_error_ - 1].message;
+      m += " (the whole file needs " + std::to_string(history_need_) + " bytes)";
     }
     TriggerParse out;
     out.errors = std::move(errors_);
@@ -269,7 +273,7 @@ class Parser {
                                                    "flag", "state", "if",    "else"};
     if (std::find(inner.begin(), inner.end(), kw) != inner.end()) {
       if (!cur_)
-        return error_at(b, "'" + std::string(kw) +
+        return error_at(b, "'" + shown_token(kw) +
                                "' outside a trigger (start one with "
                                "'trigger NAME')");
       if (kw == "when") return do_when(line, e, std::string_view::npos);
@@ -282,7 +286,7 @@ class Parser {
     }
     std::vector<std::string> words = {"def", "trigger", "end"};
     if (cur_) words.insert(words.end(), inner.begin(), inner.end());
-    error_at(b, "unknown statement '" + std::string(kw) + "'", suggest_names(kw, words, 3));
+    error_at(b, "unknown statement '" + shown_token(kw) + "'", suggest_names(kw, words, 3));
   }
 
   // def NAME = dispatch [OPCODE] [index N] [layer L]  |  def NAME = every N QUANTITY
@@ -307,7 +311,7 @@ class Parser {
         auto op = isa::parse_opcode(t[i].text);
         if (!op)
           return error_at(
-              t[i].pos, "unknown opcode '" + t[i].text + "'",
+              t[i].pos, "unknown opcode '" + shown_token(t[i].text) + "'",
               suggest_names(t[i].text, {"LOAD", "GEMM", "POST", "STORE", "SYNC", "END"}, 3));
         ev.opcode = static_cast<uint8_t>(*op);
         ++i;
@@ -338,14 +342,15 @@ class Parser {
       EmulatorResolver r(*env_.emu);
       auto ref = r.resolve(t[4].text, std::nullopt);
       if (!ref)
-        return error_at(t[4].pos, "unknown counter or signal '" + t[4].text + "'",
+        return error_at(t[4].pos, "unknown counter or signal '" + shown_token(t[4].text) + "'",
                         suggest_names(t[4].text, r.names(), 3));
       if (ref->elements > 1)
-        return error_at(t[4].pos, "'" + t[4].text + "' is an array; 'every' needs a scalar");
+        return error_at(t[4].pos,
+                        "'" + shown_token(t[4].text) + "' is an array; 'every' needs a scalar");
       ev.source = *ref;
       ev.source_name = t[4].text;
     } else {
-      return error_at(t[2].pos, "unknown event kind '" + t[2].text + "'",
+      return error_at(t[2].pos, "unknown event kind '" + shown_token(t[2].text) + "'",
                       suggest_names(t[2].text, {"dispatch", "every"}, 2));
     }
     ev.var = new_var(ev.name);
@@ -373,7 +378,8 @@ class Parser {
         ev.layer = static_cast<uint32_t>(i);
         return true;
       }
-    error_at(tok.pos, "unknown layer '" + tok.text + "'", suggest_names(tok.text, names, 3));
+    error_at(tok.pos, "unknown layer '" + shown_token(tok.text) + "'",
+             suggest_names(tok.text, names, 3));
     return false;
   }
 
@@ -382,23 +388,23 @@ class Parser {
     if (std::find(keywords().begin(), keywords().end(), name) != keywords().end() ||
         std::find(builtin_var_names().begin(), builtin_var_names().end(), name) !=
             builtin_var_names().end()) {
-      error_at(pos, "'" + name + "' is a reserved word");
+      error_at(pos, "'" + shown_token(name) + "' is a reserved word");
       return false;
     }
     EmulatorResolver r(*env_.emu);
     if (r.resolve(name, std::nullopt)) {
-      error_at(pos, "'" + name + "' is already a design signal or counter");
+      error_at(pos, "'" + shown_token(name) + "' is already a design signal or counter");
       return false;
     }
     for (const auto& [n, slot] : file_vars_)
       if (n == name) {
-        error_at(pos, "'" + name + "' is already defined");
+        error_at(pos, "'" + shown_token(name) + "' is already defined");
         return false;
       }
     if (!file_scope)
       for (const auto& [n, slot] : local_vars_)
         if (n == name) {
-          error_at(pos, "'" + name + "' is already defined in this trigger");
+          error_at(pos, "'" + shown_token(name) + "' is already defined in this trigger");
           return false;
         }
     return true;
@@ -412,13 +418,18 @@ class Parser {
   // trigger NAME [shots K|all] [when COND do ACTIONS]
   void do_trigger(std::string_view line, size_t after) {
     if (cur_) {
-      error(cur_->loc, "trigger '" + cur_->name + "' has no 'end'");
+      error(cur_->loc, "trigger '" + shown_token(cur_->name) + "' has no 'end'");
       finish_trigger();
     }
     const size_t nb = skip_space(line, after);
     const size_t ne = std::min(word_end(line, nb), line.size());
     const std::string name(line.substr(nb, ne - nb));
     if (name.empty()) return error_at(line.size(), "expected a trigger name");
+    if (prog_.triggers.size() >= env_.limits.max_triggers && !too_many_) {
+      too_many_ = true;
+      error_at(nb, "more than " + std::to_string(env_.limits.max_triggers) +
+                       " triggers in one file (the limit of the trigger language)");
+    }
     cur_.emplace();
     trigger_errors_ = errors_.size();
     cur_->name = name;
@@ -428,9 +439,9 @@ class Parser {
     cur_->state_cycles_var = new_var(name + ".state_cycles");
     local_vars_.emplace_back("state_cycles", cur_->state_cycles_var);
     if (!is_trigger_name(name))
-      error_at(nb, "bad trigger name '" + name + "' (letters, digits, '_' and '-')");
+      error_at(nb, "bad trigger name '" + shown_token(name) + "' (letters, digits, '_' and '-')");
     for (const auto& t : prog_.triggers)
-      if (t.name == name) error_at(nb, "trigger '" + name + "' is already defined");
+      if (t.name == name) error_at(nb, "trigger '" + shown_token(name) + "' is already defined");
     size_t i = skip_space(line, ne);
     const size_t when = find_word(line, "when", i);
     const size_t head_end = when == std::string_view::npos ? line.size() : when;
@@ -439,7 +450,7 @@ class Parser {
       if (line.substr(i, we - i) == "shots") {
         do_shots(line, we, head_end);
       } else {
-        error_at(i, "unexpected '" + std::string(line.substr(i, we - i)) +
+        error_at(i, "unexpected '" + shown_token(line.substr(i, we - i)) +
                         "' (expected 'shots K' or 'when COND do ACTIONS')");
       }
     }
@@ -470,6 +481,32 @@ class Parser {
     if (skip_space(line, e) < end) error_at(skip_space(line, e), "unexpected text after 'shots'");
   }
 
+  // A condition whose history does not fit what is left of the file's or the session's budget.
+  // One error names the first trigger past the limit, its need and the total; the triggers after
+  // it only add to the total that error reports (history_need_).
+  void history_error(size_t begin, const CompileError& e) {
+    const TriggerLimits& lim = env_.limits;
+    history_need_ += e.history_bytes;
+    if (history_error_) return;
+    const size_t file_need = history_bytes_ + e.history_bytes;
+    const bool session = file_need <= lim.max_file_history_bytes;
+    std::string m = "trigger '" + shown_token(cur_->name) + "': its condition needs " +
+                    std::to_string(e.history_bytes) + " bytes of history";
+    if (session)
+      m += "; with the " + std::to_string(env_.session_history_bytes + history_bytes_) +
+           " bytes already loaded the session would need " +
+           std::to_string(env_.session_history_bytes + file_need) +
+           ", more than the session limit of " + std::to_string(lim.max_session_history_bytes) +
+           " bytes (--max-session-trigger-history)";
+    else
+      m += "; the file would need " + std::to_string(file_need) +
+           " bytes, more than the limit of " + std::to_string(lim.max_file_history_bytes) +
+           " bytes per file (--max-trigger-history)";
+    error_at(begin, std::move(m));
+    history_error_ = errors_.size();
+    history_need_ = file_need;
+  }
+
   // Compiles the expression in line[begin, end) and returns its condition index, or -1.
   int compile_cond(std::string_view line, size_t begin, size_t end) {
     begin = skip_space(line, begin);
@@ -480,11 +517,26 @@ class Parser {
     }
     const std::string_view text = line.substr(begin, end - begin);
     TriggerResolver resolver(*env_.emu, file_vars_, local_vars_);
-    auto r = compile(text, resolver);
+    const TriggerLimits& lim = env_.limits;
+    // What is left of the per-file and the per-session history budgets (nothing is allocated
+    // for a condition past them).
+    const size_t session_used = env_.session_history_bytes + history_bytes_;
+    const size_t file_left = lim.max_file_history_bytes > history_bytes_
+                                 ? lim.max_file_history_bytes - history_bytes_
+                                 : 0;
+    const size_t session_left = lim.max_session_history_bytes > session_used
+                                    ? lim.max_session_history_bytes - session_used
+                                    : 0;
+    CompileLimits cl;
+    cl.max_history_bytes = std::min(file_left, session_left);
+    cl.max_nodes = lim.max_expression_nodes;
+    auto r = compile(text, resolver, cl);
     if (!r) {
+      if (r.error.history_bytes) return history_error(begin, r.error), -1;
       error_at(begin + r.error.column - 1, r.error.message, r.error.suggestions);
       return -1;
     }
+    history_bytes_ += r.expr->memory_bytes();
     TriggerCondition c;
     c.expr = std::move(*r.expr);
     c.text = c.expr.to_string();
@@ -551,7 +603,8 @@ class Parser {
     if (skip_space(line, e) < line.size())
       error_at(skip_space(line, e), "unexpected text after the state name");
     for (const auto& s : cur_->states)
-      if (s.name == name) return error_at(b, "state '" + name + "' is already defined");
+      if (s.name == name)
+        return error_at(b, "state '" + shown_token(name) + "' is already defined");
     TriggerState s;
     s.name = name;
     s.loc = loc(b);
@@ -587,7 +640,8 @@ class Parser {
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == t.text) return vars[i];
     error_at(t.pos,
-             std::string("unknown ") + (counter ? "counter" : "flag") + " '" + t.text + "'" +
+             std::string("unknown ") + (counter ? "counter" : "flag") + " '" + shown_token(t.text) +
+                 "'" +
                  (names.empty() ? std::string(" (declare it with '") +
                                       (counter ? "counter" : "flag") + " " + t.text + "')"
                                 : ""),
@@ -620,7 +674,8 @@ class Parser {
       a.loc = loc(w.pos);
       auto extra = [&](size_t allowed) {
         if (it.size() > allowed) {
-          error_at(it[allowed].pos, "unexpected '" + it[allowed].text + "' after '" + w.text + "'");
+          error_at(it[allowed].pos, "unexpected '" + shown_token(it[allowed].text) + "' after '" +
+                                        shown_token(w.text) + "'");
           return true;
         }
         return false;
@@ -656,8 +711,10 @@ class Parser {
       } else if (w.text == "incr" || w.text == "reset" || w.text == "set" || w.text == "clear" ||
                  w.text == "goto") {
         if (!machine)
-          return error_at(w.pos, "'" + w.text + "' is only allowed in a state machine's 'then'");
-        if (it.size() < 2) return error_at(end, "expected a name after '" + w.text + "'");
+          return error_at(
+              w.pos, "'" + shown_token(w.text) + "' is only allowed in a state machine's 'then'");
+        if (it.size() < 2)
+          return error_at(end, "expected a name after '" + shown_token(w.text) + "'");
         a.text = it[1].text;
         if (w.text == "goto") {
           if (extra(2)) return;
@@ -684,7 +741,8 @@ class Parser {
           a.var = *v;
         }
       } else {
-        return error_at(w.pos, "unknown action '" + w.text + "'", suggest_names(w.text, names, 3));
+        return error_at(w.pos, "unknown action '" + shown_token(w.text) + "'",
+                        suggest_names(w.text, names, 3));
       }
       br.actions.push_back(std::move(a));
     }
@@ -705,7 +763,8 @@ class Parser {
     for (auto& g : pending_gotos_) {
       auto it = std::find(state_names.begin(), state_names.end(), g.name);
       if (it == state_names.end()) {
-        error(g.loc, "unknown state '" + g.name + "'", suggest_names(g.name, state_names, 3));
+        error(g.loc, "unknown state '" + shown_token(g.name) + "'",
+              suggest_names(g.name, state_names, 3));
         continue;
       }
       auto& branches = t.states[g.state].branches;
@@ -743,6 +802,10 @@ class Parser {
   std::vector<PendingGoto> pending_gotos_;
   std::vector<TriggerDiagnostic> errors_;
   size_t trigger_errors_ = 0;  ///< errors_.size() when the current trigger started
+  size_t history_bytes_ = 0;   ///< history of the conditions compiled so far
+  size_t history_need_ = 0;    ///< what the file would need (set past the limit)
+  size_t history_error_ = 0;   ///< 1 + index of the history error in errors_, 0 if none
+  bool too_many_ = false;      ///< the trigger-count error was reported
   std::vector<std::pair<std::string, SourceLoc>> unresolved_layers_;
 };
 
@@ -868,12 +931,44 @@ std::string EventDef::to_string() const {
   return s;
 }
 
+size_t TriggerProgram::history_bytes() const {
+  size_t n = 0;
+  for (const auto& t : triggers)
+    for (const auto& c : t.conds) n += c.expr.memory_bytes();
+  return n;
+}
+
+std::string shown_token(std::string_view token) {
+  constexpr size_t kShown = 40;
+  if (token.size() <= kShown) return std::string(token);
+  size_t cut = kShown;  // not inside a UTF-8 sequence
+  while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xc0) == 0x80) --cut;
+  return std::string(token.substr(0, cut)) + "... (" + std::to_string(token.size()) + " bytes)";
+}
+
 const std::vector<std::string>& builtin_var_names() {
   static const std::vector<std::string> names(kBuiltinNames, kBuiltinNames + kNumBuiltinVars);
   return names;
 }
 
+namespace {
+
+// `bytes` is 0 when only "more than the limit" is known (the file was not read further).
+TriggerParse too_large(const std::string& file, uint64_t bytes, const TriggerLimits& limits) {
+  TriggerParse out;
+  const std::string limit = std::to_string(limits.max_file_bytes) + " bytes";
+  out.errors.push_back({SourceLoc{file, 0, 0},
+                        bytes ? "the trigger text is " + std::to_string(bytes) +
+                                    " bytes, more than the limit of " + limit
+                              : "the trigger file is larger than the limit of " + limit,
+                        {}});
+  return out;
+}
+
+}  // namespace
+
 TriggerParse parse_triggers(std::string_view text, const std::string& file, const TriggerEnv& env) {
+  if (text.size() > env.limits.max_file_bytes) return too_large(file, text.size(), env.limits);
   return Parser(text, file, env).run();
 }
 
@@ -884,9 +979,12 @@ TriggerParse load_trigger_file(const std::string& path, const TriggerEnv& env) {
     out.errors.push_back({SourceLoc{path, 0, 0}, "cannot read the trigger file", {}});
     return out;
   }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_triggers(ss.str(), path, env);
+  // Never read more than the limit allows (a multi-GiB file or /dev/zero).
+  std::string text(env.limits.max_file_bytes + 1, '\0');
+  f.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(f.gcount()));
+  if (text.size() > env.limits.max_file_bytes) return too_large(path, 0, env.limits);
+  return parse_triggers(text, path, env);
 }
 
 }  // namespace bud::debugger

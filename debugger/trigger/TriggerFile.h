@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "debugger/expr/Compiler.h"
 #include "debugger/expr/Expr.h"
 #include "debugger/expr/NameResolver.h"
 #include "emu/core/Emulator.h"
@@ -144,6 +145,25 @@ struct TriggerProgram {
   std::vector<EventDef> events;
   std::vector<TriggerDef> triggers;
   std::vector<std::string> var_names;  ///< one per variable slot (builtins first)
+  /// Bytes of history buffers of all its conditions (Expr::memory_bytes()).
+  size_t history_bytes() const;
+};
+
+/// Resource limits of the trigger language (docs/triggers.md, "Limits"). Text past any of them
+/// is refused with one error naming the file, line and the size, before the memory is allocated.
+struct TriggerLimits {
+  /// Bytes of one trigger file, `trigger add` text or LoadTriggers request.
+  size_t max_file_bytes = size_t{1} << 20;
+  /// Triggers defined in one file.
+  size_t max_triggers = 1024;
+  /// Nodes of one compiled condition (names, constants, operators, calls).
+  size_t max_expression_nodes = kMaxNodes;
+  /// History bytes (Expr::memory_bytes(), 8 * (W + 1) per distinct name and window) of all the
+  /// conditions of one file: `--max-trigger-history` (MiB).
+  size_t max_file_history_bytes = size_t{256} << 20;
+  /// History bytes of every trigger loaded into one engine (a run, a debug session, a server),
+  /// files and `trigger add` lines together: `--max-session-trigger-history` (MiB).
+  size_t max_session_history_bytes = size_t{1} << 30;
 };
 
 /// What parsing needs to know about the design.
@@ -152,6 +172,10 @@ struct TriggerEnv {
   /// Layer names of the workload; null when unknown (`bud trigger check` without --workload):
   /// then `layer NAME` is accepted and must be resolved later with resolve_layers().
   const std::vector<std::string>* layer_names = nullptr;
+  TriggerLimits limits;
+  /// History bytes already loaded in the engine the text is for (counts against
+  /// limits.max_session_history_bytes).
+  size_t session_history_bytes = 0;
 };
 
 /// Result of parsing: a program, or every error found (in file order).
@@ -165,8 +189,13 @@ struct TriggerParse {
 
 /// Parses and compiles trigger-language text. `file` names it in diagnostics.
 TriggerParse parse_triggers(std::string_view text, const std::string& file, const TriggerEnv& env);
-/// Reads and parses a file; an unreadable file is one diagnostic at FILE:0:0.
+/// Reads and parses a file; an unreadable file, or one larger than env.limits.max_file_bytes (it
+/// is not read past that), is one diagnostic at FILE:0:0.
 TriggerParse load_trigger_file(const std::string& path, const TriggerEnv& env);
+
+/// `token` for an error message: at most 40 bytes, else its start and an ellipsis with its length
+/// (the diagnostic's column says where it is), so a pasted megabyte is not repeated.
+std::string shown_token(std::string_view token);
 
 /// Names the trigger language reserves (keywords and built-in variables).
 const std::vector<std::string>& builtin_var_names();

@@ -1,39 +1,11 @@
 // The per-cycle contract of the driver: once a run is set up, driving it (steps, the fan-out of
-// hooks and observers, pauses of participants that do not allocate) never allocates. Global
-// operator new is replaced for this test executable so allocations can be counted.
-#include <atomic>
+// hooks and observers, pauses of participants that do not allocate) never allocates
+// (tests/AllocCount.cpp counts).
 #include <catch2/catch.hpp>
-#include <cstdlib>
-#include <new>
 
 #include "emu/drive/Intervention.h"
+#include "tests/AllocCount.h"
 #include "tests/drive/DriveTestSupport.h"
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
-namespace {
-std::atomic<uint64_t> g_allocations{0};
-}
-
-void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return ::operator new(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  ++g_allocations;
-  return std::malloc(n == 0 ? 1 : n);
-}
-void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept {
-  return ::operator new(n, t);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace bud;
 using namespace bud::drive;
@@ -69,10 +41,12 @@ TEST_CASE("driving a run does not allocate per cycle or per pause", "[drive][all
   d.add(actor);
   d.run_until(1000);  // set-up: the fan-out lists take their capacity
 
-  ::operator delete(::operator new(16));  // the counter works
-  const uint64_t before = g_allocations.load();
+  const uint64_t probe = bud::test::allocations();
+  ::operator delete(::operator new(16));
+  REQUIRE(bud::test::allocations() == probe + 1);  // the counter works
+  const uint64_t before = bud::test::allocations();
   const auto s = d.run_until(200'000);
-  const uint64_t allocations = g_allocations.load() - before;
+  const uint64_t allocations = bud::test::allocations() - before;
   CHECK(s.reached_target);
   CHECK(a.seen == 200'000);
   CHECK(obs.txns > 1000);

@@ -35,3 +35,54 @@ TEST_CASE("arm and eval do not allocate", "[expr][alloc]") {
   CHECK(allocated == 0);
   CHECK(truthy > 0);  // keep the loop observable
 }
+
+namespace {
+
+// Work of compiling and printing `text`: bytes allocated plus allocations (every copy of a
+// growing operand string shows up in the bytes).
+uint64_t compile_work(const std::string& text, NameResolver& res) {
+  const uint64_t b0 = bud::test::allocated_bytes(), a0 = bud::test::allocations();
+  CompileResult r = compile(text, res);
+  REQUIRE(r.ok());
+  const std::string printed = r.expr->to_string();
+  CHECK(printed.size() > text.size() / 4);
+  return (bud::test::allocated_bytes() - b0) + (bud::test::allocations() - a0);
+}
+
+}  // namespace
+
+TEST_CASE("compiling and printing a condition is linear in its size", "[expr][alloc][limits]") {
+  // Issue 12: 200k terms took 25 s (each operator copied its operands' text). Four times the
+  // terms must cost about four times the work (quadratic would be sixteen).
+  TableResolver res({{"a"}, {"b"}, {"big", 1u << 20}});
+  using Make = std::string (*)(int);
+  const Make shapes[] = {
+      [](int n) {  // one long left-associative chain
+        std::string s = "a";
+        for (int i = 1; i < n; ++i) s += i % 2 ? " + b" : " || a";
+        return s;
+      },
+      [](int n) {  // distinct names and rings: every term adds a ref, a name and a ring
+        std::string s = "delta(big[0], 1) > 0";
+        for (int i = 1; i < n; ++i) s += " || delta(big[" + std::to_string(i) + "], 1) > 0";
+        return s;
+      },
+      [](int n) {  // right-leaning nests 50 deep (within the nesting limit), one after another
+        std::string s;
+        for (int g = 0; g < n / 51; ++g) {
+          s += g ? " + a" : "a";
+          for (int j = 0; j < 50; ++j) s += " - (b";
+          s += std::string(50, ')');
+        }
+        return s;
+      },
+  };
+  for (Make make : shapes) {
+    const uint64_t small = compile_work(make(10'000), res);
+    const uint64_t large = compile_work(make(40'000), res);
+    INFO("work for 10k terms " << small << ", for 40k terms " << large);
+    CHECK(large < 6 * small);
+  }
+  // The size of issue 12 compiles (and the nodes stay under the limit).
+  CHECK(compile_work(shapes[0](200'000), res) > 0);
+}

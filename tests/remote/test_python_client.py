@@ -112,6 +112,12 @@ def main():
             except grpc.RpcError as e:
                 check(e.code() != grpc.StatusCode.OK, e)
             check(c.status(digest=True)["digest"] == digest, "state changed")
+            # A trigger file with bytes that are not UTF-8, read by the server: the error echoes
+            # them as U+FFFD and the reply still decodes (issue 12).
+            with open(os.path.join(out, "bad.trig"), "wb") as f:
+                f.write(b"trigger t when cycle > 1 do h\xff\xfe\n")
+            bad = c.execute("trigger load bad.trig")
+            check(not bad.ok and "\ufffd" in bad.error, bad)
             # Run control from Python: step, then a background continue and its events.
             check(c.check("step 5").stop["cycle"] == s["cycle"] + 5, "step")
             c.continue_(wait=False)

@@ -222,4 +222,26 @@ TEST_CASE("bud debug: record stop keeps the prompt's deposits and the packet rep
   INFO(rep.out << rep.err);
   CHECK(rep.status == 0);
   CHECK(rep.out.find("digests bit-exact") != std::string::npos);
+
+TEST_CASE("bud trigger check reports the history a file needs and refuses a hostile one",
+          "[trigger][cli][limits]") {
+  std::string hostile;
+  for (int i = 0; i < 200; ++i)
+    hostile += "trigger t" + std::to_string(i) + " when delta(cycles, 16777216) > 0 do halt\n";
+  const auto f = write("hostile.trig", hostile);
+  auto r = bud_run("trigger check " + f);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("hostile.trig:2:") != std::string::npos);
+  CHECK(r.err.find("trigger 't1'") != std::string::npos);
+  // The file limit is a flag: 1 MiB refuses even the first trigger (128 MiB).
+  r = bud_run("trigger check " + f + " --max-trigger-history 1 --json");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("hostile.trig:1:") != std::string::npos);
+  CHECK(r.out.find("per file (--max-trigger-history)") != std::string::npos);
+  const auto small = write("small.trig", "trigger s when delta(cycles, 1023) > 3 do halt\n");
+  r = bud_run("trigger check " + small);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("8192 bytes of history") != std::string::npos);
+  r = bud_run("trigger check " + small + " --json");
+  CHECK(r.out.find("\"history_bytes\":8192") != std::string::npos);
 }

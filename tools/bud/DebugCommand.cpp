@@ -45,6 +45,7 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
   sub->add_flag("--inline-triggers", options.inline_triggers,
                 "Evaluate triggers on the simulation thread instead of a second one (same "
                 "results, slower; docs/triggers.md)");
+  add_trigger_limit_options(*sub, options.trigger_limits);
   sub->add_option("-x,--script", options.scripts, "Run the commands in FILE first (repeatable)");
   sub->add_flag("--batch", options.batch, "Run the scripts and exit (status 1 if a command failed)");
   sub->add_flag("--json", options.json, "Print each command's result as one JSON object per line");
@@ -179,9 +180,11 @@ int run_debug(const DebugOptions& options) {
   struct Uninstall {
     ~Uninstall() { debugger::set_record_backend(nullptr); }
   } uninstall;
-  auto triggers =
-      attach_triggers(*session, *prepared, ro, options.triggers, options.capture_dir, error,
-                      options.inline_triggers);
+  debugger::TriggerEngineConfig tconfig;
+  tconfig.capture_dir = options.capture_dir;
+  tconfig.async = !options.inline_triggers;
+  tconfig.limits = trigger_limits(options.trigger_limits);
+  auto triggers = attach_triggers(*session, *prepared, ro, options.triggers, tconfig, error);
   if (!triggers) {
     std::cerr << error << "\n";
     return fail_command("debug", options.json, 2, options.triggers + " is invalid");

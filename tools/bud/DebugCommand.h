@@ -9,6 +9,7 @@
 #include "debugger/bisect/GoldenCheck.h"
 #include "debugger/session/Session.h"
 #include "emu/run/RunJob.h"
+#include "tools/bud/TriggerCommand.h"
 
 namespace bud::cli {
 
@@ -19,6 +20,7 @@ struct DebugOptions {
   std::string triggers;                       ///< --triggers FILE
   std::string capture_dir = "bud-captures";   ///< --capture-dir DIR
   bool inline_triggers = false;               ///< --inline-triggers
+  TriggerLimitOptions trigger_limits;  ///< --max-trigger-history, --max-session-trigger-history
   std::vector<std::string> scripts;  ///< -x FILE, run in order before the prompt
   bool batch = false;                ///< run the scripts and exit
   bool json = false;                 ///< one JSON object per command

@@ -103,6 +103,7 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
   sub->add_flag("--inline-triggers", options.inline_triggers,
                 "Evaluate triggers on the simulation thread instead of a second one (same "
                 "results, slower; docs/triggers.md)");
+  add_trigger_limit_options(*sub, options.trigger_limits);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "emu/run/RunJob.h"
+#include "tools/bud/TriggerCommand.h"
 #include "replay/Recorder.h"
 
 namespace bud::cli {
@@ -19,6 +20,7 @@ struct RunCommandOptions {
   std::string triggers;                  ///< --triggers FILE (docs/triggers.md)
   std::string capture_dir = "bud-captures";  ///< --capture-dir DIR for trigger captures
   bool inline_triggers = false;  ///< --inline-triggers: evaluate on the simulation thread
+  TriggerLimitOptions trigger_limits;  ///< --max-trigger-history, --max-session-trigger-history
 };
 
 /// Adds the memory-model, throttle and watchdog options shared by every command that runs the NPU.

@@ -46,6 +46,7 @@ void setup_serve(CLI::App& app, ServeOptions& options) {
                   "Inject a fault (repeatable; see bud run --help)");
   sub->add_option("--packet", options.packet, "Serve the run recorded in a replay packet");
   sub->add_option("--triggers", options.triggers, "Load the triggers of FILE");
+  add_trigger_limit_options(*sub, options.trigger_limits);
   sub->add_option("--listen", options.listen, "unix:PATH or tcp:HOST:PORT (port 0: any free)")
       ->capture_default_str();
   sub->add_option("--token-file", options.token_file,
@@ -153,13 +154,20 @@ int run_serve(const ServeOptions& options) {
   struct Uninstall {
     ~Uninstall() { debugger::set_record_backend(nullptr); }
   } uninstall;
-  // Trigger captures go to the output directory like every other file the server writes.
-  auto triggers = attach_triggers(*session, *prepared, ro, options.triggers, output->path(), error);
+  // Trigger captures, logs and state files are created through the output directory's
+  // confinement function like every other file the server writes.
+  debugger::TriggerEngineConfig tconfig;
+  tconfig.capture_dir = output->path();
+  tconfig.open_output = [&output](const std::string& name, std::string& e) {
+    return output->create(name, e);
+  };
+  tconfig.limits = trigger_limits(options.trigger_limits);
+  auto triggers = attach_triggers(*session, *prepared, ro, options.triggers, tconfig, error);
   if (!triggers) return fail(error + "\n" + options.triggers + " is invalid");
   if (recorder) {
     // The `record` trigger action writes inside the output directory too.
     recorder->set_trigger_resolver([&output](const std::string& name, std::string& e) {
-      return output->resolve(name, e);
+      return output->create(name, e);
     });
     triggers->set_record_hook(recorder.get());
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emu/run/RunJob.h"
+#include "tools/bud/TriggerCommand.h"
 
 namespace bud::cli {
 
@@ -16,6 +17,7 @@ struct ServeOptions {
   std::vector<std::string> fault_texts;
   std::string packet;                        ///< --packet P
   std::string triggers;                      ///< --triggers FILE
+  TriggerLimitOptions trigger_limits;  ///< --max-trigger-history, --max-session-trigger-history
   std::string listen = "unix:bud.sock";      ///< --listen unix:PATH | tcp:HOST:PORT
   std::string token_file;                    ///< --token-file F (required for TCP)
   bool allow_remote = false;                 ///< --allow-remote: bind a non-loopback address

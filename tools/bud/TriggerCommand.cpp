@@ -39,7 +39,28 @@ void setup_trigger(CLI::App& app, TriggerCommandOptions& options) {
   check->add_option("file", options.file, "Trigger file")->required();
   check->add_option("--workload", options.workload,
                     "Built-in name or workload file whose layer names `layer NAME` must match");
+  add_trigger_limit_options(*check, options.limits);
   check->add_flag("--json", options.json, "Print one JSON object");
+}
+
+void add_trigger_limit_options(CLI::App& sub, TriggerLimitOptions& options) {
+  sub.add_option("--max-trigger-history", options.history_mib,
+                 "MiB of condition history (delta/rate/ratio/held windows) one trigger file may "
+                 "allocate")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+  sub.add_option("--max-session-trigger-history", options.session_history_mib,
+                 "MiB of condition history all triggers loaded in this run or session may "
+                 "allocate together")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
+}
+
+debugger::TriggerLimits trigger_limits(const TriggerLimitOptions& options) {
+  debugger::TriggerLimits l;
+  l.max_file_history_bytes = static_cast<size_t>(options.history_mib) << 20;
+  l.max_session_history_bytes = static_cast<size_t>(options.session_history_mib) << 20;
+  return l;
 }
 
 namespace {
@@ -126,6 +147,7 @@ int run_trigger(const TriggerCommandOptions& options) {
   debugger::TriggerEnv env;
   env.emu = &emu;
   if (!options.workload.empty()) env.layer_names = &layers;
+  env.limits = trigger_limits(options.limits);
   auto parse = debugger::load_trigger_file(options.file, env);
   if (options.json) {
     Json j = Json::object();
@@ -162,6 +184,9 @@ int run_trigger(const TriggerCommandOptions& options) {
         x["states"] = static_cast<uint64_t>(d.states.size());
         x["max_pre"] = d.max_pre();
         x["max_post"] = d.max_post();
+        uint64_t history = 0;
+        for (const auto& c : d.conds) history += c.expr.memory_bytes();
+        x["history_bytes"] = history;
         t.push_back(x);
       }
       j["triggers"] = t;
@@ -171,6 +196,7 @@ int run_trigger(const TriggerCommandOptions& options) {
       Json ul = Json::array();
       for (const auto& [n, loc] : parse.unresolved_layers) ul.push_back(loc.to_string() + ": " + n);
       j["unchecked_layers"] = ul;
+      j["history_bytes"] = static_cast<uint64_t>(parse.program->history_bytes());
     }
     std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     return parse.ok() ? 0 : 2;
@@ -184,7 +210,8 @@ int run_trigger(const TriggerCommandOptions& options) {
   const auto& prog = *parse.program;
   std::cout << options.file << ": ok, " << prog.triggers.size()
             << (prog.triggers.size() == 1 ? " trigger" : " triggers") << ", " << prog.events.size()
-            << (prog.events.size() == 1 ? " event" : " events") << "\n";
+            << (prog.events.size() == 1 ? " event" : " events") << ", " << prog.history_bytes()
+            << " bytes of history (limit " << env.limits.max_file_history_bytes << ")\n";
   for (const auto& d : prog.triggers) {
     std::cout << "  " << d.name << " (line " << d.loc.line << "): "
               << (d.machine ? "state machine, " + std::to_string(d.states.size()) + " states"
@@ -208,6 +235,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   debugger::TriggerEnv env;
   env.emu = &emu;
   env.layer_names = &layers;
+  env.limits = trigger_limits(options.trigger_limits);
   auto parse = debugger::load_trigger_file(options.triggers, env);
   if (!parse.ok()) {
     for (const auto& e : parse.errors) std::cerr << e.to_string() << "\n";
@@ -217,6 +245,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   config.capture_dir = options.capture_dir;
   config.make_replica = npu_replica(prepared, ro);
   config.async = !options.inline_triggers;
+  config.limits = env.limits;
   TriggerEngine engine(emu, config);
   const auto paths = record_targets(options, *parse.program);
   engine.add(std::move(*parse.program));
@@ -321,11 +350,8 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
 std::unique_ptr<TriggerEngine> attach_triggers(debugger::Session& session,
                                                const run::PreparedRun& prepared,
                                                const run::RunOptions& ro, const std::string& file,
-                                               const std::string& capture_dir, std::string& error,
-                                               bool inline_eval) {
-  debugger::TriggerEngineConfig config;
-  config.capture_dir = capture_dir;
-  config.async = !inline_eval;
+                                               debugger::TriggerEngineConfig config,
+                                               std::string& error) {
   config.make_replica = npu_replica(prepared, ro);
   auto engine = std::make_unique<TriggerEngine>(session.emu(), config);
   engine->attach(session);

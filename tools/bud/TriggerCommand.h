@@ -14,9 +14,20 @@ namespace bud::cli {
 
 struct RunCommandOptions;
 
+/// The trigger memory bounds every command that loads triggers takes (docs/triggers.md, Limits).
+struct TriggerLimitOptions {
+  uint64_t history_mib = 256;           ///< --max-trigger-history: per file
+  uint64_t session_history_mib = 1024;  ///< --max-session-trigger-history: all loaded together
+};
+/// Adds --max-trigger-history and --max-session-trigger-history to `sub`.
+void add_trigger_limit_options(CLI::App& sub, TriggerLimitOptions& options);
+/// The limits with those two bounds applied.
+debugger::TriggerLimits trigger_limits(const TriggerLimitOptions& options);
+
 struct TriggerCommandOptions {
   std::string file;
   std::string workload;  ///< optional: check `layer NAME` against this workload's layers
+  TriggerLimitOptions limits;
   bool json = false;
 };
 
@@ -31,10 +42,11 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
                       const run::PreparedRun& prepared);
 
 /// `bud debug --triggers FILE`: an engine attached to `session` (always created, so `trigger add`
-/// works), loaded with the files' triggers. Null with `error` (FILE:LINE:COL lines) on failure.
+/// works), loaded with the files' triggers. `config` gives the capture directory (or
+/// open_output), the evaluation mode and the limits; the replica factory is filled in here. Null
+/// with `error` (FILE:LINE:COL lines) on failure.
 std::unique_ptr<debugger::TriggerEngine> attach_triggers(
     debugger::Session& session, const run::PreparedRun& prepared, const run::RunOptions& ro,
-    const std::string& file, const std::string& capture_dir, std::string& error,
-    bool inline_eval = false);
+    const std::string& file, debugger::TriggerEngineConfig config, std::string& error);
 
 }  // namespace bud::cli
