@@ -5,6 +5,8 @@
 #include <functional>
 
 #include "bud/ModelRevision.h"
+#include "emu/drive/Driver.h"
+#include "emu/drive/Intervention.h"
 #include "emu/golden/Checker.h"
 #include "emu/npu/NpuEmulator.h"
 #include "replay/PacketReader.h"
@@ -401,25 +403,39 @@ std::optional<uint32_t> first_wrong_output_byte(const run::PreparedRun& p, const
 /// Steps `emu` from where it is to `end` and returns the cycle from which DRAM byte `addr` differs
 /// from `want` for good: after the last cycle it held `want` (or, if it never did from here, the
 /// last cycle it changed). The state at cycle N is the state after N edges.
-std::optional<uint64_t> date_wrong_byte(emu::Emulator& emu, uint32_t addr, uint8_t want, uint64_t end) {
+std::optional<uint64_t> date_wrong_byte(emu::Emulator& emu, uint32_t addr, uint8_t want, uint64_t end,
+                                        drive::Participant* actor) {
+  // A pause every cycle: the byte is read after each edge.
+  struct ByteWatch final : drive::Participant {
+    emu::Emulator* emu = nullptr;
+    uint32_t addr = 0;
+    uint8_t want = 0, prev = 0;
+    bool seen_right = false;
+    std::optional<uint64_t> wrong_from, last_change;
+    uint64_t next_pause(uint64_t now) const override { return now + 1; }
+    drive::PauseAction on_pause(uint64_t cycle) override {
+      uint8_t b = 0;
+      emu->read_memory("dram", addr, {&b, 1});
+      if (b != prev) last_change = cycle;
+      prev = b;
+      if (b == want) {
+        seen_right = true;
+        wrong_from.reset();
+      } else if (seen_right && !wrong_from) {
+        wrong_from = cycle;
+      }
+      return drive::PauseAction::Continue;
+    }
+  } watch;
   uint8_t b = 0;
   if (!emu.read_memory("dram", addr, {&b, 1})) return std::nullopt;
-  bool seen_right = b == want;
-  std::optional<uint64_t> wrong_from, last_change;
-  uint8_t prev = b;
-  while (emu.state() == emu::RunState::Ready && emu.cycle() < end) {
-    emu.step(1);
-    emu.read_memory("dram", addr, {&b, 1});
-    if (b != prev) last_change = emu.cycle();
-    prev = b;
-    if (b == want) {
-      seen_right = true;
-      wrong_from.reset();
-    } else if (seen_right && !wrong_from) {
-      wrong_from = emu.cycle();
-    }
-  }
-  return seen_right ? wrong_from : last_change;
+  watch.emu = &emu;
+  watch.addr = addr;
+  watch.want = want;
+  watch.prev = b;
+  watch.seen_right = b == want;
+  drive::advance(emu, end, {actor, &watch});
+  return watch.seen_right ? watch.wrong_from : watch.last_change;
 }
 
 /// Completes a result-only verdict (every stage matched, the results did not): the element,
@@ -453,16 +469,17 @@ void complete_result_verdict(BisectReport& r, const run::PreparedRun& p, const G
 }
 
 void write_wave(const BisectOptions& o, BisectReport& r, emu::Emulator& emu,
-                const std::function<bool()>& rewind, uint64_t run_end) {
+                const std::function<bool()>& rewind, uint64_t run_end,
+                drive::Participant* actor = nullptr) {
   if (o.wave_file.empty() || !r.first_divergence_cycle) return;
   if (!rewind()) return;
   const uint64_t div = *r.first_divergence_cycle;
   const uint64_t from = div > o.wave_radius ? div - o.wave_radius : 0;
   const uint64_t start = emu.cycle();
-  if (from > start) emu.step(from - start);
+  if (from > start) drive::advance(emu, from, {actor});
   if (!emu.wave_open(o.wave_file).empty()) return;
   const uint64_t to = std::min(run_end, div + o.wave_radius);
-  if (to > emu.cycle()) emu.step(to - emu.cycle());
+  if (to > emu.cycle()) drive::advance(emu, to, {actor});
   emu.wave_close();
   r.wave_file = o.wave_file;
   r.resimulated_cycles += emu.cycle() - start;
@@ -574,10 +591,8 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
     return r;
   }
   TxnChecker chk(trace, std::array<emu::StageDigest, emu::kNumStages>{});
-  emu.set_txn_observer(&chk);
-  while (emu.state() == emu::RunState::Ready && emu.cycle() < options.max_cycles)
-    emu.step(std::min<uint64_t>(1u << 20, options.max_cycles - emu.cycle()));
-  emu.set_txn_observer(nullptr);
+  drive::HookParticipant checking(nullptr, &chk);
+  const auto driven = drive::advance(emu, options.max_cycles, {&checking});
   chk.finish(emu.cycle());
   r.run_cycles = emu.cycle();
   r.resimulated_cycles = emu.cycle();
@@ -588,7 +603,7 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   end.cycle = emu.cycle();
   end.stopped = emu.state() != emu::RunState::Finished;
   end.hang = emu.state() == emu::RunState::Hang || emu.state() == emu::RunState::Ready;
-  end.message = emu.step(0).message;
+  end.message = driven.message;
   end.hang_cycles = options.npu.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
@@ -600,7 +615,7 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
       complete_result_verdict(r, p, trace, *addr, actual, [&](uint32_t a, uint8_t want) {
         if (!run::start(p, options, emu, &emu).empty()) return std::optional<uint64_t>();
         r.resimulated_cycles += run_end;
-        return date_wrong_byte(emu, a, want, run_end);
+        return date_wrong_byte(emu, a, want, run_end, nullptr);
       });
     }
   }
@@ -709,22 +724,41 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   };
   const uint64_t stop_at = first_bad < windows.size() ? windows[first_bad].end_cycle() : UINT64_MAX;
   const uint64_t limit = spec->options.max_cycles;
+  // The packet's interventions (deposits and forces made at a prompt) happen again.
+  std::vector<drive::Intervention> log;
+  for (const auto& rec : packet.interventions) {
+    std::string error;
+    auto iv = replay::intervention_from(rec, emu, error);
+    if (!iv) {
+      r.message = packet.name + ": " + error;
+      return r;
+    }
+    log.push_back(std::move(*iv));
+  }
+  drive::InterventionActor actor(emu, log);
   std::optional<TxnChecker> checker;
+  // Runs through the first divergent window, and on (to the end, if need be) until a divergence
+  // is pinned, or until the checker finds the start caught a command mid-way.
+  struct Pinned final : drive::Participant {
+    std::optional<TxnChecker>* checker = nullptr;
+    uint64_t stop_at = 0;
+    emu::TxnObserver* txn_observer() override { return &**checker; }
+    uint64_t next_pause(uint64_t) const override { return stop_at; }
+    drive::PauseAction on_pause(uint64_t cycle) override {
+      const bool pinned = cycle >= stop_at && !(*checker)->divergences().empty();
+      return pinned || (*checker)->before_start() ? drive::PauseAction::Halt
+                                                  : drive::PauseAction::Continue;
+    }
+  } pinned;
+  pinned.checker = &checker;
+  pinned.stop_at = stop_at;
+  drive::DriveStop driven;
   for (;;) {
     if (!rewind()) return r;
     start_cycle = emu.cycle();
     checker.emplace(trace, start_cycle > 0 ? digests_at(start_cycle)
                                            : std::array<emu::StageDigest, emu::kNumStages>{});
-    emu.set_txn_observer(&*checker);
-    // Run through the first divergent window; keep going (to the end, if need be) until a
-    // divergence is pinned.
-    while (emu.state() == emu::RunState::Ready && emu.cycle() < limit) {
-      const uint64_t target = emu.cycle() < stop_at ? stop_at : limit;
-      emu.step(std::min<uint64_t>(target - emu.cycle(), 1u << 20));
-      if (emu.cycle() >= stop_at && !checker->divergences().empty()) break;
-      if (checker->before_start()) break;
-    }
-    emu.set_txn_observer(nullptr);
+    driven = drive::advance(emu, limit, {&actor, &pinned});
     if (emu.state() != emu::RunState::Ready) checker->finish(emu.cycle());
     // A command caught mid-way at the checkpoint had produced wrong transactions before it: the
     // divergence lies earlier. Start again one checkpoint back (the reset at the latest).
@@ -753,7 +787,7 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   end.cycle = emu.cycle();
   end.stopped = emu.state() != emu::RunState::Ready && emu.state() != emu::RunState::Finished;
   end.hang = emu.state() == emu::RunState::Hang;
-  end.message = emu.step(0).message;
+  end.message = driven.message;
   end.hang_cycles = spec->options.npu.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
@@ -777,7 +811,7 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
         ck = start;
         if (!rewind()) return std::optional<uint64_t>();
         const uint64_t from = emu.cycle();
-        const auto c = date_wrong_byte(emu, a, want, run_end);
+        const auto c = date_wrong_byte(emu, a, want, run_end, &actor);
         r.resimulated_cycles += emu.cycle() - from;
         return c;
       });
@@ -797,7 +831,7 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
         r.downstream_stages.insert(r.downstream_stages.end() - 1, name);
     }
   }
-  write_wave(bopts, r, emu, rewind, r.run_cycles);
+  write_wave(bopts, r, emu, rewind, r.run_cycles, &actor);
   return r;
 }
 

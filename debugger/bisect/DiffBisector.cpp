@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "emu/isa/Isa.h"
+#include "emu/drive/Driver.h"
 #include "emu/npu/NpuEmulator.h"
 #include "replay/CounterMap.h"
 #include "replay/PacketReader.h"
@@ -56,7 +57,7 @@ struct Side {
     }
     if (cycle > emu->cycle()) {
       resimulated += cycle - emu->cycle();
-      emu->step(cycle - emu->cycle());
+      drive::advance(*emu, cycle);
     }
     return {};
   }
@@ -292,8 +293,9 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
   if (auto e = bad.seek(from, r.resimulated_cycles); !e.empty()) return r.message = e, r;
   uint64_t cycle = from;
   while (cycle < to && good.emu->digest() == bad.emu->digest()) {
-    good.emu->step(1);
-    bad.emu->step(1);
+    // Lockstep, one cycle at a time: the digests are compared after every edge.
+    drive::advance(*good.emu, good.emu->cycle() + 1);
+    drive::advance(*bad.emu, bad.emu->cycle() + 1);
     r.resimulated_cycles += 2;
     ++cycle;
     if (good.emu->state() != emu::RunState::Ready && bad.emu->state() != emu::RunState::Ready) break;

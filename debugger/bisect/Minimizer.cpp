@@ -8,6 +8,7 @@
 #include <set>
 
 #include "debugger/bisect/Bisector.h"
+#include "emu/drive/Driver.h"
 #include "emu/npu/NpuEmulator.h"
 #include "emu/workload/Lowering.h"
 #include "emu/workload/Workload.h"
@@ -126,7 +127,7 @@ std::string signal_engine(const emu::FaultSpec& f) {
 
 /// Watches which command the load, compute and store engines hold, and since when (engines
 /// hold one command at a time), and calls `each` after every cycle (true: stop the run).
-class TakeWatch final : public emu::CycleHook {
+class TakeWatch final : public emu::CycleHook, public drive::Participant {
  public:
   using Each = std::function<bool(const TakeWatch&, uint64_t cycle)>;
   TakeWatch(emu::Emulator& emu, Each each) : emu_(emu), each_(std::move(each)) {
@@ -144,7 +145,13 @@ class TakeWatch final : public emu::CycleHook {
       e.held = held;
       e.cmd = cmd;
     }
-    return each_(*this, cycle);
+    done_ = each_(*this, cycle);
+    return done_;
+  }
+  // drive::Participant: watches every cycle; `each` saying stop halts the run.
+  emu::CycleHook* cycle_hook() override { return this; }
+  drive::PauseAction on_pause(uint64_t) override {
+    return done_ ? drive::PauseAction::Halt : drive::PauseAction::Continue;
   }
   /// The command `engine` holds now and the cycle it took it, if it holds one.
   std::optional<std::pair<uint32_t, uint64_t>> holding(const std::string& engine) const {
@@ -163,6 +170,7 @@ class TakeWatch final : public emu::CycleHook {
   };
   emu::Emulator& emu_;
   Each each_;
+  bool done_ = false;
   std::vector<Engine> engines_;
 };
 
@@ -181,12 +189,7 @@ void run_watching(const run::PreparedRun& p, const run::RunOptions& options, Tak
   emu::NpuEmulator emu(o.npu);
   if (!run::start(p, o, emu, &emu).empty()) return;
   TakeWatch watch(emu, std::move(each));
-  emu.set_cycle_hook(&watch);
-  while (emu.state() == emu::RunState::Ready && emu.cycle() < o.max_cycles) {
-    auto r = emu.step(std::min<uint64_t>(1u << 20, o.max_cycles - emu.cycle()));
-    if (r.hook_stop) break;
-  }
-  emu.set_cycle_hook(nullptr);
+  drive::advance(emu, o.max_cycles, {&watch});
 }
 
 /// The anchors of the original run's faults, with one line each for the result. Positions come

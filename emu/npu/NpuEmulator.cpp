@@ -977,8 +977,8 @@ bool NpuEmulator::seal_state(std::span<uint8_t> in) {
   std::vector<uint64_t> page_hashes(page_count);
   for (size_t i = 0; i < page_count; ++i)
     page_hashes[i] = DramModel::hash_page(in.data() + pages_at + i * kDramPageBytes);
-  const uint64_t sum = state_checksum(state_hash(in.subspan(0, pages_at)), page_hashes,
-                                      state_hash(in.subspan(pages_end, payload_end - pages_end)));
+  const uint64_t sum = state_checksum(hash64(in.subspan(0, pages_at)), page_hashes,
+                                      hash64(in.subspan(pages_end, payload_end - pages_end)));
   std::memcpy(in.data() + payload_end, &sum, 8);
   return true;
 }

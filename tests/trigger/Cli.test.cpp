@@ -222,6 +222,7 @@ TEST_CASE("bud debug: record stop keeps the prompt's deposits and the packet rep
   INFO(rep.out << rep.err);
   CHECK(rep.status == 0);
   CHECK(rep.out.find("digests bit-exact") != std::string::npos);
+}
 
 TEST_CASE("bud trigger check reports the history a file needs and refuses a hostile one",
           "[trigger][cli][limits]") {
