@@ -710,11 +710,14 @@ std::string check_model_layout(std::span<const uint8_t> got, std::span<const uin
   const size_t strings = strings_end - strings_at;
   if (own.size() < strings_end + 8 + block + strings + kSignature) return unknown;
   const size_t tail_context = own.size() - kSignature - strings - block;
+  // The 8 bytes before the 8-byte trailer ("vltsaved") are model data that a waveform being
+  // written changes (a state saved with `wave on` differs there): not compared.
   const std::pair<size_t, size_t> fixed[] = {{0, kSignature},
                                              {kSignature + 1, kSignature + 9},
                                              {strings_at, strings_end},
                                              {tail_context - 8, tail_context},
-                                             {tail_context + block, own.size()}};
+                                             {tail_context + block, own.size() - kSignature},
+                                             {own.size() - 8, own.size()}};
   for (const auto& [from, to] : fixed) {
     for (size_t i = from; i < to; ++i)
       if (got[i] != own[i])

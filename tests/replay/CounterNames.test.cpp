@@ -109,10 +109,12 @@ TEST_CASE("bud bisect diffs two format-1 packets by counter name", "[replay][cou
   const auto json = test::slurp(out);
   INFO(json);
   CHECK(rc == 1);
-  // The verdict and evidence the pre-change build gave for the same two packets.
+  // The verdict and per-counter evidence the pre-change build gave for the same two packets (the
+  // class line is the mechanism rule's of docs/bisect.md).
   CHECK(json.find("\"verdict\":\"performance\"") != std::string::npos);
   CHECK(json.find("\"mechanism\":\"memory\"") != std::string::npos);
-  CHECK(json.find("mean DRAM read latency: good 46.0, bad 125.8 cycles") != std::string::npos);
+  CHECK(json.find("memory: +7462 (load.stall_mem +6592, store.stall_mem +550, fetch.stall_mem +320)") !=
+        std::string::npos);
   CHECK(json.find("load.stall_mem: +6592 per window (good 2196, bad 8788)") != std::string::npos);
   CHECK(json.find("dram_rd_latency_sum: +55307 per window (good 31892, bad 87199)") !=
         std::string::npos);

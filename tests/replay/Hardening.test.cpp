@@ -276,7 +276,7 @@ TEST_CASE("record flags other than 0 are refused", "[replay][hardening][flags]")
   CHECK(parse_packet(reframe(bytes, 2, payload, 0), "f", error));
   CHECK_FALSE(parse_packet(reframe(bytes, 2, payload, 1), "f", error));
   CHECK(error == "f: byte " + std::to_string(r.offset + 6) +
-                     ": record flags 1 are not defined in format 1 (must be 0)");
+                     ": record flags 1 are not defined in format " + std::to_string(kFormatMajor) + " (must be 0)");
 }
 
 TEST_CASE("printable() escapes what a terminal would act on", "[replay][hardening][text]") {
@@ -417,7 +417,7 @@ TEST_CASE("crafted host driver and DRAM fields are refused", "[replay][hardening
   const size_t host_at = state.size() - 8 - 40;
   uint32_t magic = 0;
   std::memcpy(&magic, state.data() + host_at, 4);
-  REQUIRE(magic == 0x48535430);
+  REQUIRE(magic == 0x48535431);  // "HST1"
   std::string error;
   auto patched = [&](size_t at, const void* v, size_t n) {
     auto s = state;

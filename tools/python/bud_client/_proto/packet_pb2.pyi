@@ -10,6 +10,7 @@ RECORD_CHECKPOINT: RecordKind
 RECORD_CHUNKS: RecordKind
 RECORD_HEADER: RecordKind
 RECORD_INDEX: RecordKind
+RECORD_INTERVENTION: RecordKind
 RECORD_KIND_UNSPECIFIED: RecordKind
 RECORD_RESULT: RecordKind
 RECORD_STIMULUS: RecordKind
@@ -61,8 +62,9 @@ class Fault(_message.Message):
     def __init__(self, text: _Optional[str] = ...) -> None: ...
 
 class Header(_message.Message):
-    __slots__ = ["build_tags", "design", "faults", "format_major", "format_minor", "intervals", "limits", "memory", "model_revision", "seeds", "start_cycle", "stimulus", "tool_version", "triggers", "verilator_version", "workload"]
+    __slots__ = ["build_tags", "counter_names", "design", "faults", "format_major", "format_minor", "intervals", "limits", "memory", "model_revision", "seeds", "start_cycle", "stimulus", "tool_version", "triggers", "verilator_version", "workload"]
     BUILD_TAGS_FIELD_NUMBER: _ClassVar[int]
+    COUNTER_NAMES_FIELD_NUMBER: _ClassVar[int]
     DESIGN_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
     FORMAT_MAJOR_FIELD_NUMBER: _ClassVar[int]
@@ -79,6 +81,7 @@ class Header(_message.Message):
     VERILATOR_VERSION_FIELD_NUMBER: _ClassVar[int]
     WORKLOAD_FIELD_NUMBER: _ClassVar[int]
     build_tags: _containers.RepeatedScalarFieldContainer[str]
+    counter_names: _containers.RepeatedScalarFieldContainer[str]
     design: str
     faults: _containers.RepeatedCompositeFieldContainer[Fault]
     format_major: int
@@ -94,7 +97,7 @@ class Header(_message.Message):
     triggers: _containers.RepeatedScalarFieldContainer[str]
     verilator_version: str
     workload: WorkloadSpec
-    def __init__(self, format_major: _Optional[int] = ..., format_minor: _Optional[int] = ..., model_revision: _Optional[str] = ..., verilator_version: _Optional[str] = ..., tool_version: _Optional[str] = ..., build_tags: _Optional[_Iterable[str]] = ..., design: _Optional[str] = ..., seeds: _Optional[_Union[Seeds, _Mapping]] = ..., workload: _Optional[_Union[WorkloadSpec, _Mapping]] = ..., memory: _Optional[_Union[MemoryConfig, _Mapping]] = ..., limits: _Optional[_Union[RunLimits, _Mapping]] = ..., triggers: _Optional[_Iterable[str]] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., stimulus: _Optional[_Union[HostStimulus, _Mapping]] = ..., intervals: _Optional[_Union[Intervals, _Mapping]] = ..., start_cycle: _Optional[int] = ...) -> None: ...
+    def __init__(self, format_major: _Optional[int] = ..., format_minor: _Optional[int] = ..., model_revision: _Optional[str] = ..., verilator_version: _Optional[str] = ..., tool_version: _Optional[str] = ..., build_tags: _Optional[_Iterable[str]] = ..., design: _Optional[str] = ..., seeds: _Optional[_Union[Seeds, _Mapping]] = ..., workload: _Optional[_Union[WorkloadSpec, _Mapping]] = ..., memory: _Optional[_Union[MemoryConfig, _Mapping]] = ..., limits: _Optional[_Union[RunLimits, _Mapping]] = ..., triggers: _Optional[_Iterable[str]] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., stimulus: _Optional[_Union[HostStimulus, _Mapping]] = ..., intervals: _Optional[_Union[Intervals, _Mapping]] = ..., start_cycle: _Optional[int] = ..., counter_names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class HostStimulus(_message.Message):
     __slots__ = ["commands", "image_bytes", "job_fingerprint", "poll_interval", "ring_base", "ring_entries"]
@@ -135,6 +138,35 @@ class Intervals(_message.Message):
     checkpoint: int
     digest: int
     def __init__(self, digest: _Optional[int] = ..., checkpoint: _Optional[int] = ...) -> None: ...
+
+class Intervention(_message.Message):
+    __slots__ = ["bytes", "cycle", "element", "kind", "memory", "offset", "signal", "value", "width"]
+    class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = []
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    CYCLE_FIELD_NUMBER: _ClassVar[int]
+    DEPOSIT: Intervention.Kind
+    ELEMENT_FIELD_NUMBER: _ClassVar[int]
+    FORCE: Intervention.Kind
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KIND_UNSPECIFIED: Intervention.Kind
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_WRITE: Intervention.Kind
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    RELEASE: Intervention.Kind
+    SIGNAL_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    WIDTH_FIELD_NUMBER: _ClassVar[int]
+    bytes: bytes
+    cycle: int
+    element: int
+    kind: Intervention.Kind
+    memory: str
+    offset: int
+    signal: str
+    value: _containers.RepeatedScalarFieldContainer[int]
+    width: int
+    def __init__(self, kind: _Optional[_Union[Intervention.Kind, str]] = ..., cycle: _Optional[int] = ..., signal: _Optional[str] = ..., element: _Optional[int] = ..., width: _Optional[int] = ..., value: _Optional[_Iterable[int]] = ..., memory: _Optional[str] = ..., offset: _Optional[int] = ..., bytes: _Optional[bytes] = ...) -> None: ...
 
 class MemoryConfig(_message.Message):
     __slots__ = ["base_latency", "burst_duty_pct", "burst_period", "bursty", "bytes_per_cycle", "jitter", "max_outstanding", "reorder", "size_bytes"]
