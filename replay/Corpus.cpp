@@ -1,6 +1,7 @@
 #include "replay/Corpus.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <libxml/xmlwriter.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -16,7 +17,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <new>
 #include <thread>
 
@@ -210,46 +210,63 @@ std::string signal_text(int sig) {
 
 }  // namespace
 
-ReplayOutcome replay_isolated(const std::string& path, const ReplayOptions& options,
-                              const Isolation& isolation) {
-  ReplayOutcome crashed;
-  crashed.packet = path;
-  crashed.verdict = Verdict::Crashed;
-  // Forks are serialised so that no child inherits the write end of another packet's pipe
-  // (the parent closes its copy before the next fork), and the parent's threads do nothing but
-  // fork, read and wait: no lock of the replay code is held across a fork.
-  static std::mutex fork_lock;
-  int fds[2];
+namespace {
+
+// One isolated replay in flight: the child's pid and the read end of its report pipe.
+struct Child {
   pid_t pid = -1;
-  {
-    std::lock_guard<std::mutex> lock(fork_lock);
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
-      crashed.message = std::string("cannot isolate the replay: pipe: ") + std::strerror(errno);
-      return crashed;
-    }
-    pid = ::fork();
-    if (pid == 0) {
-      ::close(fds[0]);
-      child_replay(fds[1], path, options, isolation);
-    }
-    ::close(fds[1]);
+  int fd = -1;
+  std::string bytes;
+};
+
+// Forks the child that replays `path`; on failure returns false with `crashed` filled in.
+// Only the main thread forks (corpus mode runs its children from one thread), so the child
+// inherits no lock another thread held, and no write end of another packet's pipe (O_CLOEXEC
+// does not cover fork, but the parent closes its copy right after each fork).
+bool spawn_child(const std::string& path, const ReplayOptions& options,
+                 const Isolation& isolation, Child& child, ReplayOutcome& crashed) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    crashed.message = std::string("cannot isolate the replay: pipe: ") + std::strerror(errno);
+    return false;
   }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_replay(fds[1], path, options, isolation);
+  }
+  ::close(fds[1]);
   if (pid < 0) {
     ::close(fds[0]);
     crashed.message = std::string("cannot isolate the replay: fork: ") + std::strerror(errno);
-    return crashed;
+    return false;
   }
-  std::string bytes;
+  child.pid = pid;
+  child.fd = fds[0];
+  return true;
+}
+
+// Reads what is available from the child's pipe; false at end of file (or a read error).
+bool drain_child(Child& child) {
   char buf[65536];
   for (;;) {
-    const ssize_t k = ::read(fds[0], buf, sizeof buf);
+    const ssize_t k = ::read(child.fd, buf, sizeof buf);
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) break;
-    bytes.append(buf, static_cast<size_t>(k));
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (k <= 0) return false;
+    child.bytes.append(buf, static_cast<size_t>(k));
   }
-  ::close(fds[0]);
+}
+
+// After the pipe's end of file: reaps the child and turns its exit and report into an outcome.
+ReplayOutcome reap_child(Child& child, const std::string& path, const Isolation& isolation) {
+  ::close(child.fd);
+  child.fd = -1;
+  ReplayOutcome crashed;
+  crashed.packet = path;
+  crashed.verdict = Verdict::Crashed;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -266,12 +283,79 @@ ReplayOutcome replay_isolated(const std::string& path, const ReplayOptions& opti
                       " before reporting";
     return crashed;
   }
-  auto o = decode_outcome(bytes);
+  auto o = decode_outcome(child.bytes);
   if (!o) {
     crashed.message = "the replay's report did not arrive whole";
     return crashed;
   }
   return *o;
+}
+
+ReplayOutcome crashed_outcome(const std::string& path) {
+  ReplayOutcome o;
+  o.packet = path;
+  o.verdict = Verdict::Crashed;
+  return o;
+}
+
+// Isolated corpus replay: at most `jobs` children at once, all forked, read and reaped by this
+// one thread (poll on their pipes). A multi-threaded parent that forks can hand a child a lock
+// another thread held at the fork (ASan's allocator deadlocked that way).
+void replay_children(const std::vector<std::string>& paths, const CorpusOptions& options,
+                     unsigned jobs, CorpusResult& r) {
+  using Clock = std::chrono::steady_clock;
+  struct Running {
+    size_t index;
+    Child child;
+    Clock::time_point t0;
+  };
+  std::vector<Running> running;
+  running.reserve(jobs);
+  std::vector<pollfd> fds;
+  size_t next = 0;
+  while (next < paths.size() || !running.empty()) {
+    while (running.size() < jobs && next < paths.size()) {
+      const size_t i = next++;
+      Running run{i, {}, Clock::now()};
+      ReplayOutcome crashed = crashed_outcome(paths[i]);
+      if (!spawn_child(paths[i], options.replay, options.isolation, run.child, crashed)) {
+        r.outcomes[i] = crashed;
+        r.seconds[i] = 0;
+        continue;
+      }
+      ::fcntl(run.child.fd, F_SETFL, ::fcntl(run.child.fd, F_GETFL) | O_NONBLOCK);
+      running.push_back(std::move(run));
+    }
+    if (running.empty()) continue;
+    fds.clear();
+    for (const auto& run : running) fds.push_back({run.child.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      // poll itself failed: read the oldest child to its end, blocking, and try again.
+      ::fcntl(fds[0].fd, F_SETFL, ::fcntl(fds[0].fd, F_GETFL) & ~O_NONBLOCK);
+      fds[0].revents = POLLIN;
+    }
+    for (size_t k = running.size(); k-- > 0;) {
+      if (!fds[k].revents) continue;
+      auto& run = running[k];
+      if (drain_child(run.child)) continue;  // still open: more to come
+      r.outcomes[run.index] = reap_child(run.child, paths[run.index], options.isolation);
+      r.seconds[run.index] = std::chrono::duration<double>(Clock::now() - run.t0).count();
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+  }
+}
+
+}  // namespace
+
+ReplayOutcome replay_isolated(const std::string& path, const ReplayOptions& options,
+                              const Isolation& isolation) {
+  ReplayOutcome crashed = crashed_outcome(path);
+  Child child;
+  if (!spawn_child(path, options, isolation, child, crashed)) return crashed;
+  while (drain_child(child)) {
+  }
+  return reap_child(child, path, isolation);
 }
 
 namespace {
@@ -337,17 +421,20 @@ CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOp
     if (i % options.shard.total == options.shard.index) mine.push_back(paths[i]);
   r.outcomes.resize(mine.size());
   r.seconds.resize(mine.size());
+  const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, mine.size()));
+  if (options.isolation.enabled) {
+    replay_children(mine, options, jobs, r);
+    return r;
+  }
+  // In-process replays share nothing but their slot in the result: threads are safe here.
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < mine.size(); i = next++) {
       const auto t0 = std::chrono::steady_clock::now();
-      r.outcomes[i] = options.isolation.enabled
-                          ? replay_isolated(mine[i], options.replay, options.isolation)
-                          : replay_file(mine[i], options.replay);
+      r.outcomes[i] = replay_file(mine[i], options.replay);
       r.seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
   };
-  const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, mine.size()));
   std::vector<std::thread> threads;
   for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
   worker();

@@ -57,8 +57,8 @@ std::optional<std::vector<std::string>> list_packets(const std::string& dir, std
 /// child's (without `report`), or Crashed naming the signal or limit that ended it.
 ReplayOutcome replay_isolated(const std::string& path, const ReplayOptions& options,
                               const Isolation& isolation);
-/// Replays this shard's packets of `paths` with `options.jobs` threads (each packet in its own
-/// process when options.isolation.enabled).
+/// Replays this shard's packets of `paths`, `options.jobs` at a time: as child processes run
+/// from the calling thread when options.isolation.enabled, else on that many threads.
 CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOptions& options);
 /// JUnit XML (written with libxml2): one <testcase> per packet with name, classname and time;
 /// reproduced/new-symptom = <failure>, diverged and incompatible (unreadable, truncated, other

@@ -44,8 +44,9 @@ std::vector<MemCase> memory_cases() {
 }
 
 // Records and replays `n` seeds per memory configuration; returns (verified, total).
+// Each sweep has its own directory (ctest runs test cases in parallel, and temp_dir empties it).
 std::pair<int, int> sweep(const std::string& workload, int seeds) {
-  const auto dir = test::temp_dir("sweep_" + workload);
+  const auto dir = test::temp_dir("sweep_" + workload + "_" + std::to_string(seeds));
   int ok = 0, total = 0;
   for (const auto& mc : memory_cases()) {
     for (int s = 1; s <= seeds; ++s) {
