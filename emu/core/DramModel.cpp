@@ -1,10 +1,13 @@
 #include "emu/core/DramModel.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "emu/core/Hash.h"
 
@@ -175,6 +178,20 @@ std::string DramError::to_string() const {
 
 // ---------------------------------------------------------------------------------------------
 // Construction
+
+void DramModel::ZeroedBytes::assign(size_t n, uint8_t /*zero*/) {
+  release();
+  void* p = ::mmap(nullptr, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  p_ = static_cast<uint8_t*>(p);
+  n_ = n;
+}
+
+void DramModel::ZeroedBytes::release() {
+  if (p_) ::munmap(p_, n_ ? n_ : 1);
+  p_ = nullptr;
+  n_ = 0;
+}
 
 DramModel::DramModel(const DramConfig& config) : config_(config) {
   if (std::string e = config_.validate(); !e.empty()) fail("invalid config", e);

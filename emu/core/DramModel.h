@@ -279,8 +279,9 @@ class DramModel {
   uint64_t stall_mean_ = 1;
   uint64_t open_mean_ = 1;
 
-  /// Zero-initialised bytes from calloc: a large block comes from the kernel as zero pages, so a
-  /// 16 MiB memory costs nothing until it is touched (std::vector would memset it).
+  /// Zero-initialised bytes from an anonymous mapping: the kernel hands out zero pages, so a
+  /// 16 MiB memory costs nothing until it is touched. (std::vector would memset it, and so does
+  /// calloc once glibc's dynamic mmap threshold has risen past the size after the first free.)
   class ZeroedBytes {
    public:
     ZeroedBytes() = default;
@@ -295,19 +296,15 @@ class DramModel {
       std::swap(n_, o.n_);
       return *this;
     }
-    ~ZeroedBytes() { std::free(p_); }
+    ~ZeroedBytes() { release(); }
     /// Replaces the contents with `n` zero bytes.
-    void assign(size_t n, uint8_t /*zero*/) {
-      std::free(p_);
-      p_ = static_cast<uint8_t*>(std::calloc(n ? n : 1, 1));
-      if (!p_) std::abort();
-      n_ = n;
-    }
+    void assign(size_t n, uint8_t /*zero*/);
     uint8_t* data() { return p_; }
     const uint8_t* data() const { return p_; }
     size_t size() const { return n_; }
 
    private:
+    void release();
     void copy_from(const ZeroedBytes& o) {
       assign(o.n_, 0);
       if (o.n_) std::memcpy(p_, o.p_, o.n_);

@@ -59,7 +59,7 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
 }
 
 std::string add_checks(PreparedRun& p) {
-  p.reference = workload::run_reference(p.workload);
+  p.reference = workload::reference_of(p.workload);
   golden::GoldenNpu golden(p.program.dram_bytes);
   for (const auto& r : p.program.dram_init) golden.write_dram(r.addr, r.bytes);
   const auto gr = golden.run(p.program.commands);
@@ -95,6 +95,16 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulat
 
 RunReport finish(const PreparedRun& p, const RunOptions& options, drive::Driver& driver,
                  emu::NpuEmulator& emu, drive::DriveStop* stop) {
+  drive::ProgressParticipant progress(options.progress, options.progress_interval);
+  if (options.progress) driver.add(progress);
+  const auto ds = driver.run_until(options.max_cycles, options.progress_interval);
+  if (options.progress) driver.remove(progress);
+  if (stop) *stop = ds;
+  return conclude(p, options, emu, ds, driver.cycles_driven());
+}
+
+RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::NpuEmulator& emu,
+                   const drive::DriveStop& ds, uint64_t driven_cycles) {
   RunReport r;
   r.workload = p.workload.name;
   r.seed = p.workload.seed;
@@ -102,14 +112,8 @@ RunReport finish(const PreparedRun& p, const RunOptions& options, drive::Driver&
   r.model_revision = build::kModelRevision;
   r.commands = p.program.commands.size();
   r.golden_digests = p.golden_digests;
-
-  drive::ProgressParticipant progress(options.progress, options.progress_interval);
-  if (options.progress) driver.add(progress);
-  const auto ds = driver.run_until(options.max_cycles, options.progress_interval);
-  if (options.progress) driver.remove(progress);
-  if (stop) *stop = ds;
   r.cycles = emu.cycle();
-  r.driven_cycles = driver.cycles_driven();
+  r.driven_cycles = driven_cycles;
   r.state = emu.state();
   if (r.state == emu::RunState::Ready) {
     // Still making progress when the budget ran out: not a hang (the watchdog did not fire).

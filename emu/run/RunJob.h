@@ -100,6 +100,11 @@ RunReport finish(const PreparedRun& prepared, const RunOptions& options, emu::Np
 /// the report's state CycleLimit, which the caller that installed the participant reinterprets.
 RunReport finish(const PreparedRun& prepared, const RunOptions& options, drive::Driver& driver,
                  emu::NpuEmulator& emu, drive::DriveStop* stop = nullptr);
+/// The second half of finish(), after the driver stopped (`ds`, having driven `driven_cycles`):
+/// the report, the final digests and every check. Separate so that the benchmark can time the
+/// per-cycle loop and this per-run fixed cost apart (docs/performance.md).
+RunReport conclude(const PreparedRun& prepared, const RunOptions& options, emu::NpuEmulator& emu,
+                   const drive::DriveStop& ds, uint64_t driven_cycles);
 
 
 }  // namespace bud::run

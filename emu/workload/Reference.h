@@ -29,6 +29,13 @@ struct ReferenceResult {
 
 /// Runs the whole workload.
 ReferenceResult run_reference(const Workload& w);
+/// The workload's reference run: the one computed at load (Workload::reference) when there is
+/// one, else run_reference(w).
+ReferenceResult reference_of(const Workload& w);
+
+/// Layer `l`'s int8 output from its accumulators (POST requantisation with its quant and relu);
+/// adds the lanes that clamped to `saturations`.
+Tensor requantize_layer(const Layer& l, const std::vector<int32_t>& acc, uint64_t& saturations);
 
 /// The int32 accumulators of layer `index` (out_shape.elements(), NHWC; before requantisation)
 /// given the workload input, the outputs of the earlier layers and the layer's data.

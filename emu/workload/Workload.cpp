@@ -385,19 +385,18 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
   if (auto layout = plan_dram(w); !layout) return Error{layout.error()};
 
   // Calibrate the layers without explicit quantisation, in order (later layers see the
-  // calibrated outputs of earlier ones).
-  Tensor input{w.input, generate_input(w)};
-  std::vector<Tensor> outs;
+  // calibrated outputs of earlier ones). This is the direct reference's run, kept.
+  auto ref = std::make_shared<ReferenceResult>();
+  ref->input = Tensor{w.input, generate_input(w)};
   for (int i = 0; i < pw.layer_size(); ++i) {
     Layer& l = w.layers[static_cast<size_t>(i)];
     const LayerData data = generate_layer_data(w, i);
-    const std::vector<int32_t> acc = layer_accumulators(w, i, input, outs, data);
+    const std::vector<int32_t> acc = layer_accumulators(w, i, ref->input, ref->layers, data);
     if (!pw.layer(i).has_quant() && (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d))
       l.quant = calibrate(acc);
-    Tensor t{l.out_shape, std::vector<int8_t>(acc.size())};
-    for (size_t j = 0; j < acc.size(); ++j) t.data[j] = requantize(acc[j], l.quant, l.relu);
-    outs.push_back(std::move(t));
+    ref->layers.push_back(requantize_layer(l, acc, ref->saturations));
   }
+  w.reference = std::move(ref);
 
   // The program must fit the command ring.
   if (auto p = lower(w); !p) return Error{p.error()};

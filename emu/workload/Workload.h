@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,6 +66,8 @@ struct Layer {
 
 /// A loaded, validated workload. Data is not stored: it is generated from `seed`
 /// (generate_input / generate_layer_data) whenever needed.
+struct ReferenceResult;  // emu/workload/Reference.h
+
 struct Workload {
   std::string name;
   std::string description;
@@ -74,6 +77,11 @@ struct Workload {
   Shape input;
   uint64_t dram_bytes = kDefaultDramBytes;
   std::vector<Layer> layers;
+  /// The direct reference's run of this workload (emu/workload/Reference.h), computed by the
+  /// load's quantisation calibration, which needs every layer's accumulators anyway: checks use
+  /// it instead of computing every layer a second time. Null for a hand-built Workload;
+  /// run_reference() recomputes it either way (a test compares the two on every built-in).
+  std::shared_ptr<const ReferenceResult> reference;
 
   /// Index of the layer with this name.
   std::optional<int> find_layer(std::string_view name) const;

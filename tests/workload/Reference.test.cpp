@@ -60,3 +60,35 @@ TEST_CASE("built-in outputs are meaningful: neither all zero nor saturated",
     }
   }
 }
+
+TEST_CASE("the reference kept from the load's calibration is the reference run",
+          "[workload][reference]") {
+  // Workload::reference saves the checks a second pass over every layer: it must be exactly
+  // what run_reference computes, for every built-in, several seeds and explicit quantisation.
+  for (const auto& b : list_builtins()) {
+    for (uint64_t seed : {uint64_t{0}, uint64_t{7}, uint64_t{123456789}}) {
+      INFO(b.name << " seed " << seed);
+      LoadOptions o;
+      if (seed) o.seed = seed;
+      const Result<Workload> w = load_builtin(b.name, o);
+      REQUIRE(w.ok());
+      REQUIRE(w->reference);
+      const ReferenceResult again = run_reference(*w);
+      CHECK(w->reference->input.data == again.input.data);
+      REQUIRE(w->reference->layers.size() == again.layers.size());
+      for (size_t i = 0; i < again.layers.size(); ++i)
+        CHECK(w->reference->layers[i].data == again.layers[i].data);
+      CHECK(w->reference->saturations == again.saturations);
+      CHECK(reference_of(*w).saturations == again.saturations);
+    }
+  }
+  const Result<Workload> q = parse_workload(
+      "input_shape: [4, 4, 3]\nlayer { conv2d { c_out: 5 kh: 3 kw: 3 stride: 2 pad: 1 relu: true } "
+      "quant { mult: 3 shift: 4 } }\nlayer { dense { m: 4 k: 5 n: 6 } }",
+      "t");
+  REQUIRE(q.ok());
+  REQUIRE(q->reference);
+  const ReferenceResult again = run_reference(*q);
+  for (size_t i = 0; i < again.layers.size(); ++i)
+    CHECK(q->reference->layers[i].data == again.layers[i].data);
+}
