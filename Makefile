@@ -7,8 +7,8 @@ CMAKE_FLAGS ?=
 # what the packet, trigger, workload, expression and remote tests need.
 ASAN_BUILD ?= build-asan
 ASAN_TARGETS = bud test_replay test_trigger test_workload test_expr test_remote \
-	fuzz_trigger fuzz_workload fuzz_remote
-ASAN_TESTS = ^(replay|trigger|workload|expr|remote|fuzz):
+	fuzz_trigger fuzz_workload fuzz_remote fuzz_state_restore
+ASAN_TESTS = ^(replay|trigger|workload|expr|remote|fuzz|fuzz-state):
 # Tests that measure address space or resident memory (setrlimit(RLIMIT_AS) in corpus isolation,
 # RSS growth over 1000 connections) measure the sanitizer's shadow memory and quarantine instead:
 # they run in the normal build only. So does the 400-replay sweep (5.5 minutes under ASan; the

@@ -481,8 +481,9 @@ uint64_t DramModel::memory_digest() const {
 }
 
 uint64_t DramModel::digest() const {
-  std::vector<uint8_t> buf;
-  buf.reserve(sizeof(Timing) * 2);
+  // Scratch kept by the model: a digest point allocates nothing once it has its size.
+  auto& buf = digest_scratch_;
+  buf.clear();
   save_config(buf);
   save_timing(buf);
   const uint64_t parts[] = {memory_digest(), hash64(buf, kTimingSeed)};

@@ -322,6 +322,7 @@ class DramModel {
   mutable std::vector<uint8_t> dirty_;
   mutable std::vector<uint64_t> page_hash_;
   mutable std::vector<uint64_t> page_version_;
+  mutable std::vector<uint8_t> digest_scratch_;  // digest()'s buffer (not state)
 };
 
 }  // namespace bud::emu

@@ -45,24 +45,33 @@ bool get(std::span<const uint8_t> in, size_t& off, T& v) {
   return true;
 }
 
-/// Verilator serialisation into a byte vector.
+/// Verilator serialisation into a byte vector. Reusable (begin/end) so that a digest does not
+/// allocate Verilator's 256 KiB buffer, or a vector, each time.
 class MemSave final : public VerilatedSerialize {
  public:
-  explicit MemSave(std::vector<uint8_t>& out) : out_(out) {
+  MemSave() = default;
+  explicit MemSave(std::vector<uint8_t>& out) { begin(out); }
+  ~MemSave() override {
+    if (out_) end();
+  }
+  void begin(std::vector<uint8_t>& out) {
+    out_ = &out;
     m_isOpen = true;
+    m_cp = m_bufp;
     header();
   }
-  ~MemSave() override {
+  void end() {
     trailer();
     flush();
+    out_ = nullptr;
   }
   void flush() override {
-    out_.insert(out_.end(), m_bufp, m_cp);
+    out_->insert(out_->end(), m_bufp, m_cp);
     m_cp = m_bufp;
   }
 
  private:
-  std::vector<uint8_t>& out_;
+  std::vector<uint8_t>* out_ = nullptr;
 };
 
 /// Verilator deserialisation from a byte span (already integrity-checked by the caller).
@@ -173,6 +182,9 @@ struct NpuEmulator::Impl {
   /// which would otherwise keep the previous run's values into the next one (stale waveforms,
   /// digests that depend on what ran before).
   std::vector<uint8_t> after_reset;
+  /// digest()'s scratch: the serialiser (with Verilator's buffer) and the model image.
+  MemSave digest_saver;
+  std::vector<uint8_t> digest_model;
 
   /// Verilator's trace-activity flags as a never-traced model has them (all set).
   void normalize_trace_activity() {
@@ -993,14 +1005,15 @@ uint64_t NpuEmulator::digest() {
   const bool activity = m.top->rootp->vlSymsp->__Vm_activity;
   const auto trace_activity = m.top->rootp->__Vm_traceActivity;
   m.normalize_trace_activity();
-  std::vector<uint8_t> model;
-  {
-    MemSave ms(model);
-    ms << *m.top;
-  }
+  // Scratch kept by the emulator: a digest (every digest interval while recording or
+  // replaying) allocates nothing once the buffer has its size.
+  m.digest_model.clear();
+  m.digest_saver.begin(m.digest_model);
+  m.digest_saver << *m.top;
+  m.digest_saver.end();
   m.top->rootp->vlSymsp->__Vm_activity = activity;
   m.top->rootp->__Vm_traceActivity = trace_activity;
-  const uint64_t parts[] = {hash64(model), m.dram.digest(), m.cycle};
+  const uint64_t parts[] = {hash64(m.digest_model), m.dram.digest(), m.cycle};
   return hash_words(parts);
 }
 
