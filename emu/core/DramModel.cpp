@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -261,9 +262,9 @@ bool DramModel::accept(const DramRequest& req) {
     record_error(DramErrorKind::AcceptNotReady, req);
     return false;
   }
-  uint32_t idx = 0;
-  while (idx < kDramMaxOutstanding && t_.slots[idx].valid) ++idx;
-  if (idx == kDramMaxOutstanding) {  // unreachable while count <= max_outstanding <= capacity
+  // The lowest free slot.
+  const uint32_t idx = ~live_ ? static_cast<uint32_t>(std::countr_zero(~live_)) : 64u;
+  if (idx >= kDramMaxOutstanding) {  // unreachable while count <= max_outstanding <= capacity
     record_error(DramErrorKind::AcceptNotReady, req);
     return false;
   }
@@ -280,6 +281,7 @@ bool DramModel::accept(const DramRequest& req) {
   s.ready_at = t_.cycle + config_.base_latency + t_.rng.below(uint64_t{config_.jitter} + 1);
   scan_after_ = std::min(scan_after_, s.ready_at);
   s.valid = true;
+  live_ |= uint64_t{1} << idx;
   s.bad = !ok;
   ++t_.count;
   t_.accepted_this_cycle = true;
@@ -302,6 +304,7 @@ bool DramModel::pop_resp() {
   t_.has_current = false;
   if (t_.current_slot >= 0) {
     t_.slots[static_cast<size_t>(t_.current_slot)].valid = false;
+    live_ &= ~(uint64_t{1} << t_.current_slot);
     --t_.count;
     t_.current_slot = -1;
   }
@@ -353,9 +356,10 @@ void DramModel::present_next() {
   while (t_.count > 0) {
     int best = -1;
     if (config_.reorder) {
-      for (uint32_t i = 0; i < kDramMaxOutstanding; ++i) {
+      for (uint64_t m = live_; m; m &= m - 1) {
+        const auto i = static_cast<uint32_t>(std::countr_zero(m));
         const Slot& s = t_.slots[i];
-        if (!s.valid || s.ready_at > t_.cycle) continue;
+        if (s.ready_at > t_.cycle) continue;
         if (best < 0) {
           best = static_cast<int>(i);
           continue;
@@ -366,9 +370,10 @@ void DramModel::present_next() {
         }
       }
     } else {
-      for (uint32_t i = 0; i < kDramMaxOutstanding; ++i) {
+      for (uint64_t m = live_; m; m &= m - 1) {
+        const auto i = static_cast<uint32_t>(std::countr_zero(m));
         const Slot& s = t_.slots[i];
-        if (s.valid && (best < 0 || s.seq < t_.slots[static_cast<size_t>(best)].seq)) {
+        if (best < 0 || s.seq < t_.slots[static_cast<size_t>(best)].seq) {
           best = static_cast<int>(i);
         }
       }
@@ -377,8 +382,8 @@ void DramModel::present_next() {
     if (best < 0) {
       // Nothing is ready: skip the scan until the earliest slot can be.
       uint64_t earliest = UINT64_MAX;
-      for (const Slot& sl : t_.slots)
-        if (sl.valid) earliest = std::min(earliest, sl.ready_at);
+      for (uint64_t m = live_; m; m &= m - 1)
+        earliest = std::min(earliest, t_.slots[std::countr_zero(m)].ready_at);
       scan_after_ = earliest;
       return;
     }
@@ -403,12 +408,14 @@ void DramModel::present_next() {
       --hook.drop;
       ++stats_.dropped;
       s.valid = false;
+      live_ &= ~(uint64_t{1} << best);
       --t_.count;
       continue;
     }
 
     bool older_waiting = false;
-    for (const Slot& o : t_.slots) older_waiting |= o.valid && o.seq < s.seq;
+    for (uint64_t m = live_; m; m &= m - 1)
+      older_waiting |= t_.slots[std::countr_zero(m)].seq < s.seq;
     if (older_waiting) ++stats_.reorders;
 
     DramResponse& r = t_.current;
@@ -816,6 +823,9 @@ bool DramModel::restore(std::span<const uint8_t> in, size_t& offset, std::string
     if (s.valid) s.bad = !request_ok(s.req, &kind);
   }
   t_ = t;
+  live_ = 0;
+  for (uint32_t i = 0; i < kDramMaxOutstanding; ++i)
+    if (t_.slots[i].valid) live_ |= uint64_t{1} << i;
   stats_ = st;
   error_ = err;
   offset = r.pos;

@@ -315,6 +315,10 @@ class DramModel {
   ZeroedBytes mem_;  // size_bytes, viewed as pages of kDramPageBytes
   /// Derived, not saved: no in-flight slot is ready before this cycle (0 = scan now).
   uint64_t scan_after_ = 0;
+  /// Derived, not saved: bit i set when t_.slots[i] is valid, so the per-cycle scans visit the
+  /// requests in flight instead of all kDramMaxOutstanding slots (each ~130 bytes).
+  uint64_t live_ = 0;
+  static_assert(kDramMaxOutstanding <= 64, "live_ is a 64-bit mask");
   std::vector<uint8_t> touched_;  // per page: ever written (saved by save())
   // Per-page hash and version, valid unless the page's dirty flag is set. The per-cycle path only
   // sets dirty flags; digest(), page_hash() and page_version() refresh dirty pages (re-hash and
