@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     uint64_t cycles = 0;
     double util = 0;
     {
-      bud::emu::NpuEmulator emu(o.npu);
+      bud::emu::NpuEmulator emu(o.emulator);
       emu.load(prepared->job);
       emu.set_input_recorder(&rec);
       const auto r = bud::run::finish(*prepared, o, emu);
