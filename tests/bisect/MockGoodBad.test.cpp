@@ -20,14 +20,9 @@ replay::RecordConfig small_intervals() {
 }
 
 run::RunOptions mock_with(const std::vector<std::string>& faults) {
-  auto o = test::mock_options("mlp");
-  for (const auto& text : faults) {
-    std::string error;
-    auto f = emu::parse_fault(text, error);
-    INFO(text << ": " << error);
-    REQUIRE(f);
-    o.faults.push_back(*f);
-  }
+  test::use_mock_design();
+  auto o = test::options_with("mlp", faults);
+  o.emulator.design = "mock";
   return o;
 }
 
