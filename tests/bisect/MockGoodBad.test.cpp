@@ -12,12 +12,7 @@ namespace {
 
 using namespace bud;
 
-replay::RecordConfig small_intervals() {
-  replay::RecordConfig c;
-  c.digest_interval = 64;
-  c.checkpoint_interval = 256;
-  return c;
-}
+const auto kIntervals = test::mock_intervals<replay::RecordConfig>();
 
 run::RunOptions mock_with(const std::vector<std::string>& faults) {
   test::use_mock_design();
@@ -34,8 +29,8 @@ TEST_CASE("good/bad bisect finds the cycle and element of an injected mock fault
   const auto good = (dir / "good.bpk").string();
   const auto bad = (dir / "bad.bpk").string();
   const uint64_t at = GENERATE(300, 777);
-  test::record(good, mock_with({}), small_intervals());
-  test::record(bad, mock_with({"flip:acc[5]@" + std::to_string(at)}), small_intervals());
+  test::record(good, mock_with({}), kIntervals);
+  test::record(bad, mock_with({"flip:acc[5]@" + std::to_string(at)}), kIntervals);
   const auto r = debugger::bisect_pair(good, bad, {});
   INFO(r.text());
   CHECK(r.verdict == "diverged");
@@ -53,8 +48,8 @@ TEST_CASE("good/bad bisect of two identical mock runs says same", "[bisect][mock
   const auto dir = test::temp_dir("mock_same");
   const auto a = (dir / "a.bpk").string();
   const auto b = (dir / "b.bpk").string();
-  test::record(a, mock_with({}), small_intervals());
-  test::record(b, mock_with({}), small_intervals());
+  test::record(a, mock_with({}), kIntervals);
+  test::record(b, mock_with({}), kIntervals);
   const auto r = debugger::bisect_pair(a, b, {});
   INFO(r.text());
   CHECK(r.verdict == "same");

@@ -13,20 +13,7 @@ namespace {
 
 using namespace bud;
 
-replay::RecordConfig small_intervals() {
-  replay::RecordConfig c;
-  c.digest_interval = 64;
-  c.checkpoint_interval = 256;
-  return c;
-}
-
-replay::Packet read(const std::string& path) {
-  std::string error;
-  auto p = replay::read_packet(path, error);
-  INFO(error);
-  REQUIRE(p);
-  return std::move(*p);
-}
+const auto kIntervals = test::mock_intervals<replay::RecordConfig>();
 
 uint64_t digest_points(const replay::Packet& p) {
   uint64_t n = 0;
@@ -39,11 +26,15 @@ uint64_t digest_points(const replay::Packet& p) {
 TEST_CASE("a mock run records and replays bit-exactly", "[replay][mock]") {
   const auto dir = test::temp_dir("mock_roundtrip");
   const auto path = (dir / "mock.bpk").string();
-  const auto out = test::record(path, test::mock_options("mlp"), small_intervals());
+  const auto out = test::record(path, test::mock_options("mlp"), kIntervals);
   CHECK(out.report.state == emu::RunState::Finished);
   CHECK(out.report.passed);
   CHECK(out.report.counter_names == std::vector<std::string>{"cycles", "transactions"});
-  const auto p = read(path);
+  std::string error;
+  const auto packet = replay::read_packet(path, error);
+  INFO(error);
+  REQUIRE(packet);
+  const auto& p = *packet;
   CHECK(p.header.design() == "mock");
   REQUIRE(p.header.counter_names_size() == 2);
   CHECK(p.header.counter_names(1) == "transactions");
@@ -75,13 +66,16 @@ TEST_CASE("a mock run with a fault records and replays it", "[replay][mock]") {
   REQUIRE(f);
   o.faults.push_back(*f);
   const auto path = (dir / "fault.bpk").string();
-  const auto out = test::record(path, o, small_intervals());
+  const auto out = test::record(path, o, kIntervals);
   const auto clean =
-      test::record((dir / "clean.bpk").string(), test::mock_options("mlp"), small_intervals());
+      test::record((dir / "clean.bpk").string(), test::mock_options("mlp"), kIntervals);
   CHECK(out.report.state_digest != clean.report.state_digest);  // the fault acted
-  const auto p = read(path);
-  REQUIRE(p.header.faults_size() == 1);
-  const auto rep = replay::replay(p, {});
+  std::string read_error;
+  const auto p = replay::read_packet(path, read_error);
+  INFO(read_error);
+  REQUIRE(p);
+  REQUIRE(p->header.faults_size() == 1);
+  const auto rep = replay::replay(*p, {});
   INFO(rep.message);
   CHECK(rep.verdict == replay::Verdict::Passed);
   CHECK_FALSE(rep.divergence);
@@ -92,7 +86,7 @@ TEST_CASE("a mock packet with a wrong digest diverges on replay", "[replay][mock
   const auto dir = test::temp_dir("mock_diverge");
   const auto good = (dir / "good.bpk").string();
   const auto bad = (dir / "bad.bpk").string();
-  test::record(good, test::mock_options("mlp"), small_intervals());
+  test::record(good, test::mock_options("mlp"), kIntervals);
   uint64_t changed = 0;
   test::PacketEdits edits;
   edits.window = [&](replay::pb::Window& w) {
