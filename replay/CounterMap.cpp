@@ -1,5 +1,6 @@
 #include "replay/CounterMap.h"
 
+#include <algorithm>
 #include <string>
 
 #include "replay/PacketReader.h"
@@ -24,15 +25,17 @@ const std::array<std::string_view, 62> kFormat1CounterNames = {
     "retired_gemm",       "retired_post",       "retired_store",       "retired_sync",
     "retired_end",        "saturations"};
 
-CounterMap CounterMap::of(const pb::Header& header) {
+CounterMap CounterMap::of(const pb::Header& header, const std::vector<std::string>& counters) {
   CounterMap m;
-  m.pos_.fill(-1);
+  m.pos_.assign(counters.size(), -1);
   auto place = [&](std::string_view name, int position) {
-    if (auto i = isa::find_counter(name)) {
-      if (m.pos_[*i] < 0) m.pos_[*i] = position;
-    } else {
+    const auto it = std::find(counters.begin(), counters.end(), name);
+    if (it == counters.end()) {
       m.unknown_.emplace_back(name);
+      return;
     }
+    auto& pos = m.pos_[static_cast<size_t>(it - counters.begin())];
+    if (pos < 0) pos = position;
   };
   if (header.counter_names_size() > 0) {
     for (int p = 0; p < header.counter_names_size(); ++p) place(header.counter_names(p), p);
@@ -43,9 +46,10 @@ CounterMap CounterMap::of(const pb::Header& header) {
   return m;
 }
 
-void CounterMap::describe(pb::Header& header) {
+void CounterMap::describe(pb::Header& header, const emu::DesignInfo& design) {
+  header.set_design(design.name);
   header.clear_counter_names();
-  for (const auto name : isa::kCounterNames) header.add_counter_names(std::string(name));
+  for (const auto& name : design.counters) header.add_counter_names(name);
 }
 
 std::optional<uint64_t> CounterMap::value(const google::protobuf::RepeatedField<uint64_t>& recorded,
@@ -56,13 +60,13 @@ std::optional<uint64_t> CounterMap::value(const google::protobuf::RepeatedField<
 
 std::vector<uint64_t> CounterMap::current(
     const google::protobuf::RepeatedField<uint64_t>& recorded) const {
-  std::vector<uint64_t> out(isa::kNumCounters, 0);
-  for (int i = 0; i < isa::kNumCounters; ++i) out[i] = value(recorded, i).value_or(0);
+  std::vector<uint64_t> out(pos_.size(), 0);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = value(recorded, static_cast<int>(i)).value_or(0);
   return out;
 }
 
-CounterMap to_current_counters(Packet& packet) {
-  const CounterMap m = CounterMap::of(packet.header);
+CounterMap to_current_counters(Packet& packet, const std::vector<std::string>& counters) {
+  const CounterMap m = CounterMap::of(packet.header, counters);
   auto rewrite = [&](google::protobuf::RepeatedField<uint64_t>* list) {
     if (list->empty()) return;  // nothing recorded (e.g. an interrupted run's Result)
     const auto v = m.current(*list);

@@ -9,7 +9,6 @@
 #include "emu/golden/GoldenNpu.h"
 #include "emu/workload/Builtins.h"
 #include "emu/workload/Workload.h"
-#include "replay/CounterMap.h"
 #include "replay/Framing.h"
 
 namespace bud::replay {
@@ -77,18 +76,16 @@ pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
   h.set_verilator_version(build::kVerilatorVersion);
   h.set_tool_version(tool_version());
   for (const auto& t : build_tags()) h.add_build_tags(t);
-  h.set_design("npu");
-  CounterMap::describe(h);
   const auto& o = spec.options;
   auto* seeds = h.mutable_seeds();
   seeds->set_workload(prepared.workload.seed);
-  seeds->set_memory(o.npu.dram.seed);
-  seeds->set_verilator(o.npu.verilator_seed);
+  seeds->set_memory(o.emulator.dram.seed);
+  seeds->set_verilator(o.emulator.verilator_seed);
   auto* w = h.mutable_workload();
   w->set_name(prepared.workload.name);
   w->set_text(spec.workload_text);
   w->set_origin(spec.workload_origin);
-  const auto& d = o.npu.dram;
+  const auto& d = o.emulator.dram;
   auto* m = h.mutable_memory();
   m->set_size_bytes(d.size_bytes);
   m->set_base_latency(d.base_latency);
@@ -101,9 +98,9 @@ pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
   m->set_burst_duty_pct(d.burst_duty_pct);
   auto* l = h.mutable_limits();
   l->set_max_cycles(o.max_cycles);
-  l->set_hang_cycles(o.npu.hang_cycles);
-  l->set_throttle_period(o.npu.throttle.period);
-  l->set_throttle_on_cycles(o.npu.throttle.on_cycles);
+  l->set_hang_cycles(o.emulator.hang_cycles);
+  l->set_throttle_period(o.emulator.throttle.period);
+  l->set_throttle_on_cycles(o.emulator.throttle.on_cycles);
   for (const auto& t : spec.triggers) h.add_triggers(t);
   for (const auto& f : o.faults) h.add_faults()->set_text(f.to_string());
   auto* st = h.mutable_stimulus();
@@ -127,11 +124,13 @@ workload::Result<RunSpec> spec_from_header(const pb::Header& h) {
   s.workload_origin = h.workload().origin();
   auto& o = s.options;
   o.workload = h.workload().name();
+  // Packets before the design was recorded are NPU packets.
+  o.emulator.design = h.design().empty() ? "npu" : h.design();
   o.seed = h.seeds().workload();
-  o.npu.dram.seed = h.seeds().memory();
-  o.npu.verilator_seed = h.seeds().verilator();
+  o.emulator.dram.seed = h.seeds().memory();
+  o.emulator.verilator_seed = h.seeds().verilator();
   const auto& m = h.memory();
-  auto& d = o.npu.dram;
+  auto& d = o.emulator.dram;
   d.size_bytes = m.size_bytes();
   d.base_latency = m.base_latency();
   d.jitter = m.jitter();
@@ -143,12 +142,12 @@ workload::Result<RunSpec> spec_from_header(const pb::Header& h) {
   d.burst_duty_pct = m.burst_duty_pct();
   if (auto e = d.validate(); !e.empty()) return workload::Error{"recorded memory model: " + e};
   o.max_cycles = h.limits().max_cycles();
-  o.npu.hang_cycles = h.limits().hang_cycles();
-  o.npu.throttle.period = h.limits().throttle_period();
-  o.npu.throttle.on_cycles = h.limits().throttle_on_cycles();
-  if (auto e = o.npu.throttle.validate(); !e.empty())
+  o.emulator.hang_cycles = h.limits().hang_cycles();
+  o.emulator.throttle.period = h.limits().throttle_period();
+  o.emulator.throttle.on_cycles = h.limits().throttle_on_cycles();
+  if (auto e = o.emulator.throttle.validate(); !e.empty())
     return workload::Error{"recorded throttle: " + e};
-  if (o.max_cycles == 0 || o.npu.hang_cycles == 0)
+  if (o.max_cycles == 0 || o.emulator.hang_cycles == 0)
     return workload::Error{"recorded limits are zero"};
   for (const auto& f : h.faults()) {
     std::string error;

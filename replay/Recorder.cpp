@@ -4,8 +4,8 @@
 #include <csignal>
 #include <cstdlib>
 
-#include "emu/isa/Isa.h"
-#include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
+#include "replay/CounterMap.h"
 
 namespace bud::replay {
 
@@ -72,7 +72,10 @@ bool Recorder::begin(const pb::Header& header, std::span<const uint8_t> stimulus
                      const std::vector<std::string>& annotations) {
   start_cycle_ = emu_.cycle();
   next_progress_ = start_cycle_ + (1u << 20);
-  if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_HEADER, header); })) return false;
+  // The design and its counter names come from the emulator being recorded.
+  pb::Header described = header;
+  CounterMap::describe(described, emu_.describe());
+  if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_HEADER, described); })) return false;
   if (!to_all([&](PacketWriter& w) { return w.write_stimulus(stimulus, config_.zstd_level); })) return false;
   for (const auto& a : annotations) {
     pb::Annotation note;
@@ -105,7 +108,8 @@ bool Recorder::close_window() {
     t->set_open_count(d.open_count);
     t->set_open_sum(d.open_sum);
   }
-  for (int i = 0; i < isa::kNumCounters; ++i) window_.add_counters(emu_.counter(i));
+  const int counters = emu_.describe().num_counters();
+  for (int i = 0; i < counters; ++i) window_.add_counters(emu_.counter(i));
   if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_WINDOW, window_, window_.start_cycle()); })) return false;
   ++windows_;
   window_.Clear();
@@ -178,8 +182,10 @@ RecordOutcome record_run(const std::string& path, const RunSpec& spec,
     out.error = e;
     return out;
   }
-  emu::NpuEmulator emu(spec.options.npu);
-  if (auto e = run::start(prepared, spec.options, emu, &emu); !e.empty()) {
+  auto made = emu::make_emulator(spec.options.emulator, out.error);
+  if (!made) return out;
+  emu::Emulator& emu = *made;
+  if (auto e = run::start(prepared, spec.options, emu); !e.empty()) {
     out.error = "cannot start: " + e;
     return out;
   }
@@ -197,7 +203,7 @@ RecordOutcome record_run(const std::string& path, const RunSpec& spec,
   run::RunOptions ro = spec.options;
   ro.progress = nullptr;  // the recorder shows progress (RecordConfig::progress)
   drive::DriveStop stop;
-  out.report = run::finish(prepared, ro, driver, emu, &stop);
+  out.report = run::finish(prepared, ro, driver, &stop);
   if (stop.failed) {
     out.error = rec.error().empty() ? stop.detail : rec.error();
     return out;

@@ -115,7 +115,8 @@ struct RecordOutcome {
   std::string error;  ///< non-empty: the packet could not be written or the run not started
 };
 
-/// Runs `prepared` (as described by `spec`) on a fresh NPU and records it to `path`.
+/// Runs `prepared` (as described by `spec`) on a fresh emulator of the spec's design and records
+/// it to `path`.
 RecordOutcome record_run(const std::string& path, const RunSpec& spec,
                          const run::PreparedRun& prepared, const RecordConfig& config);
 

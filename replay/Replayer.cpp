@@ -4,7 +4,7 @@
 #include <map>
 
 #include "bud/ModelRevision.h"
-#include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
 #include "replay/PacketRun.h"
 
 namespace bud::replay {
@@ -133,8 +133,11 @@ ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
     prepared.program.commands.resize(prepared.job.commands.size());
   }
 
-  emu::NpuEmulator emu(spec->options.npu);
-  if (auto e = run::start(prepared, spec->options, emu, &emu); !e.empty())
+  std::string made_error;
+  auto made = emu::make_emulator(spec->options.emulator, made_error);
+  if (!made) return incompatible(o, packet.name + ": " + made_error);
+  emu::Emulator& emu = *made;
+  if (auto e = run::start(prepared, spec->options, emu); !e.empty())
     return incompatible(o, packet.name + ": cannot start the run: " + e);
 
   // Where to start: the packet's first checkpoint, or the latest one at or before --at. Even at
@@ -202,9 +205,11 @@ ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
       const pb::Window& w = *it->second;
       std::vector<std::string> differ;
       for (int s = 0; s < emu::kNumStages && s < w.stages_size(); ++s) {
-        const auto d = emu.stage_digest(static_cast<emu::Stage>(s));
+        const auto st = static_cast<emu::Stage>(s);
+        const auto d = emu.stage_digest(st);
         if (d.count != w.stages(s).count() || d.sum != w.stages(s).sum())
-          differ.push_back(emu::stage_name(static_cast<emu::Stage>(s)));
+          differ.push_back(emu.describe().stage(st).empty() ? emu::stage_name(st)
+                                                            : emu.describe().stage(st));
       }
       if (o.divergence && o.divergence->window == w.index() && o.divergence->stages.empty())
         o.divergence->stages = differ;

@@ -8,7 +8,7 @@
 #include "emu/drive/Driver.h"
 #include "emu/drive/Intervention.h"
 #include "emu/golden/Checker.h"
-#include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 
@@ -585,8 +585,10 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
     return r;
   }
   r.ladder.push_back("lowering: the golden model's command stream matches the direct reference");
-  emu::NpuEmulator emu(options.npu);
-  if (auto e = run::start(p, options, emu, &emu); !e.empty()) {
+  auto made = emu::make_emulator(options.emulator, r.message);
+  if (!made) return r;
+  emu::Emulator& emu = *made;
+  if (auto e = run::start(p, options, emu); !e.empty()) {
     r.message = e;
     return r;
   }
@@ -604,7 +606,7 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   end.stopped = emu.state() != emu::RunState::Finished;
   end.hang = emu.state() == emu::RunState::Hang || emu.state() == emu::RunState::Ready;
   end.message = driven.message;
-  end.hang_cycles = options.npu.hang_cycles;
+  end.hang_cycles = options.emulator.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
   if (r.first_failing_stage == "result" && emu.state() == emu::RunState::Finished) {
@@ -613,14 +615,14 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
       emu.read_memory("dram", *addr, {&actual, 1});
       const uint64_t run_end = emu.cycle();
       complete_result_verdict(r, p, trace, *addr, actual, [&](uint32_t a, uint8_t want) {
-        if (!run::start(p, options, emu, &emu).empty()) return std::optional<uint64_t>();
+        if (!run::start(p, options, emu).empty()) return std::optional<uint64_t>();
         r.resimulated_cycles += run_end;
         return date_wrong_byte(emu, a, want, run_end, nullptr);
       });
     }
   }
   write_wave(bopts, r, emu, [&] {
-    return run::start(p, options, emu, &emu).empty();
+    return run::start(p, options, emu).empty();
   }, r.run_cycles);
   return r;
 }
@@ -703,14 +705,16 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
         for (int s = 0; s < emu::kNumStages && s < w.stages_size(); ++s) out[s] = totals(w.stages(s));
     return out;
   };
-  emu::NpuEmulator emu(spec->options.npu);
-  if (auto e = run::start(p, spec->options, emu, &emu); !e.empty()) {
+  auto made = emu::make_emulator(spec->options.emulator, r.message);
+  if (!made) return r;
+  emu::Emulator& emu = *made;
+  if (auto e = run::start(p, spec->options, emu); !e.empty()) {
     r.message = e;
     return r;
   }
   uint64_t start_cycle = 0;
   auto rewind = [&]() -> bool {
-    if (auto e = run::start(p, spec->options, emu, &emu); !e.empty()) return false;
+    if (auto e = run::start(p, spec->options, emu); !e.empty()) return false;
     if (ck && packet.checkpoints[*ck].cycle() > 0) {
       std::string error;
       auto state = packet.checkpoint_state(*ck, error);
@@ -788,7 +792,7 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   end.stopped = emu.state() != emu::RunState::Ready && emu.state() != emu::RunState::Finished;
   end.hang = emu.state() == emu::RunState::Hang;
   end.message = driven.message;
-  end.hang_cycles = spec->options.npu.hang_cycles;
+  end.hang_cycles = spec->options.emulator.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
   if (r.first_failing_stage == "result" && emu.state() == emu::RunState::Finished) {

@@ -8,9 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "emu/isa/Isa.h"
 #include "emu/drive/Driver.h"
-#include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
 #include "replay/CounterMap.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
@@ -25,19 +24,23 @@ struct Side {
   std::optional<replay::Packet> packet;
   std::optional<replay::RunSpec> spec;
   std::optional<run::PreparedRun> prepared;
-  std::unique_ptr<emu::NpuEmulator> emu;
+  std::unique_ptr<emu::Emulator> emu;
   std::map<uint64_t, uint64_t> digests;  ///< recorded digest stream
-  replay::CounterMap counters;           ///< which of this build's counters the packet recorded
+  std::vector<std::string> names;        ///< the design's counters (the order of `counters`)
+  replay::CounterMap counters;           ///< which of the design's counters the packet recorded
 
   std::string open(const std::string& p) {
     path = p;
     std::string error;
     packet = replay::read_packet(p, error);
     if (!packet) return error;
-    counters = replay::to_current_counters(*packet);  // by name: packets of any counter list
     auto s = replay::spec_from_header(packet->header);
     if (!s) return p + ": " + s.error();
     spec = std::move(s).value();
+    emu = emu::make_emulator(spec->options.emulator, error);
+    if (!emu) return p + ": " + error;
+    names = emu->describe().counters;
+    counters = replay::to_current_counters(*packet, names);  // by name: any counter list
     auto pr = replay::prepare_spec(*spec, false);
     if (!pr) return p + ": " + pr.error();
     prepared = std::move(pr).value();
@@ -48,10 +51,11 @@ struct Side {
 
   /// Positions the emulator at `cycle` from the latest checkpoint at or before it.
   std::string seek(uint64_t cycle, uint64_t& resimulated) {
-    emu = std::make_unique<emu::NpuEmulator>(spec->options.npu);
-    if (auto e = run::start(*prepared, spec->options, *emu, emu.get()); !e.empty()) return e;
+    std::string error;
+    emu = emu::make_emulator(spec->options.emulator, error);
+    if (!emu) return path + ": " + error;
+    if (auto e = run::start(*prepared, spec->options, *emu); !e.empty()) return e;
     if (auto ck = packet->checkpoint_at_or_before(cycle)) {
-      std::string error;
       auto state = packet->checkpoint_state(*ck, error);
       if (!state || !emu->restore(*state, error)) return path + ": " + error;
     }
@@ -95,45 +99,37 @@ void compare_state(emu::Emulator& g, emu::Emulator& b, std::vector<StateDifferen
   }
 }
 
-/// One row of the mechanism rule: a counter whose growth (bad minus good) feeds a class, with a
-/// weight. A lost scratchpad bank is counted both in `bank_conflicts_<buf>` and in the loser's
-/// `stall_mem` (docs/isa.md), so conflicts feed compute-hazard and are taken out of memory.
+/// One row of the mechanism rule: the counters whose growth (bad minus good) feeds a class, with
+/// a weight, by name: "ENGINE.<class>" rows match the cycle class of every engine ("*.stall_mem"),
+/// "<prefix>*" rows every counter of a family. A lost scratchpad bank is counted both in
+/// `bank_conflicts_<buf>` and in the loser's `stall_mem` (docs/isa.md), so conflicts feed
+/// compute-hazard and are taken out of memory.
 struct MechanismRow {
-  int counter;
+  std::string_view pattern;
   Mechanism mechanism;
   double weight;
+  bool matches(std::string_view name) const {
+    if (pattern.front() == '*')
+      return name.size() > pattern.size() - 1 && name.ends_with(pattern.substr(1));
+    if (pattern.back() == '*') return name.starts_with(pattern.substr(0, pattern.size() - 1));
+    return name == pattern;
+  }
 };
 
-constexpr int cc(isa::Engine e, isa::CycleClass c) { return isa::class_counter(e, c); }
-constexpr int gc(isa::Counter c) { return static_cast<int>(c); }
-
 /// The whole rule, as a table (docs/bisect.md, "Mechanism class"; docs/counters.md).
-const std::vector<MechanismRow>& mechanism_table() {
-  static const std::vector<MechanismRow> rows = [] {
-    using isa::CycleClass;
-    using isa::Engine;
-    std::vector<MechanismRow> t;
-    for (int e = 0; e < isa::kNumEngines; ++e) {
-      const auto en = static_cast<Engine>(e);
-      t.push_back({cc(en, CycleClass::Throttled), Mechanism::Thermal, 1});
-      t.push_back({cc(en, CycleClass::StallMem), Mechanism::Memory, 1});
-      t.push_back({cc(en, CycleClass::StallDep), Mechanism::Scheduling, 1});
-      t.push_back({cc(en, CycleClass::Starve), Mechanism::Scheduling, 1});
-      t.push_back({cc(en, CycleClass::StallOut), Mechanism::Scheduling, 1});
-    }
-    for (auto c : {isa::Counter::BankConflictsInp, isa::Counter::BankConflictsWgt,
-                   isa::Counter::BankConflictsAcc, isa::Counter::BankConflictsOut}) {
-      t.push_back({gc(c), Mechanism::ComputeHazard, 1});
-      t.push_back({gc(c), Mechanism::Memory, -1});
-    }
+constexpr MechanismRow kMechanismRules[] = {
+    {"*.throttled", Mechanism::Thermal, 1},
+    {"*.stall_mem", Mechanism::Memory, 1},
+    {"*.stall_dep", Mechanism::Scheduling, 1},
+    {"*.starve", Mechanism::Scheduling, 1},
+    {"*.stall_out", Mechanism::Scheduling, 1},
+    {"bank_conflicts_*", Mechanism::ComputeHazard, 1},
+    {"bank_conflicts_*", Mechanism::Memory, -1},
     // The array and the requantiser taking more cycles for the same work.
-    t.push_back({cc(Engine::Gemm, CycleClass::Active), Mechanism::Compute, 1});
-    t.push_back({cc(Engine::Post, CycleClass::Active), Mechanism::Compute, 1});
-    t.push_back({gc(isa::Counter::Saturations), Mechanism::Precision, 1});
-    return t;
-  }();
-  return rows;
-}
+    {"gemm.active", Mechanism::Compute, 1},
+    {"post.active", Mechanism::Compute, 1},
+    {"saturations", Mechanism::Precision, 1},
+};
 
 }  // namespace
 
@@ -150,11 +146,15 @@ const char* mechanism_name(Mechanism m) {
   return "?";
 }
 
-MechanismCall classify_mechanism(const std::array<double, isa::kNumCounters>& growth,
-                                 double window_cycles, double tolerance) {
+MechanismCall classify_mechanism(const std::vector<std::string>& counters,
+                                 const std::vector<double>& growth, double window_cycles,
+                                 double tolerance) {
   MechanismCall call;
-  for (const auto& row : mechanism_table())
-    call.score[static_cast<int>(row.mechanism)] += row.weight * growth[row.counter];
+  const size_t n = std::min(counters.size(), growth.size());
+  for (const auto& row : kMechanismRules)
+    for (size_t c = 0; c < n; ++c)
+      if (row.matches(counters[c]))
+        call.score[static_cast<int>(row.mechanism)] += row.weight * growth[c];
   const double threshold = tolerance * std::max(1.0, window_cycles);
   // A cause is a class of the engine's own (throttle, memory, bank conflicts, the array,
   // precision). An engine that waits for another (stall_dep, starve, stall_out) is a consequence
@@ -175,10 +175,17 @@ MechanismCall classify_mechanism(const std::array<double, isa::kNumCounters>& gr
     call.evidence = buf;
     return call;
   }
-  std::vector<std::pair<double, int>> parts;
-  for (const auto& row : mechanism_table())
-    if (row.mechanism == call.mechanism && row.weight > 0 && growth[row.counter] > 0)
-      parts.push_back({growth[row.counter], row.counter});
+  // In the design's counter order (engine-major on the NPU), so equal growths list stably.
+  std::vector<std::pair<double, size_t>> parts;
+  for (size_t c = 0; c < n; ++c) {
+    if (growth[c] <= 0) continue;
+    for (const auto& row : kMechanismRules) {
+      if (row.mechanism == call.mechanism && row.weight > 0 && row.matches(counters[c])) {
+        parts.push_back({growth[c], c});
+        break;
+      }
+    }
+  }
   std::stable_sort(parts.begin(), parts.end(),
                    [](const auto& x, const auto& y) { return x.first > y.first; });
   std::snprintf(buf, sizeof buf, "%s: %+.0f", mechanism_name(call.mechanism),
@@ -186,7 +193,7 @@ MechanismCall classify_mechanism(const std::array<double, isa::kNumCounters>& gr
   call.evidence = buf;
   for (size_t i = 0; i < parts.size() && i < 4; ++i) {
     std::snprintf(buf, sizeof buf, "%s%s %+.0f", i == 0 ? " (" : ", ",
-                  isa::counter_name(parts[i].second).c_str(), parts[i].first);
+                  counters[parts[i].second].c_str(), parts[i].first);
     call.evidence += buf;
   }
   if (!parts.empty()) call.evidence += ")";
@@ -242,25 +249,33 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
     // 2a. Performance: same results, different timing. First window whose counter deltas differ.
     const auto& gw = good.packet->windows;
     const auto& bw = bad.packet->windows;
-    std::vector<uint64_t> prev_g(isa::kNumCounters, 0), prev_b(isa::kNumCounters, 0);
+    const auto& names = good.names;
+    const int num = static_cast<int>(names.size());
+    if (bad.names != names) {
+      r.verdict = "error";
+      r.message = "the packets come from designs with different counters (" +
+                  good.packet->header.design() + ", " + bad.packet->header.design() + ")";
+      return r;
+    }
+    std::vector<uint64_t> prev_g(names.size(), 0), prev_b(names.size(), 0);
+    std::vector<double> growth(names.size());
     for (size_t w = 0; w < std::min(gw.size(), bw.size()); ++w) {
-      if (gw[w].counters_size() < isa::kNumCounters || bw[w].counters_size() < isa::kNumCounters)
-        break;
-      std::array<double, isa::kNumCounters> growth{};
+      if (gw[w].counters_size() < num || bw[w].counters_size() < num) break;
+      std::fill(growth.begin(), growth.end(), 0.0);
       std::vector<std::string> evidence;
       bool differs = false;
       const double len = static_cast<double>(gw[w].end_cycle() - gw[w].start_cycle());
-      for (int c = 0; c < isa::kNumCounters; ++c) {
+      for (int c = 0; c < num; ++c) {
         if (!good.counters.has(c) || !bad.counters.has(c)) continue;  // one side predates it
         const double dg = static_cast<double>(gw[w].counters(c) - prev_g[c]);
         const double db = static_cast<double>(bw[w].counters(c) - prev_b[c]);
         growth[c] = db - dg;
         const double change = (db - dg) / std::max(1.0, len);
-        if (std::fabs(change) > o.tolerance && static_cast<isa::Counter>(c) != isa::Counter::Cycles) {
+        if (std::fabs(change) > o.tolerance && names[c] != "cycles") {
           differs = true;
           char buf[128];
           std::snprintf(buf, sizeof buf, "%s: %+.0f per window (good %.0f, bad %.0f)",
-                        isa::counter_name(c).c_str(), db - dg, dg, db);
+                        names[c].c_str(), db - dg, dg, db);
           evidence.push_back(buf);
         }
         prev_g[c] = gw[w].counters(c);
@@ -270,7 +285,7 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
         r.verdict = "performance";
         r.window_start = gw[w].start_cycle();
         r.window_end = gw[w].end_cycle();
-        const MechanismCall call = classify_mechanism(growth, len, o.tolerance);
+        const MechanismCall call = classify_mechanism(names, growth, len, o.tolerance);
         r.mechanism = call.mechanism;
         evidence.insert(evidence.begin(), call.evidence);
         r.evidence = evidence;

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "debugger/json/Json.h"
-#include "emu/isa/Isa.h"
 
 namespace bud::debugger {
 
@@ -31,15 +30,18 @@ inline constexpr int kNumMechanisms = 7;
 /// "thermal", "memory", "compute-hazard", "compute", "precision", "scheduling", "none".
 const char* mechanism_name(Mechanism m);
 
-/// The mechanism rule applied to one window: `growth[c]` is counter c's delta in the bad run
-/// minus the good run's over the same cycles, `window_cycles` the window's length.
+/// The mechanism rule applied to one window: `growth[c]` is the delta of counter `counters[c]`
+/// (a design's describe().counters) in the bad run minus the good run's over the same cycles,
+/// `window_cycles` the window's length. The rule is keyed by counter name (the NPU's counters,
+/// docs/counters.md): it applies to whichever of those counters the design has.
 struct MechanismCall {
   Mechanism mechanism = Mechanism::None;
   std::array<double, kNumMechanisms> score{};  ///< cycles (or events) each class grew by
   std::string evidence;                        ///< one line: the winning class and its counters
 };
-MechanismCall classify_mechanism(const std::array<double, isa::kNumCounters>& growth,
-                                 double window_cycles, double tolerance);
+MechanismCall classify_mechanism(const std::vector<std::string>& counters,
+                                 const std::vector<double>& growth, double window_cycles,
+                                 double tolerance);
 
 struct StateDifference {
   std::string element;  ///< "load.state", "dram 0x10040", "acc[12] byte 3"

@@ -9,7 +9,7 @@
 
 #include "debugger/bisect/Bisector.h"
 #include "emu/drive/Driver.h"
-#include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
 #include "emu/workload/Lowering.h"
 #include "emu/workload/Workload.h"
 #include "workload.pb.h"
@@ -186,8 +186,11 @@ struct Anchor {
 void run_watching(const run::PreparedRun& p, const run::RunOptions& options, TakeWatch::Each each) {
   run::RunOptions o = options;
   o.faults.clear();
-  emu::NpuEmulator emu(o.npu);
-  if (!run::start(p, o, emu, &emu).empty()) return;
+  std::string error;
+  auto made = emu::make_emulator(o.emulator, error);
+  if (!made) return;
+  emu::Emulator& emu = *made;
+  if (!run::start(p, o, emu).empty()) return;
   TakeWatch watch(emu, std::move(each));
   drive::advance(emu, o.max_cycles, {&watch});
 }
@@ -334,7 +337,7 @@ Outcome evaluate(const run::PreparedRun& p, const MinimizeInput& in) {
 std::string identity(const MinimizeInput& in) {
   std::string s = in.workload_text;
   for (const auto& f : in.options.faults) s += "\n" + f.to_string();
-  return s + "\n" + std::to_string(in.options.npu.hang_cycles);
+  return s + "\n" + std::to_string(in.options.emulator.hang_cycles);
 }
 
 std::string print(const pb::WorkloadSpec& s) {
@@ -418,9 +421,9 @@ std::vector<Reduce> reductions(const pb::WorkloadSpec& base) {
   });
   // A hang shows sooner with a tighter watchdog.
   out.push_back([](pb::WorkloadSpec&, run::RunOptions& o, std::string& what) {
-    if (o.npu.hang_cycles <= 500) return false;
-    o.npu.hang_cycles = std::max<uint64_t>(500, o.npu.hang_cycles / 4);
-    what = "watchdog " + std::to_string(o.npu.hang_cycles) + " cycles";
+    if (o.emulator.hang_cycles <= 500) return false;
+    o.emulator.hang_cycles = std::max<uint64_t>(500, o.emulator.hang_cycles / 4);
+    what = "watchdog " + std::to_string(o.emulator.hang_cycles) + " cycles";
     return true;
   });
   return out;

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "debugger/expr/Compiler.h"
-#include "emu/isa/Isa.h"
 
 namespace bud::debugger {
 
@@ -105,7 +104,7 @@ std::optional<Target> resolve_target(emu::Emulator& emu, const std::string& raw,
     return t;
   }
   std::string cname = name.rfind("pmu.", 0) == 0 ? name.substr(4) : name;
-  if (auto c = isa::find_counter(cname)) {
+  if (auto c = emu.describe().find_counter(cname)) {
     t.kind = Target::Kind::Counter;
     t.counter = *c;
     t.name = cname;
@@ -128,7 +127,7 @@ std::optional<Target> resolve_target(emu::Emulator& emu, const std::string& raw,
   }
   std::vector<std::string> all;
   for (const auto& s : emu.signals()) all.push_back(s.name);
-  for (int i = 0; i < isa::kNumCounters; ++i) all.push_back(isa::counter_name(i));
+  for (const auto& c : emu.describe().counters) all.push_back(c);
   for (const auto& c : emu.csrs()) all.push_back(c.name);
   error = "unknown signal '" + name + "'";
   auto near = suggest_names(name, all, 3);

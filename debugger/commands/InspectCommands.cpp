@@ -66,10 +66,11 @@ void do_counters(Interpreter& in, const Args& a, CommandResult& r) {
   std::snprintf(buf, sizeof buf, "%-24s %20s %14s", "counter", "value", "delta");
   r.say(buf);
   json::Json counters = json::Json::object();
-  for (int i = 0; i < isa::kNumCounters; ++i) {
-    const std::string& name = isa::counter_name(i);
+  const auto& names = s.emu().describe().counters;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
     if (!filter.empty() && name.find(filter) == std::string::npos) continue;
-    const uint64_t v = s.emu().counter(i);
+    const uint64_t v = s.emu().counter(static_cast<int>(i));
     const int64_t d = static_cast<int64_t>(v - last[i]);
     std::snprintf(buf, sizeof buf, "%-24s %20llu %+14lld", name.c_str(),
                   static_cast<unsigned long long>(v), static_cast<long long>(d));

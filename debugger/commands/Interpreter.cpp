@@ -315,7 +315,7 @@ std::vector<std::string> Interpreter::names() const {
   std::set<std::string> out;
   const auto& emu = session_.emu();
   for (const auto& s : emu.signals()) out.insert(s.name);
-  for (int i = 0; i < isa::kNumCounters; ++i) out.insert(isa::counter_name(i));
+  for (const auto& c : emu.describe().counters) out.insert(c);
   for (const auto& m : emu.memories()) out.insert(m.name);
   for (const auto& c : emu.csrs()) out.insert(c.name);
   out.insert("cycle");
@@ -332,7 +332,7 @@ std::vector<std::string> Interpreter::candidates(ArgKind kind, const std::string
       [[fallthrough]];
     case ArgKind::Name:
       for (const auto& s : emu.signals()) pool.push_back(s.name);
-      for (int i = 0; i < isa::kNumCounters; ++i) pool.push_back(isa::counter_name(i));
+      for (const auto& c : emu.describe().counters) pool.push_back(c);
       for (const auto& c : emu.csrs()) pool.push_back(c.name);
       pool.push_back("cycle");
       break;

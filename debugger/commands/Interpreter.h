@@ -14,6 +14,7 @@
 namespace bud::debugger {
 
 class Interpreter;
+class RecordBackend;
 
 /// A command line split into words; `rest` is the raw text after the command word (for
 /// expressions), `flag` the /FMT suffix of the command word ("print/x" -> "x").
@@ -119,6 +120,11 @@ class Interpreter {
   /// Appends "N: <print output>" for every display to `r` (as `r.data.displays`).
   void show_displays(CommandResult& r);
 
+  /// What `record start|stop` writes packets with (not owned; null: recording is not available
+  /// in this session). Each interpreter carries its own: nothing is shared between sessions.
+  void set_record_backend(RecordBackend* backend) { record_backend_ = backend; }
+  RecordBackend* record_backend() const { return record_backend_; }
+
  private:
   Session& session_;
   std::vector<CommandSpec> commands_;
@@ -131,6 +137,7 @@ class Interpreter {
   bool in_breakpoint_commands_ = false;
   std::vector<Display> displays_;
   int next_display_ = 1;
+  RecordBackend* record_backend_ = nullptr;
 };
 
 /// Sets what Tab completes for a command's arguments (CommandSpec::subcommands and args).
@@ -164,7 +171,5 @@ class RecordBackend {
   /// Writes the packet up to the current cycle; `summary` says what was written.
   virtual std::string stop(Session& session, std::string& summary) = 0;
 };
-/// Installs (or removes, with nullptr) the backend of `record` (not owned).
-void set_record_backend(RecordBackend* backend);
 
 }  // namespace bud::debugger

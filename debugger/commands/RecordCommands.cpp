@@ -1,20 +1,9 @@
 // `record start FILE` / `record stop`: write a replay packet of the cycles between the two, from
 // the prompt. The debugger does not know how a run is recorded (that is bud::replay, which sits
-// above the debugger): the CLI installs a RecordBackend that does.
+// above the debugger): the CLI gives the interpreter a RecordBackend that does.
 #include "debugger/commands/Interpreter.h"
 
 namespace bud::debugger {
-
-namespace {
-
-RecordBackend*& backend_slot() {
-  static RecordBackend* backend = nullptr;
-  return backend;
-}
-
-}  // namespace
-
-void set_record_backend(RecordBackend* backend) { backend_slot() = backend; }
 
 void register_record_commands(Interpreter& interp) {
   set_completion(interp.add(
@@ -30,7 +19,7 @@ void register_record_commands(Interpreter& interp) {
        kNeedsNothing,
        false,
        [](Interpreter& in, const Args& a, CommandResult& r) {
-         RecordBackend* b = backend_slot();
+         RecordBackend* b = in.record_backend();
          if (!b) {
            r.fail("recording is not available in this session");
            return;

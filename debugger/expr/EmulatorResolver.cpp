@@ -1,16 +1,15 @@
 #include "debugger/expr/EmulatorResolver.h"
 
-#include "emu/isa/Isa.h"
-
 namespace bud::debugger {
 
 namespace {
 
 constexpr std::string_view kPmuPrefix = "pmu.";
 
-std::optional<int> counter_index(std::string_view name) {
+/// The design's counter `name` (or `pmu.<name>`), if it has one.
+std::optional<int> counter_index(const emu::Emulator& emu, std::string_view name) {
   if (name.substr(0, kPmuPrefix.size()) == kPmuPrefix) name.remove_prefix(kPmuPrefix.size());
-  return isa::find_counter(name);
+  return emu.describe().find_counter(name);
 }
 
 }  // namespace
@@ -24,7 +23,7 @@ std::optional<Ref> EmulatorResolver::resolve(std::string_view name, std::optiona
     if ((r.direct = emu_.cycle_address())) r.direct_bytes = 8;
     return r;
   }
-  if (auto c = counter_index(name)) {
+  if (auto c = counter_index(emu_, name)) {
     if (index) return std::nullopt;
     Ref r{RefKind::Counter, static_cast<uint32_t>(*c), 0, 1, 64};
     if ((r.direct = emu_.counter_address(*c))) r.direct_bytes = 8;
@@ -44,10 +43,10 @@ std::optional<Ref> EmulatorResolver::resolve(std::string_view name, std::optiona
 std::vector<std::string> EmulatorResolver::names() const {
   std::vector<std::string> out;
   out.emplace_back("cycle");
-  for (int i = 0; i < isa::kNumCounters; ++i) out.push_back(isa::counter_name(i));
+  for (const auto& c : emu_.describe().counters) out.push_back(c);
   for (const emu::SignalInfo& s : emu_.signals()) {
     // `pmu.<counter>` signals are the counters again; suggesting both spellings wastes a slot.
-    if (counter_index(s.name)) continue;
+    if (counter_index(emu_, s.name)) continue;
     out.push_back(s.name);
   }
   return out;

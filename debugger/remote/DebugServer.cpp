@@ -40,7 +40,9 @@ struct DebugServer::Impl {
             session, output, [this](const ExecutorEvent& e) { DebugService::publish(events, e); },
             config.max_queue),
         service(executor, clients, events, config.token ? TokenAuth(*config.token) : TokenAuth(),
-                RequestLimits{4096, config.max_read_bytes, 256}, [this] { shutdown(); }) {}
+                RequestLimits{4096, config.max_read_bytes, 256}, [this] { shutdown(); }) {
+    executor.set_record_backend(config.record);
+  }
 
   void shutdown() {
     {

@@ -13,6 +13,10 @@
 #include "debugger/remote/OutputDir.h"
 #include "debugger/session/Session.h"
 
+namespace bud::debugger {
+class RecordBackend;
+}
+
 namespace grpc {
 class Server;
 }
@@ -20,6 +24,9 @@ class Server;
 namespace bud::remote {
 
 struct ServerConfig {
+  /// What the controller's `record start|stop` writes packets with (not owned; null: not
+  /// available).
+  debugger::RecordBackend* record = nullptr;
   ListenAddress address;
   /// Required for TCP; optional on a Unix socket (then enforced too).
   std::optional<std::string> token;

@@ -8,7 +8,6 @@
 #include "debugger/remote/Utf8.h"
 #include "debugger/trigger/TriggerFile.h"
 #include "emu/core/Fault.h"
-#include "emu/isa/Isa.h"
 
 namespace bud::remote {
 
@@ -388,17 +387,17 @@ grpc::Status DebugService::ReadCounters(grpc::ServerContext* ctx,
                                         const v1::ReadCountersRequest* req, v1::Counters* reply) {
   ClientInfo c;
   if (auto st = identify(ctx, c); !st.ok()) return st;
+  // The design's description never changes after construction: safe to read on this thread.
+  const emu::DesignInfo& design = executor_.session().emu().describe();
   std::vector<int> which;
   if (req->names().empty()) {
-    for (int i = 0; i < isa::kNumCounters; ++i) which.push_back(i);
+    for (int i = 0; i < design.num_counters(); ++i) which.push_back(i);
   } else {
-    if (req->names_size() > isa::kNumCounters * 4)
+    if (req->names_size() > design.num_counters() * 4)
       return {grpc::StatusCode::INVALID_ARGUMENT, "too many counter names"};
     for (const auto& n : req->names()) {
       const std::string name = n.rfind("pmu.", 0) == 0 ? n.substr(4) : n;
-      int found = -1;
-      for (int i = 0; i < isa::kNumCounters && found < 0; ++i)
-        if (isa::counter_name(i) == name) found = i;
+      const int found = design.find_counter(name).value_or(-1);
       if (found < 0)
         return {grpc::StatusCode::NOT_FOUND,
                 valid_utf8("no counter '" + n.substr(0, limits_.max_name_bytes) +
@@ -408,14 +407,14 @@ grpc::Status DebugService::ReadCounters(grpc::ServerContext* ctx,
   }
   return call<v1::Counters>(
       ctx, Access::ReadOnly,
-      [this, which](v1::Counters& out) {
+      [this, which, &design](v1::Counters& out) {
         auto& s = executor_.session();
         const auto& last = s.counters_at_last_stop();
         out.set_cycle(s.emu().cycle());
         for (int i : which) {
           auto* x = out.add_counters();
           const uint64_t v = s.emu().counter(i);
-          x->set_name(valid_utf8(isa::counter_name(i)));
+          x->set_name(valid_utf8(design.counters[static_cast<size_t>(i)]));
           x->set_value(v);
           x->set_delta(static_cast<int64_t>(v - last[static_cast<size_t>(i)]));
         }

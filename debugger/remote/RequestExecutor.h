@@ -56,6 +56,11 @@ class RequestExecutor final : private debugger::SessionHook {
   RequestExecutor(const RequestExecutor&) = delete;
   RequestExecutor& operator=(const RequestExecutor&) = delete;
 
+  /// What the controller's `record` command writes with (not owned; null: not available). Set
+  /// before start().
+  void set_record_backend(debugger::RecordBackend* backend) {
+    control_.set_record_backend(backend);
+  }
   /// Starts the emulation thread.
   void start();
   /// Stops a run in progress at the next cycle, refuses queued jobs and joins the thread.

@@ -99,7 +99,9 @@ Session::Session(std::unique_ptr<emu::Emulator> emu, ProgramInfo program, Sessio
       program_(std::move(program)),
       config_(config),
       timeline_(*emu_, config.timeline),
-      breakpoints_(*emu_) {
+      breakpoints_(*emu_),
+      prev_counters_(emu_->describe().counters.size(), 0),
+      last_counters_(prev_counters_.size(), 0) {
   timeline_.reset();
   snapshot_counters();
   furthest_ = emu_->cycle();
@@ -107,7 +109,8 @@ Session::Session(std::unique_ptr<emu::Emulator> emu, ProgramInfo program, Sessio
 
 void Session::snapshot_counters() {
   prev_counters_ = last_counters_;
-  for (int i = 0; i < isa::kNumCounters; ++i) last_counters_[i] = emu_->counter(i);
+  for (size_t i = 0; i < last_counters_.size(); ++i)
+    last_counters_[i] = emu_->counter(static_cast<int>(i));
 }
 
 void Session::note_progress() {

@@ -129,9 +129,9 @@ class Session {
   const std::vector<Intervention>& interventions() const { return interventions_; }
 
   /// Counters at the stop before the current one: `counters` shows the change since then.
-  const std::array<uint64_t, isa::kNumCounters>& counters_at_last_stop() const {
-    return prev_counters_;
-  }
+  /// Index = the design's counter index (emu().describe().counters), sized when the session
+  /// was made.
+  const std::vector<uint64_t>& counters_at_last_stop() const { return prev_counters_; }
   /// Records a stop: the counters of the current stop become the previous ones.
   void snapshot_counters();
 
@@ -174,8 +174,8 @@ class Session {
   std::vector<Intervention> interventions_;
   std::vector<SessionHook*> hooks_;
   class StageCheck* stage_check_ = nullptr;
-  std::array<uint64_t, isa::kNumCounters> prev_counters_{};
-  std::array<uint64_t, isa::kNumCounters> last_counters_{};
+  std::vector<uint64_t> prev_counters_;
+  std::vector<uint64_t> last_counters_;
   uint64_t furthest_ = 0;
   std::optional<uint64_t> end_cycle_;
 };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "emu/core/Fault.h"
+#include "emu/core/HostDriver.h"
 #include "emu/core/StageTxn.h"
 #include "emu/core/StateSegments.h"
 
@@ -83,6 +84,35 @@ struct CsrInfo {
   uint32_t addr = 0;
 };
 
+/// What a design says about itself, so that code above emu/ sizes and names everything from the
+/// design it runs (never from one design's compile-time tables). Together with signals(),
+/// memories() and csrs() it is the whole description; it does not change after construction.
+struct DesignInfo {
+  std::string name;  ///< "npu", "mock"
+  /// The command set its programs are written in ("npu": docs/isa.md), so a run is checked
+  /// against the golden model of that ISA; empty when the design runs no workload program.
+  std::string isa;
+  /// Counter names; position = the index counter() and counter_address() take. Names are the
+  /// identity across builds (packets store them), positions are this build's layout.
+  std::vector<std::string> counters;
+  /// Name of each stage port, index = Stage; empty for a port the design does not drive.
+  std::vector<std::string> stages;
+
+  /// Index of a counter name, if the design has it.
+  std::optional<int> find_counter(std::string_view counter) const {
+    for (size_t i = 0; i < counters.size(); ++i)
+      if (counters[i] == counter) return static_cast<int>(i);
+    return std::nullopt;
+  }
+  int num_counters() const { return static_cast<int>(counters.size()); }
+  /// The stage's name, or "" for a port the design does not drive.
+  const std::string& stage(Stage s) const {
+    static const std::string none;
+    const auto i = static_cast<size_t>(s);
+    return i < stages.size() ? stages[i] : none;
+  }
+};
+
 /// Called after every cycle while installed; return true to stop the step. Used by breakpoints
 /// and triggers. Implementations must not allocate or throw.
 class CycleHook {
@@ -103,8 +133,23 @@ class Emulator {
  public:
   virtual ~Emulator() = default;
 
-  /// Design name ("npu", "mock").
-  virtual std::string design() const = 0;
+  /// Design name ("npu", "mock"): describe().name.
+  std::string design() const { return describe().name; }
+  /// The design's description (counters, stage ports, ISA); the same object for the emulator's
+  /// lifetime, so callers may keep references into it.
+  virtual const DesignInfo& describe() const = 0;
+  /// Resets the design and starts the host side on `job` (copied): the program's commands and
+  /// initial memory image. Returns an error message, or empty on success.
+  virtual std::string load(const HostJob& job) = 0;
+  /// Text the design printed (e.g. its $display and $error output) since the last call, then
+  /// forgotten. Per emulator: two emulators on one thread never see each other's text.
+  virtual std::string take_messages() { return {}; }
+  /// Several lines on what each engine is doing, for hang and cycle-limit reports (default:
+  /// from engines()).
+  virtual std::string status_report() const;
+  /// Hash of one memory's contents (e.g. the outputs in "dram"); 0 if there is no such memory.
+  /// The default reads it through read_memory().
+  virtual uint64_t memory_digest(std::string_view memory) const;
   /// Cycles since reset (rising edges).
   virtual uint64_t cycle() const = 0;
   /// Current run state.
@@ -140,7 +185,8 @@ class Emulator {
   virtual bool write_memory(std::string_view memory, uint64_t offset,
                             std::span<const uint8_t> in) = 0;
 
-  /// Live value of PMU counter `index` (docs/counters.md), read without disturbing the design.
+  /// Live value of counter `index` (describe().counters names it), read without disturbing the
+  /// design; 0 for an index the design does not have.
   virtual uint64_t counter(int index) const = 0;
   /// Running per-stage transaction digests since reset.
   virtual StageDigest stage_digest(Stage s) const = 0;

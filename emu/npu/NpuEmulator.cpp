@@ -12,7 +12,7 @@
 #include "bud/ModelRevision.h"
 #include "emu/core/Hash.h"
 #include "emu/isa/Isa.h"
-#include "emu/npu/VlPrintf.h"
+#include "emu/npu/DesignOutput.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 #include "verilated_save.h"
@@ -142,14 +142,6 @@ constexpr size_t kMaxForces = 32;
 
 }  // namespace
 
-std::string ThrottleConfig::validate() const {
-  if (period == 0 && on_cycles == 0) return {};
-  if (period == 0 || on_cycles >= period)
-    return "throttle: need 0 < ON < PERIOD (got " + std::to_string(on_cycles) + " of " +
-           std::to_string(period) + ")";
-  return {};
-}
-
 struct NpuEmulator::Impl {
   NpuConfig config;
   std::unique_ptr<VerilatedContext> ctx;
@@ -160,6 +152,8 @@ struct NpuEmulator::Impl {
   uint64_t cycle = 0;
   RunState state = RunState::Ready;
   std::string message;
+  std::string output;      ///< what the model printed and nobody took yet (DesignOutputScope)
+  DesignInfo design_info;  ///< describe()
   uint64_t last_progress = 0;
   std::array<StageDigest, kNumStages> digests{};
   StageTxn txn;
@@ -277,6 +271,7 @@ struct NpuEmulator::Impl {
           std::abort();
         }
         for (int i = 0; i < isa::kNumCounters; ++i) {
+          design_info.counters.push_back(isa::counter_name(i));
           add_signal("pmu." + isa::counter_name(i), 64, 1, SignalKind::Counter, true,
                      "PMU counter " + std::to_string(i), data + 8 * i, 8);
         }
@@ -303,6 +298,10 @@ struct NpuEmulator::Impl {
     port("obs_out_addr", top->obs_out_addr, 16, "post: OUT entry index");
     port("obs_st_valid", top->obs_st_valid, 1, "store: DRAM write issued");
     port("obs_st_addr", top->obs_st_addr, 32, "store: DRAM byte address");
+    design_info.name = "npu";
+    design_info.isa = "npu";
+    for (int st = 0; st < kNumStages; ++st)
+      design_info.stages.push_back(stage_name(static_cast<Stage>(st)));
     memories = {{"dram", dram.size(), 8}};
     for (int b = 0; b < isa::kNumBuffers; ++b) {
       const auto& g = isa::kBuffers[b];
@@ -573,7 +572,8 @@ struct NpuEmulator::Impl {
       const unsigned code = top->assert_code;
       // Prefer the design's own words (its $error text, which names the cycle the violation
       // happened in); Verilator's "$stop" notice is dropped.
-      const std::string said = take_design_output();
+      const std::string said = std::move(output);
+      output.clear();
       if (auto pos = said.find("NPU ASSERT"); pos != std::string::npos) {
         message = said.substr(pos);
         message = message.substr(0, message.find('\n'));
@@ -608,12 +608,16 @@ struct NpuEmulator::Impl {
 NpuEmulator::NpuEmulator(const NpuConfig& config) : impl_(std::make_unique<Impl>(config)) {}
 // Verilator keeps a per-thread "current context" that every new VerilatedContext overwrites and
 // that $error reporting and model destruction use; each entry point re-binds ours.
-#define BUD_BIND_CONTEXT() Verilated::threadContextp(impl_->ctx.get())
+// The same entry points direct what the model prints to this emulator (DesignOutput.h).
+#define BUD_BIND_CONTEXT()                     \
+  Verilated::threadContextp(impl_->ctx.get()); \
+  const DesignOutputScope bud_output_scope_(impl_->output)
 
 NpuEmulator::~NpuEmulator() {
-  if (impl_) BUD_BIND_CONTEXT();
-  if (impl_ && impl_->fst) impl_->fst->close();
-  if (impl_ && impl_->top) impl_->top->final();
+  if (!impl_) return;
+  BUD_BIND_CONTEXT();
+  if (impl_->fst) impl_->fst->close();
+  if (impl_->top) impl_->top->final();
 }
 
 std::string NpuEmulator::load(const HostJob& job) {
@@ -1160,6 +1164,19 @@ std::string NpuEmulator::engine_report() const {
   r += "  tokens:  L->C=" + val("tokens", 0) + " C->L=" + val("tokens", 1) +
        " C->S=" + val("tokens", 2) + " S->C=" + val("tokens", 3);
   return r;
+}
+
+const DesignInfo& NpuEmulator::describe() const { return impl_->design_info; }
+
+std::string NpuEmulator::take_messages() {
+  std::string out;
+  out.swap(impl_->output);
+  return out;
+}
+
+uint64_t NpuEmulator::memory_digest(std::string_view memory) const {
+  if (memory == "dram") return impl_->dram.memory_digest();
+  return Emulator::memory_digest(memory);
 }
 
 uint32_t NpuEmulator::model_counter_count() const { return impl_->pmu_elements; }

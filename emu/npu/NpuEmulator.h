@@ -9,28 +9,13 @@
 
 #include "emu/core/DramModel.h"
 #include "emu/core/Emulator.h"
+#include "emu/core/EmulatorConfig.h"
 #include "emu/core/HostDriver.h"
 
 namespace bud::emu {
 
-/// Clock-enable clamping (DVFS/thermal): the NPU's `throttle` input is high for `on_cycles` out
-/// of every `period` cycles (period 0 = never throttled).
-struct ThrottleConfig {
-  uint32_t period = 0;
-  uint32_t on_cycles = 0;
-  std::string validate() const;
-};
-
-struct NpuConfig {
-  DramConfig dram;
-  /// Verilator's own seed (+verilator+seed+), pinned and recorded even though the X policy
-  /// (all X -> 0) leaves nothing random in the model today.
-  uint32_t verilator_seed = 1;
-  /// The watchdog reports a hang after this many cycles without any DRAM handshake or stage
-  /// transaction while the program runs.
-  uint64_t hang_cycles = 100000;
-  ThrottleConfig throttle;
-};
+/// The NPU's configuration is the common one (memory model, seed, watchdog, throttle).
+using NpuConfig = EmulatorConfig;
 
 /// The values driven on the NPU's input ports in one cycle. Benchmarks record them to replay a
 /// run against the bare Verilated model (the physical speed limit of the model).
@@ -57,9 +42,14 @@ class NpuEmulator final : public Emulator {
 
   /// Resets the design and memory model, and starts the host driver on `job` (copied). Returns
   /// an error message, or empty on success.
-  std::string load(const HostJob& job);
+  std::string load(const HostJob& job) override;
 
-  std::string design() const override { return "npu"; }
+  /// Counters from the PMU (names from the facts table, count checked against the model), the
+  /// five stage ports, ISA "npu".
+  const DesignInfo& describe() const override;
+  std::string take_messages() override;
+  std::string status_report() const override { return engine_report(); }
+  uint64_t memory_digest(std::string_view memory) const override;
   uint64_t cycle() const override;
   RunState state() const override;
   StepResult step(uint64_t max_cycles) override;

@@ -5,6 +5,7 @@
 #include "bud/ModelRevision.h"
 #include "emu/golden/Checker.h"
 #include "emu/golden/GoldenNpu.h"
+#include "emu/run/Designs.h"
 #include "emu/workload/Builtins.h"
 
 namespace bud::run {
@@ -23,11 +24,16 @@ workload::Result<workload::Workload> load(const RunOptions& o) {
 
 }  // namespace
 
+uint64_t RunReport::counter(std::string_view name) const {
+  for (size_t i = 0; i < counter_names.size() && i < counters.size(); ++i)
+    if (counter_names[i] == name) return counters[i];
+  return 0;
+}
+
 double RunReport::mac_utilization() const {
-  const uint64_t c = counters[static_cast<int>(isa::Counter::Cycles)];
+  const uint64_t c = counter("cycles");
   if (c == 0) return 0.0;
-  return static_cast<double>(counters[static_cast<int>(isa::Counter::MacsUseful)]) /
-         (static_cast<double>(c) * isa::kArrayMacs);
+  return static_cast<double>(counter("macs_useful")) / (static_cast<double>(c) * isa::kArrayMacs);
 }
 
 workload::Result<PreparedRun> prepare(const RunOptions& options) {
@@ -40,10 +46,10 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
                                                bool with_checks) {
   auto program = workload::lower(w);
   if (!program) return workload::Error{program.error()};
-  if (program->dram_bytes > options.npu.dram.size_bytes)
+  if (program->dram_bytes > options.emulator.dram.size_bytes)
     return workload::Error{"workload needs " + std::to_string(program->dram_bytes) +
                            " bytes of DRAM, the memory model has " +
-                           std::to_string(options.npu.dram.size_bytes)};
+                           std::to_string(options.emulator.dram.size_bytes)};
   PreparedRun p;
   p.workload = std::move(w);
   p.program = std::move(program).value();
@@ -81,34 +87,36 @@ std::vector<std::string> check_results(const PreparedRun& p, const emu::Emulator
         return emu.read_memory("dram", addr, out);
       });
   if (!outs.ok()) failures.push_back("outputs: " + outs.summary());
-  const uint64_t sat = emu.counter(static_cast<int>(isa::Counter::Saturations));
+  const auto saturations = emu.describe().find_counter("saturations");
+  const uint64_t sat = saturations ? emu.counter(*saturations) : 0;
   if (sat != p.golden_saturations)
     failures.push_back("saturations: PMU counted " + std::to_string(sat) + ", golden model " +
                        std::to_string(p.golden_saturations));
   return failures;
 }
 
-RunReport finish(const PreparedRun& p, const RunOptions& options, emu::NpuEmulator& emu) {
+RunReport finish(const PreparedRun& p, const RunOptions& options, emu::Emulator& emu) {
   drive::Driver driver(emu);
-  return finish(p, options, driver, emu);
+  return finish(p, options, driver);
 }
 
 RunReport finish(const PreparedRun& p, const RunOptions& options, drive::Driver& driver,
-                 emu::NpuEmulator& emu, drive::DriveStop* stop) {
+                 drive::DriveStop* stop) {
   drive::ProgressParticipant progress(options.progress, options.progress_interval);
   if (options.progress) driver.add(progress);
   const auto ds = driver.run_until(options.max_cycles, options.progress_interval);
   if (options.progress) driver.remove(progress);
   if (stop) *stop = ds;
-  return conclude(p, options, emu, ds, driver.cycles_driven());
+  return conclude(p, options, driver.emulator(), ds, driver.cycles_driven());
 }
 
-RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::NpuEmulator& emu,
+RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::Emulator& emu,
                    const drive::DriveStop& ds, uint64_t driven_cycles) {
+  const emu::DesignInfo& design = emu.describe();
   RunReport r;
   r.workload = p.workload.name;
   r.seed = p.workload.seed;
-  r.mem_seed = options.npu.dram.seed;
+  r.mem_seed = options.emulator.dram.seed;
   r.model_revision = build::kModelRevision;
   r.commands = p.program.commands.size();
   r.golden_digests = p.golden_digests;
@@ -120,24 +128,28 @@ RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::NpuEmul
     r.state = emu::RunState::CycleLimit;
     r.message = "cycle limit: did not finish within --max-cycles " +
                 std::to_string(options.max_cycles) + " (still making progress)\n" +
-                emu.engine_report();
+                emu.status_report();
   } else if (r.state == emu::RunState::Hang) {
-    r.message = "no progress for " + std::to_string(options.npu.hang_cycles) +
+    r.message = "no progress for " + std::to_string(options.emulator.hang_cycles) +
                 " cycles, detected at cycle " + std::to_string(r.cycles) + "\n" +
-                emu.engine_report();
+                emu.status_report();
   } else {
     r.message = ds.message;
   }
-  for (int i = 0; i < isa::kNumCounters; ++i) r.counters[i] = emu.counter(i);
+  r.counter_names = design.counters;
+  r.counters.resize(r.counter_names.size());
+  for (size_t i = 0; i < r.counters.size(); ++i) r.counters[i] = emu.counter(static_cast<int>(i));
   for (int s = 0; s < emu::kNumStages; ++s)
     r.rtl_digests[s] = emu.stage_digest(static_cast<emu::Stage>(s));
   r.state_digest = emu.digest();
-  r.output_digest = emu.dram().memory_digest();
+  // The outputs live in the design's main memory (its first; "dram" on the NPU).
+  r.output_digest = emu.memories().empty() ? 0 : emu.memory_digest(emu.memories().front().name);
 
   r.failures = p.lowering_failures;
   if (r.state != emu::RunState::Finished) {
     r.failures.push_back(std::string(emu::run_state_name(r.state)) + ": " + r.message);
-  } else {
+  } else if (design.isa == "npu") {
+    // The golden model runs the NPU's ISA: only a design that runs it can be checked against it.
     for (int s = 0; s < emu::kNumStages; ++s) {
       const auto& a = r.rtl_digests[s];
       const auto& g = r.golden_digests[s];
@@ -154,19 +166,19 @@ RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::NpuEmul
   return r;
 }
 
-std::string start(const PreparedRun& prepared, const RunOptions& options, emu::Emulator& emu,
-                  emu::NpuEmulator* npu) {
-  if (npu) {
-    if (auto e = npu->load(prepared.job); !e.empty()) return e;
-  }
+std::string start(const PreparedRun& prepared, const RunOptions& options, emu::Emulator& emu) {
+  if (auto e = emu.load(prepared.job); !e.empty()) return e;
   for (const auto& f : options.faults)
     if (auto e = emu.add_fault(f); !e.empty()) return e;
   return {};
 }
 
 RunReport execute(const PreparedRun& prepared, const RunOptions& options) {
-  emu::NpuEmulator emu(options.npu);
-  if (auto e = start(prepared, options, emu, &emu); !e.empty()) {
+  std::string error;
+  auto emu = emu::make_emulator(options.emulator, error);
+  if (emu) error = start(prepared, options, *emu);
+  if (!error.empty()) {
+    const std::string e = error;
     RunReport r;
     r.workload = prepared.workload.name;
     r.state = emu::RunState::Error;
@@ -175,7 +187,7 @@ RunReport execute(const PreparedRun& prepared, const RunOptions& options) {
     r.failures.push_back("cannot start: " + e);
     return r;
   }
-  return finish(prepared, options, emu);
+  return finish(prepared, options, *emu);
 }
 
 }  // namespace bud::run

@@ -9,12 +9,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "emu/core/EmulatorConfig.h"
 #include "emu/core/StageTxn.h"
 #include "emu/drive/Driver.h"
 #include "emu/isa/Isa.h"
-#include "emu/npu/NpuEmulator.h"
 #include "emu/workload/Lowering.h"
 #include "emu/workload/Reference.h"
 
@@ -24,7 +25,7 @@ namespace bud::run {
 struct RunOptions {
   std::string workload = "gemm_small";     ///< built-in name or path to a .textpb file
   std::optional<uint64_t> seed;            ///< overrides the workload's data seed
-  emu::NpuConfig npu;                      ///< memory model (incl. its seed), throttle, watchdog
+  emu::EmulatorConfig emulator;  ///< design, memory model (incl. its seed), throttle, watchdog
   std::vector<emu::FaultSpec> faults;      ///< injected faults (docs/faults.md)
   uint64_t max_cycles = 100'000'000;       ///< give up (as a hang) after this many cycles
   /// Called about every `progress_interval` cycles with the current cycle (for progress bars).
@@ -70,21 +71,24 @@ struct RunReport {
   bool bad_input = false;         ///< the run could not start (e.g. a fault names no signal)
   bool passed = false;            ///< finished, all stages and outputs match
   std::vector<std::string> failures;  ///< one line per failed check
-  std::array<uint64_t, isa::kNumCounters> counters{};
+  /// The design's counters at the end (names: its describe().counters, same order).
+  std::vector<std::string> counter_names;
+  std::vector<uint64_t> counters;
   std::array<emu::StageDigest, emu::kNumStages> rtl_digests{};
   std::array<emu::StageDigest, emu::kNumStages> golden_digests{};
   uint64_t commands = 0;
   uint64_t state_digest = 0;      ///< emulator digest at the end
   uint64_t output_digest = 0;     ///< DRAM contents digest at the end
-  /// useful MACs / (cycles x 64)
+  /// Value of the named counter (0 if the design has none of that name).
+  uint64_t counter(std::string_view name) const;
+  /// useful MACs / (cycles x 64) on a design with the NPU's counters (0 on others)
   double mac_utilization() const;
 };
 
 /// Loads the prepared job into `emu` and adds the options' faults. Error message or empty.
-std::string start(const PreparedRun& prepared, const RunOptions& options, emu::Emulator& emu,
-                  emu::NpuEmulator* npu);
+std::string start(const PreparedRun& prepared, const RunOptions& options, emu::Emulator& emu);
 
-/// Runs a prepared workload on a fresh emulator configured by `options`.
+/// Runs a prepared workload on a fresh emulator of the design `options.emulator` names.
 RunReport execute(const PreparedRun& prepared, const RunOptions& options);
 
 /// The checks of a finished run beyond the stage transactions: the outputs in DRAM against the
@@ -92,19 +96,20 @@ RunReport execute(const PreparedRun& prepared, const RunOptions& options);
 /// failure ("outputs: ...", "saturations: ..."); empty when both match.
 std::vector<std::string> check_results(const PreparedRun& prepared, const emu::Emulator& emu);
 
-/// Runs `emu` (already loaded with prepared.job) to the end and checks it.
-RunReport finish(const PreparedRun& prepared, const RunOptions& options, emu::NpuEmulator& emu);
-/// The same through `driver` (whose emulator is `emu`), with whatever participants the caller
+/// Runs `emu` (already loaded with prepared.job) to the end and checks it: stage by stage and on
+/// its outputs against the golden model when the design runs the NPU's ISA (describe().isa),
+/// on its end state alone otherwise.
+RunReport finish(const PreparedRun& prepared, const RunOptions& options, emu::Emulator& emu);
+/// The same through `driver` (and its emulator), with whatever participants the caller
 /// added (recorder, triggers); the options' progress callback is added for the run. `stop`
 /// (optional) receives why the driver stopped: a participant's halt leaves the state Ready and
 /// the report's state CycleLimit, which the caller that installed the participant reinterprets.
 RunReport finish(const PreparedRun& prepared, const RunOptions& options, drive::Driver& driver,
-                 emu::NpuEmulator& emu, drive::DriveStop* stop = nullptr);
+                 drive::DriveStop* stop = nullptr);
 /// The second half of finish(), after the driver stopped (`ds`, having driven `driven_cycles`):
 /// the report, the final digests and every check. Separate so that the benchmark can time the
 /// per-cycle loop and this per-run fixed cost apart (docs/performance.md).
-RunReport conclude(const PreparedRun& prepared, const RunOptions& options, emu::NpuEmulator& emu,
+RunReport conclude(const PreparedRun& prepared, const RunOptions& options, emu::Emulator& emu,
                    const drive::DriveStop& ds, uint64_t driven_cycles);
-
 
 }  // namespace bud::run

@@ -72,8 +72,8 @@ TEST_CASE("same data, another memory timing: a performance difference with its m
   const auto dir = test::temp_dir("goodbad_perf");
   const std::string good = record_variant(dir, "good", {});
   SECTION("a higher DRAM latency is memory") {
-    const std::string slow =
-        record_variant(dir, "slow", {}, [](run::RunOptions& o) { o.npu.dram.base_latency = 200; });
+    const std::string slow = record_variant(
+        dir, "slow", {}, [](run::RunOptions& o) { o.emulator.dram.base_latency = 200; });
     const auto r = debugger::bisect_pair(good, slow, {});
     INFO(r.text());
     CHECK(r.verdict == "performance");
@@ -86,8 +86,8 @@ TEST_CASE("same data, another memory timing: a performance difference with its m
   }
   SECTION("a throttle is thermal") {
     const std::string hot = record_variant(dir, "hot", {}, [](run::RunOptions& o) {
-      o.npu.throttle.on_cycles = 1;
-      o.npu.throttle.period = 4;
+      o.emulator.throttle.on_cycles = 1;
+      o.emulator.throttle.period = 4;
     });
     const auto r = debugger::bisect_pair(good, hot, {});
     INFO(r.text());
@@ -134,10 +134,16 @@ TEST_CASE("bud bisect --good/--bad through the binary", "[bisect][goodbad][cli]"
 
 namespace {
 
-/// Growth of the named counters (everything else 0).
-std::array<double, isa::kNumCounters> growth_of(
-    std::initializer_list<std::pair<const char*, double>> parts) {
-  std::array<double, isa::kNumCounters> g{};
+/// The NPU's counter names, in its order.
+std::vector<std::string> npu_counters() {
+  std::vector<std::string> names;
+  for (int i = 0; i < isa::kNumCounters; ++i) names.push_back(isa::counter_name(i));
+  return names;
+}
+
+/// Growth of the named counters (everything else 0), by the NPU's counter order.
+std::vector<double> growth_of(std::initializer_list<std::pair<const char*, double>> parts) {
+  std::vector<double> g(isa::kNumCounters, 0.0);
   for (const auto& [name, v] : parts) {
     const auto c = isa::find_counter(name);
     REQUIRE(c);
@@ -151,7 +157,7 @@ std::array<double, isa::kNumCounters> growth_of(
 TEST_CASE("the mechanism rule on constructed counter growths", "[bisect][goodbad][mechanism]") {
   using debugger::Mechanism;
   auto call = [](std::initializer_list<std::pair<const char*, double>> parts) {
-    return debugger::classify_mechanism(growth_of(parts), 1000, 0.05);
+    return debugger::classify_mechanism(npu_counters(), growth_of(parts), 1000, 0.05);
   };
   // The field trial's case: a late write acknowledgement holds the store engine, and every other
   // engine waits on it (more scheduling growth in total, but it is the consequence).
@@ -193,26 +199,32 @@ TEST_CASE("the mechanism class of one changed knob follows the evidence",
     const char* largest;  ///< the counter that must lead the evidence
   };
   const Case cases[] = {
-      {"read latency", "gemm_small", "", [](run::RunOptions& o) { o.npu.dram.base_latency = 200; },
-       Mechanism::Memory, "load.stall_mem"},
-      {"read latency", "mlp", "", [](run::RunOptions& o) { o.npu.dram.base_latency = 160; },
+      {"read latency", "gemm_small", "",
+       [](run::RunOptions& o) { o.emulator.dram.base_latency = 200; }, Mechanism::Memory,
+       "load.stall_mem"},
+      {"read latency", "mlp", "", [](run::RunOptions& o) { o.emulator.dram.base_latency = 160; },
        Mechanism::Memory, "load.stall_mem"},
       // The field trial's case: one write acknowledgement held back 400 cycles. Every other engine
       // ends up waiting for the store (more scheduling growth in total), but the cause is memory.
       {"delayed write acknowledgement", "gemm_small", "dram-delay:400@880", nullptr,
        Mechanism::Memory, "store.stall_mem"},
-      {"DRAM bandwidth", "gemm_small", "", [](run::RunOptions& o) { o.npu.dram.bytes_per_cycle = 1; },
+      {"DRAM bandwidth", "gemm_small", "",
+       [](run::RunOptions& o) { o.emulator.dram.bytes_per_cycle = 1; }, Mechanism::Memory,
+       "load.stall_mem"},
+      {"DRAM bandwidth", "mlp", "", [](run::RunOptions& o) { o.emulator.dram.bytes_per_cycle = 2; },
        Mechanism::Memory, "load.stall_mem"},
-      {"DRAM bandwidth", "mlp", "", [](run::RunOptions& o) { o.npu.dram.bytes_per_cycle = 2; },
-       Mechanism::Memory, "load.stall_mem"},
-      {"throttle", "gemm_small", "", [](run::RunOptions& o) {
-         o.npu.throttle.on_cycles = 1;
-         o.npu.throttle.period = 4;
-       }, Mechanism::Thermal, ".throttled"},
-      {"throttle", "mlp", "", [](run::RunOptions& o) {
-         o.npu.throttle.on_cycles = 3;
-         o.npu.throttle.period = 8;
-       }, Mechanism::Thermal, ".throttled"},
+      {"throttle", "gemm_small", "",
+       [](run::RunOptions& o) {
+         o.emulator.throttle.on_cycles = 1;
+         o.emulator.throttle.period = 4;
+       },
+       Mechanism::Thermal, ".throttled"},
+      {"throttle", "mlp", "",
+       [](run::RunOptions& o) {
+         o.emulator.throttle.on_cycles = 3;
+         o.emulator.throttle.period = 8;
+       },
+       Mechanism::Thermal, ".throttled"},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.what << " on " << c.workload) {

@@ -39,7 +39,7 @@ TEST_CASE("a hang is blamed on the engine and command that never completed", "[b
     for (uint64_t at = sw.from; at < sw.to; at += sw.step) {
       const std::string fault = "dram-drop@" + std::to_string(at);
       auto options = test::options_with(sw.workload, {fault});
-      options.npu.hang_cycles = 5000;
+      options.emulator.hang_cycles = 5000;
       const std::string path = (dir / "h.bpk").string();
       const auto out = test::record(path, options);
       if (out.report.state != emu::RunState::Hang) continue;  // the drop hit nothing that stalls
@@ -66,7 +66,7 @@ TEST_CASE("a hang is blamed on the engine and command that never completed", "[b
   CHECK(seen["fetch"] + seen["compute"] > 0);
   // A token that never comes: compute waits for it holding its GEMM.
   auto options = test::options_with("gemm_small", {"stuck:tokens[0][0]=0@100"});
-  options.npu.hang_cycles = 5000;
+  options.emulator.hang_cycles = 5000;
   const auto out = test::record((dir / "t.bpk").string(), options);
   REQUIRE(out.report.state == emu::RunState::Hang);
   const auto [engine, cmd] = report_owner(out.report.failures);

@@ -53,8 +53,8 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
         debugger::TxnChecker checker(trace, std::array<uint64_t, emu::kNumStages>{});
         Counting counting;
         counting.inner = &checker;
-        emu::NpuEmulator emu(options.npu);
-        REQUIRE(run::start(*prepared, options, emu, &emu).empty());
+        emu::NpuEmulator emu(options.emulator);
+        REQUIRE(run::start(*prepared, options, emu).empty());
         emu.set_txn_observer(&counting);
         while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
         emu.set_txn_observer(nullptr);
@@ -70,8 +70,8 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
       SECTION("with wrong, extra and missing transactions") {
         Capture cap;
         cap.txns.reserve(1u << 20);
-        emu::NpuEmulator emu(options.npu);
-        REQUIRE(run::start(*prepared, options, emu, &emu).empty());
+        emu::NpuEmulator emu(options.emulator);
+        REQUIRE(run::start(*prepared, options, emu).empty());
         emu.set_txn_observer(&cap);
         while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
         emu.set_txn_observer(nullptr);

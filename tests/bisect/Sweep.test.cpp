@@ -20,9 +20,9 @@ TEST_CASE("fault-free runs bisect to pass over seeds, jitter, reordering and int
           for (uint64_t interval : intervals) {
             if (!all_intervals && interval < 65536) continue;
             auto options = test::options_with(w);
-            options.npu.dram.seed = seed;
-            options.npu.dram.jitter = jitter;
-            options.npu.dram.reorder = reorder;
+            options.emulator.dram.seed = seed;
+            options.emulator.dram.jitter = jitter;
+            options.emulator.dram.reorder = reorder;
             replay::RecordConfig config;
             config.checkpoint_interval = interval;
             config.digest_interval = interval / 4;

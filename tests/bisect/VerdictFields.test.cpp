@@ -41,7 +41,7 @@ TEST_CASE("every verdict kind has its promised fields", "[bisect][report][fields
       auto options = test::options_with(c.workload, {c.fault});
       if (std::string(c.workload).find('/') != std::string::npos)
         options.workload = test::data_file(std::string(c.workload).substr(6));
-      options.npu.hang_cycles = 5000;
+      options.emulator.hang_cycles = 5000;
       const std::string path = (dir / "f.bpk").string();
       test::record(path, options);
       const auto r = debugger::bisect_packet(test::read(path), {});

@@ -107,8 +107,8 @@ std::string reference_wave(const run::RunOptions& options, uint64_t from, uint64
                            const std::string& path) {
   auto prepared = run::prepare(options);
   REQUIRE(prepared);
-  emu::NpuEmulator emu(options.npu);
-  REQUIRE(run::start(*prepared, options, emu, &emu).empty());
+  emu::NpuEmulator emu(options.emulator);
+  REQUIRE(run::start(*prepared, options, emu).empty());
   emu.step(from);
   REQUIRE(emu.cycle() == from);
   REQUIRE(emu.wave_open(path).empty());
@@ -204,8 +204,8 @@ TEST_CASE("bisect --wave windows equal a fresh run's, every signal from the firs
         // Debug-visible signals against the emulator's read at sampled cycles (`goto C; print`).
         auto prepared = run::prepare(options);
         REQUIRE(prepared);
-        emu::NpuEmulator emu(options.npu);
-        REQUIRE(run::start(*prepared, options, emu, &emu).empty());
+        emu::NpuEmulator emu(options.emulator);
+        REQUIRE(run::start(*prepared, options, emu).empty());
         size_t compared = 0;
         for (uint64_t t : {from, from + 1, from + 2, from + 5, from + 17, from + 33, (from + to) / 2, to}) {
           if (t > to) continue;

@@ -1,11 +1,12 @@
 // The Emulator interface contract, written once (check_conformance) and run against two very
 // different designs: the MockEmulator (an LFSR machine) and the Verilated NPU running gemm_small.
 // Anything above emu/ that relies only on what is checked here works with either.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,27 @@ void check_conformance(const Subject& subject) {
     CHECK(e->cycle() == 0);
     CHECK(e->state() == RunState::Ready);
     CHECK(!e->design().empty());
+  }
+
+  SECTION("describe() names each counter once, in counter() order, and every stage port") {
+    auto e = s.make();
+    const auto& d = e->describe();
+    CHECK(d.name == e->design());
+    CHECK(&d == &e->describe());  // one object for the emulator's lifetime
+    REQUIRE(d.num_counters() > 0);
+    std::set<std::string> names(d.counters.begin(), d.counters.end());
+    CHECK(names.size() == d.counters.size());
+    for (int i = 0; i < d.num_counters(); ++i) {
+      CHECK(d.find_counter(d.counters[static_cast<size_t>(i)]) == i);
+      CHECK_FALSE(d.counters[static_cast<size_t>(i)].empty());
+    }
+    CHECK(e->counter(d.num_counters()) == 0);  // past the list: no counter
+    CHECK(d.stages.size() == static_cast<size_t>(bud::emu::kNumStages));
+    e->step(n);
+    bool driven = false;  // a named stage port carries this run's transactions
+    for (int st = 0; st < bud::emu::kNumStages; ++st)
+      if (!d.stage(Stage(st)).empty() && e->stage_digest(Stage(st)).count > 0) driven = true;
+    CHECK(driven);
   }
 
   SECTION("step advances exactly the requested cycles and says why it stopped") {

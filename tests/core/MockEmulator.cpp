@@ -37,6 +37,55 @@ MockEmulator::MockEmulator(const MockConfig& config) : config_(config) {
       {"done", 1, 1, SignalKind::Port, false, "program finished"},
   };
   memories_ = {{"ram", kRamBytes, 8}};
+  info_.name = "mock";
+  info_.counters = {"cycles", "transactions"};
+  info_.stages.assign(kNumStages, "");
+  info_.stages[static_cast<int>(Stage::Load)] = "ram";
+  info_.stages[static_cast<int>(Stage::Gemm)] = "acc";
+}
+
+std::string MockEmulator::load(const HostJob& job) {
+  if (job.commands.empty()) return "mock: the job has no commands";
+  s_ = State{};
+  const uint32_t seed =
+      (config_.seed ? config_.seed : 1) ^ static_cast<uint32_t>(job.fingerprint());
+  s_.lfsr = seed ? seed : 1;
+  for (const auto& r : job.image)
+    for (size_t i = 0; i < r.bytes.size(); ++i) s_.ram[(r.addr + i) % kRamBytes] ^= r.bytes[i];
+  config_.length = 64 * job.commands.size();
+  faults_.clear();
+  return {};
+}
+
+std::string MockEmulator::add_fault(const FaultSpec& f) {
+  if (f.kind == FaultKind::Flip) {
+    const auto id = find_signal(f.target);
+    if (!id || !signals_[*id].writable)
+      return "fault " + f.to_string() + ": no writable signal " + f.target;
+    if (f.element >= signals_[*id].elements || f.bit >= signals_[*id].width)
+      return "fault " + f.to_string() + ": element or bit out of range";
+  } else if (f.kind == FaultKind::MemFlip) {
+    if (f.target != "ram" || f.addr >= kRamBytes || f.bit > 7)
+      return "fault " + f.to_string() + ": not a byte of ram";
+  } else {
+    return "fault " + f.to_string() + ": the mock has no " + fault_kind_name(f.kind) + " faults";
+  }
+  faults_.push_back(f);
+  return {};
+}
+
+void MockEmulator::apply_faults() {
+  for (const auto& f : faults_) {
+    if (f.cycle != s_.cycle) continue;
+    if (f.kind == FaultKind::MemFlip) {
+      s_.ram[f.addr] ^= static_cast<uint8_t>(1u << f.bit);
+      continue;
+    }
+    const SignalId id = *find_signal(f.target);
+    SignalValue v = read_signal(id, f.element);
+    v.words[f.bit / 64] ^= uint64_t{1} << (f.bit % 64);
+    write(id, f.element, v);
+  }
 }
 
 void MockEmulator::emit(Stage stage, uint32_t addr, std::span<const uint8_t> data) {
@@ -56,6 +105,7 @@ void MockEmulator::emit(Stage stage, uint32_t addr, std::span<const uint8_t> dat
 void MockEmulator::tick() {
   // Transactions are sampled before the edge, like the NPU's observation ports; they carry the
   // cycle of the edge they take effect at.
+  if (!faults_.empty()) apply_faults();
   const uint32_t bit = s_.lfsr & 1u;
   uint32_t next = s_.lfsr >> 1;
   if (bit) next ^= 0x80200003u;

@@ -26,7 +26,11 @@ struct MockConfig {
 /// (lfsr & 0xff) | 1 (so it changes every cycle); regs[cycle % 4] += lfsr >> 16; one RAM byte is
 /// XORed with the LFSR's low byte. When lfsr & 3 == 0 a Load transaction carries the 8 RAM bytes
 /// around the written one; every 8th cycle a Gemm transaction carries `acc`. The run finishes
-/// after `length` cycles. Counters: 0 = cycles, 1 = transactions.
+/// after `length` cycles. Counters: 0 = "cycles", 1 = "transactions". Stage ports: Load ("ram")
+/// and Gemm ("acc"). load() runs a host job: its image is XORed into the RAM (addresses modulo
+/// its size), its fingerprint into the LFSR, and the program lasts 64 cycles per command.
+/// Faults: flip:SIGNAL[BIT]@CYCLE on a writable signal and memflip:ram:ADDR[BIT]@CYCLE, acting
+/// before that cycle's edge.
 class MockEmulator final : public Emulator {
  public:
   static constexpr uint32_t kRamBytes = 256;
@@ -34,7 +38,8 @@ class MockEmulator final : public Emulator {
 
   explicit MockEmulator(const MockConfig& config = {});
 
-  std::string design() const override { return "mock"; }
+  const DesignInfo& describe() const override { return info_; }
+  std::string load(const HostJob& job) override;
   uint64_t cycle() const override { return s_.cycle; }
   RunState state() const override { return s_.state; }
   StepResult step(uint64_t max_cycles) override;
@@ -58,6 +63,8 @@ class MockEmulator final : public Emulator {
   StageDigest stage_digest(Stage s) const override { return s_.digests[static_cast<int>(s)]; }
   void set_cycle_hook(CycleHook* hook) override { hook_ = hook; }
   void set_txn_observer(TxnObserver* observer) override { observer_ = observer; }
+  std::string add_fault(const FaultSpec& fault) override;
+  std::vector<FaultSpec> faults() const override { return faults_; }
 
  private:
   enum Sig : SignalId { kCycle = 0, kLfsr, kAcc, kRegs, kDone, kNumSignals };
@@ -84,6 +91,7 @@ class MockEmulator final : public Emulator {
   void tick();
   void emit(Stage stage, uint32_t addr, std::span<const uint8_t> data);
   void write(SignalId id, uint32_t element, const SignalValue& v);
+  void apply_faults();
 
   MockConfig config_;
   State s_;
@@ -92,6 +100,8 @@ class MockEmulator final : public Emulator {
   TxnObserver* observer_ = nullptr;
   std::vector<SignalInfo> signals_;
   std::vector<MemoryInfo> memories_;
+  DesignInfo info_;
+  std::vector<FaultSpec> faults_;  ///< validated by add_fault(); act at their cycle
 };
 
 }  // namespace bud::emu

@@ -12,6 +12,7 @@
 #include "debugger/bisect/GoldenCheck.h"
 #include "debugger/session/StageCheck.h"
 #include "emu/core/Fault.h"
+#include "emu/npu/NpuEmulator.h"
 #include "tests/debugger/DebuggerTestSupport.h"
 
 using namespace bud;
@@ -45,8 +46,8 @@ struct Checked {
     auto p = run::prepare(options);
     REQUIRE(p);
     prepared = std::move(*p);
-    auto emu = std::make_unique<emu::NpuEmulator>(options.npu);
-    REQUIRE(run::start(prepared, options, *emu, emu.get()).empty());
+    auto emu = std::make_unique<emu::NpuEmulator>(options.emulator);
+    REQUIRE(run::start(prepared, options, *emu).empty());
     debugger::ProgramInfo info;
     info.workload = prepared.workload.name;
     info.commands = prepared.program.commands;

@@ -8,18 +8,19 @@
 #include <cstdio>
 
 #include "debugger/session/Timeline.h"
+#include "emu/npu/NpuEmulator.h"
 #include "tests/debugger/DebuggerTestSupport.h"
 
 TEST_CASE("checkpoint cost on the debugger benchmark's state (prints, no timing check)",
           "[debugger][timeline][.bench]") {
   bud::run::RunOptions options;
   options.workload = std::string(BUD_SOURCE_DIR) + "/examples/long_run.textpb";
-  options.npu.throttle.period = 3;
-  options.npu.throttle.on_cycles = 1;
+  options.emulator.throttle.period = 3;
+  options.emulator.throttle.on_cycles = 1;
   const auto prepared = bud::run::prepare(options);
   REQUIRE(prepared);
-  bud::emu::NpuEmulator emu(options.npu);
-  REQUIRE(bud::run::start(*prepared, options, emu, &emu).empty());
+  bud::emu::NpuEmulator emu(options.emulator);
+  REQUIRE(bud::run::start(*prepared, options, emu).empty());
 
   // The benchmark's automatic interval; checkpoints named so that none is thinned out.
   constexpr uint64_t kInterval = 262'144;

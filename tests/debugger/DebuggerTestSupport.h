@@ -1,5 +1,5 @@
 // Shared helpers of the debugger tests: a debugging session over the Verilated NPU built the way
-// `bud debug` builds it (tools/bud/DebugCommand.cpp, make_npu_session), prepared workloads cached
+// `bud debug` builds it (tools/bud/DebugCommand.cpp, make_session), prepared workloads cached
 // per name, and small accessors for CommandResults.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 #include "debugger/commands/Interpreter.h"
 #include "debugger/session/Session.h"
-#include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
 #include "emu/run/RunJob.h"
 
 namespace bud::test {
@@ -31,17 +31,22 @@ inline const run::PreparedRun& prepared(const std::string& workload) {
   return it->second;
 }
 
-/// A copy of make_npu_session (tools/bud/DebugCommand.cpp): the NPU loaded with `workload`,
-/// stopped at cycle 0, wrapped in a Session.
+/// A copy of make_session (tools/bud/DebugCommand.cpp): a `design` emulator (the NPU unless
+/// told) loaded with `workload`, stopped at cycle 0, wrapped in a Session.
 inline std::unique_ptr<debugger::Session> make_session(const std::string& workload,
                                                        uint64_t interval = 100'000,
                                                        uint64_t budget = 512ull << 20,
-                                                       uint64_t chunk = 1u << 16) {
+                                                       uint64_t chunk = 1u << 16,
+                                                       const std::string& design = "npu") {
   const auto& p = prepared(workload);
   run::RunOptions options;
   options.workload = workload;
-  auto emu = std::make_unique<emu::NpuEmulator>(options.npu);
-  const std::string e = run::start(p, options, *emu, emu.get());
+  options.emulator.design = design;
+  std::string e;
+  auto emu = emu::make_emulator(options.emulator, e);
+  INFO(e);
+  REQUIRE(emu);
+  e = run::start(p, options, *emu);
   INFO(e);
   REQUIRE(e.empty());
   debugger::ProgramInfo info;
@@ -61,8 +66,9 @@ struct Debugger {
   std::unique_ptr<debugger::Interpreter> in;
 
   explicit Debugger(const std::string& workload, uint64_t interval = 100'000,
-                    uint64_t budget = 512ull << 20, uint64_t chunk = 1u << 16)
-      : session(make_session(workload, interval, budget, chunk)),
+                    uint64_t budget = 512ull << 20, uint64_t chunk = 1u << 16,
+                    const std::string& design = "npu")
+      : session(make_session(workload, interval, budget, chunk, design)),
         in(std::make_unique<debugger::Interpreter>(*session)) {}
 
   /// Runs a line that must succeed.

@@ -19,8 +19,12 @@ class FakeEmulator : public emu::Emulator {
     sigs_.push_back({"tokens", 4, 4, emu::SignalKind::State, true, ""});
     sigs_.push_back({"pmu.gemm.stall_mem", 64, 1, emu::SignalKind::Counter, true, ""});
     sigs_.push_back({"wide", 128, 1, emu::SignalKind::State, true, ""});
+    info_.name = "fake";
+    for (int i = 0; i < bud::isa::kNumCounters; ++i)  // the NPU's counters, same indices
+      info_.counters.push_back(bud::isa::counter_name(i));
   }
-  std::string design() const override { return "fake"; }
+  const emu::DesignInfo& describe() const override { return info_; }
+  std::string load(const emu::HostJob&) override { return {}; }
   uint64_t cycle() const override { return cycle_; }
   emu::RunState state() const override { return emu::RunState::Ready; }
   emu::StepResult step(uint64_t n) override {
@@ -59,6 +63,7 @@ class FakeEmulator : public emu::Emulator {
  private:
   std::vector<emu::SignalInfo> sigs_;
   std::vector<emu::MemoryInfo> mems_;
+  emu::DesignInfo info_;
 };
 
 }  // namespace

@@ -44,8 +44,8 @@ struct Server {
     auto p = run::prepare(options);
     if (!p) abort();
     prepared = std::make_unique<run::PreparedRun>(std::move(p).value());
-    auto emu = std::make_unique<emu::NpuEmulator>(options.npu);
-    if (!run::start(*prepared, options, *emu, emu.get()).empty()) abort();
+    auto emu = std::make_unique<emu::NpuEmulator>(options.emulator);
+    if (!run::start(*prepared, options, *emu).empty()) abort();
     debugger::ProgramInfo info;
     info.workload = prepared->workload.name;
     info.commands = prepared->program.commands;

@@ -22,7 +22,7 @@ std::string lower(std::string_view s) {
 
 TEST_CASE("The model's PMU has the table's counter count", "[npu][facts]") {
   const auto& p = test::prepared("mlp");
-  emu::NpuEmulator emu(test::options_for("mlp", std::nullopt).npu);
+  emu::NpuEmulator emu(test::options_for("mlp", std::nullopt).emulator);
   REQUIRE(emu.load(p.job).empty());
   // Two readings from the model: the size of the RTL's counter array and its PMU_COUNT CSR.
   CHECK(emu.model_counter_count() == static_cast<uint32_t>(isa::kNumCounters));
@@ -70,7 +70,7 @@ TEST_CASE("The model's counters sit where the table says", "[npu][facts]") {
 
 TEST_CASE("The model's engine states use the table's encodings", "[npu][facts]") {
   const auto& p = test::prepared("mlp");
-  emu::NpuEmulator emu(test::options_for("mlp", std::nullopt).npu);
+  emu::NpuEmulator emu(test::options_for("mlp", std::nullopt).emulator);
   REQUIRE(emu.load(p.job).empty());
   struct Fsm {
     const char* signal;

@@ -77,7 +77,7 @@ inline run::RunOptions options_for(const std::string& workload,
   run::RunOptions o;
   o.workload = workload;
   o.seed = seed;
-  o.npu = npu;
+  o.emulator = npu;
   o.max_cycles = 20'000'000;
   return o;
 }
@@ -131,7 +131,7 @@ struct LiveRun {
 
 inline LiveRun run_live(const run::PreparedRun& p, const run::RunOptions& o) {
   LiveRun r;
-  r.emu = std::make_unique<emu::NpuEmulator>(o.npu);
+  r.emu = std::make_unique<emu::NpuEmulator>(o.emulator);
   const std::string e = r.emu->load(p.job);
   INFO(e);
   REQUIRE(e.empty());

@@ -19,7 +19,7 @@ const std::optional<uint64_t> kSeeds[] = {std::nullopt, 7, 123456789};
 void check_run(const std::string& name, std::optional<uint64_t> seed, const TimingCase& tc) {
   const auto& p = bud::test::prepared(name, seed);
   auto o = bud::test::options_for(name, seed, tc.npu);
-  o.npu.dram.seed = 1 + (seed ? *seed : 0);
+  o.emulator.dram.seed = 1 + (seed ? *seed : 0);
   const auto r = bud::run::execute(p, o);
   INFO(name << " seed " << (seed ? std::to_string(*seed) : "default") << " timing " << tc.name
             << ": " << bud::test::failures_text(r));

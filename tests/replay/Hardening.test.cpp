@@ -342,8 +342,8 @@ std::unique_ptr<Loaded> loaded_emulator() {
   auto p = run::prepare(l->options);
   REQUIRE(p);
   l->prepared = std::move(*p);
-  l->emu = std::make_unique<emu::NpuEmulator>(l->options.npu);
-  REQUIRE(run::start(l->prepared, l->options, *l->emu, l->emu.get()).empty());
+  l->emu = std::make_unique<emu::NpuEmulator>(l->options.emulator);
+  REQUIRE(run::start(l->prepared, l->options, *l->emu).empty());
   l->emu->step(300);
   return l;
 }

@@ -20,8 +20,8 @@ TEST_CASE("recording allocates nothing per cycle or per digest point", "[replay]
   REQUIRE(prepared);
   auto spec = make_spec(o, *prepared);
   REQUIRE(spec);
-  emu::NpuEmulator emu(o.npu);
-  REQUIRE(run::start(*prepared, o, emu, &emu).empty());
+  emu::NpuEmulator emu(o.emulator);
+  REQUIRE(run::start(*prepared, o, emu).empty());
   std::string error;
   auto writer = PacketWriter::create((dir / "a.bpk").string(), error);
   REQUIRE(writer);

@@ -6,6 +6,7 @@
 
 #include "ReplayTestSupport.h"
 #include "bud/ModelRevision.h"
+#include "emu/npu/NpuEmulator.h"
 #include "replay/Replayer.h"
 
 using namespace bud;
@@ -53,8 +54,8 @@ std::pair<int, int> sweep(const std::string& workload, int seeds) {
       run::RunOptions o;
       o.workload = workload;
       o.seed = static_cast<uint64_t>(s);
-      o.npu.dram = mc.dram;
-      o.npu.dram.seed = static_cast<uint64_t>(1000 + s);
+      o.emulator.dram = mc.dram;
+      o.emulator.dram.seed = static_cast<uint64_t>(1000 + s);
       const auto path = (dir / (mc.name + "_" + std::to_string(s) + ".bpk")).string();
       const auto rec = test::record(path, o, small_intervals());
       const auto out = replay_file(path, {});
@@ -128,7 +129,7 @@ TEST_CASE("a recorded symptom reproduces and --at starts from the nearest checkp
   SECTION("hang from a starved queue") {
     run::RunOptions o;
     o.workload = "gemm_small";
-    o.npu.hang_cycles = 3000;
+    o.emulator.hang_cycles = 3000;
     std::string e;
     o.faults.push_back(*emu::parse_fault("stuck:tokens[0][0]=0@100", e));
     const auto path = (dir / "hang.bpk").string();
@@ -201,7 +202,7 @@ TEST_CASE("two fresh NPU emulators digest alike (VerilatedContext padding)", "[r
   auto p = run::prepare(o);
   REQUIRE(p);
   auto fresh_digest = [&] {
-    emu::NpuEmulator e(o.npu);
+    emu::NpuEmulator e(o.emulator);
     REQUIRE(e.load(p->job).empty());
     e.step(100);
     return e.digest();

@@ -24,8 +24,8 @@ struct Dbg {
 std::unique_ptr<Dbg> make_debugger(const std::string& workload, bool async = true) {
   const auto& p = test::prepared(workload);
   auto o = test::options_for(workload);
-  auto emu = std::make_unique<emu::NpuEmulator>(o.npu);
-  REQUIRE(run::start(p, o, *emu, emu.get()).empty());
+  auto emu = std::make_unique<emu::NpuEmulator>(o.emulator);
+  REQUIRE(run::start(p, o, *emu).empty());
   debugger::ProgramInfo info;
   info.workload = p.workload.name;
   info.commands = p.program.commands;
@@ -37,8 +37,8 @@ std::unique_ptr<Dbg> make_debugger(const std::string& workload, bool async = tru
   config.capture_dir =
       (std::filesystem::path(BUD_BINARY_DIR) / "trigger_test" / "session").string();
   config.make_replica = [&p, o](std::string& error) -> std::unique_ptr<emu::Emulator> {
-    auto e = std::make_unique<emu::NpuEmulator>(o.npu);
-    error = run::start(p, o, *e, e.get());
+    auto e = std::make_unique<emu::NpuEmulator>(o.emulator);
+    error = run::start(p, o, *e);
     return error.empty() ? std::move(e) : nullptr;
   };
   d->engine = std::make_unique<debugger::TriggerEngine>(d->session->emu(), config);

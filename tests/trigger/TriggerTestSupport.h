@@ -88,7 +88,7 @@ class Recorder final : public emu::CycleHook, public emu::TxnObserver {
 inline run::RunOptions options_for(const std::string& workload, const emu::NpuConfig& npu = {}) {
   run::RunOptions o;
   o.workload = workload;
-  o.npu = npu;
+  o.emulator = npu;
   o.max_cycles = 5'000'000;
   return o;
 }
@@ -99,8 +99,8 @@ inline Samples record(const std::string& workload, const emu::NpuConfig& npu = {
   const auto& p = prepared(workload);
   auto o = options_for(workload, npu);
   o.faults = faults;
-  emu::NpuEmulator e(o.npu);
-  REQUIRE(run::start(p, o, e, &e).empty());
+  emu::NpuEmulator e(o.emulator);
+  REQUIRE(run::start(p, o, e).empty());
   Samples s;
   Recorder r(e, s);
   e.set_cycle_hook(&r);
@@ -153,8 +153,8 @@ inline std::unique_ptr<TriggerRun> run_triggers(const std::string& workload,
   auto o = options_for(workload, npu);
   o.faults = faults;
   auto r = std::make_unique<TriggerRun>();
-  r->emu = std::make_unique<emu::NpuEmulator>(o.npu);
-  REQUIRE(run::start(p, o, *r->emu, r->emu.get()).empty());
+  r->emu = std::make_unique<emu::NpuEmulator>(o.emulator);
+  REQUIRE(run::start(p, o, *r->emu).empty());
   const auto layers = layer_names(p);
   debugger::TriggerEnv env;
   env.emu = r->emu.get();
@@ -166,8 +166,8 @@ inline std::unique_ptr<TriggerRun> run_triggers(const std::string& workload,
   config.capture_dir = capture_dir;
   config.async = async;
   config.make_replica = [&p, o](std::string& error) -> std::unique_ptr<emu::Emulator> {
-    auto e = std::make_unique<emu::NpuEmulator>(o.npu);
-    error = run::start(p, o, *e, e.get());
+    auto e = std::make_unique<emu::NpuEmulator>(o.emulator);
+    error = run::start(p, o, *e);
     return error.empty() ? std::move(e) : nullptr;
   };
   r->engine = std::make_unique<debugger::TriggerEngine>(*r->emu, config);

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "debugger/frontend/Console.h"
-#include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
 #include "replay/Framing.h"
 #include "replay/InputFile.h"
 #include "replay/PacketReader.h"
@@ -77,12 +77,13 @@ std::unique_ptr<debugger::GoldenCheck> attach_check(debugger::Session& session,
   return check;
 }
 
-std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prepared,
-                                                   const run::RunOptions& options,
-                                                   const debugger::SessionConfig& config,
-                                                   std::string& error) {
-  auto emu = std::make_unique<emu::NpuEmulator>(options.npu);
-  if (auto e = run::start(prepared, options, *emu, emu.get()); !e.empty()) {
+std::unique_ptr<debugger::Session> make_session(const run::PreparedRun& prepared,
+                                                const run::RunOptions& options,
+                                                const debugger::SessionConfig& config,
+                                                std::string& error) {
+  auto emu = emu::make_emulator(options.emulator, error);
+  if (!emu) return nullptr;
+  if (auto e = run::start(prepared, options, *emu); !e.empty()) {
     error = e;
     return nullptr;
   }
@@ -92,8 +93,6 @@ std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prep
   for (const auto& l : prepared.workload.layers) info.layer_names.push_back(l.name);
   return std::make_unique<debugger::Session>(std::move(emu), std::move(info), config);
 }
-
-
 
 int run_debug(const DebugOptions& options) {
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
@@ -138,7 +137,7 @@ int run_debug(const DebugOptions& options) {
   config.timeline.interval = options.checkpoint_interval;
   config.timeline.memory_budget = options.checkpoint_budget_mb << 20;
   std::string error;
-  auto session = make_npu_session(*prepared, ro, config, error);
+  auto session = make_session(*prepared, ro, config, error);
   if (!session) {
     return fail_command("debug", options.json, 2, error);
   }
@@ -174,12 +173,8 @@ int run_debug(const DebugOptions& options) {
       recorder = std::make_unique<PacketRecordBackend>(std::move(spec).value(), *prepared,
                                                        "recorded at the bud debug prompt");
       recorder->bind(*session);
-      debugger::set_record_backend(recorder.get());
     }
   }
-  struct Uninstall {
-    ~Uninstall() { debugger::set_record_backend(nullptr); }
-  } uninstall;
   debugger::TriggerEngineConfig tconfig;
   tconfig.capture_dir = options.capture_dir;
   tconfig.async = !options.inline_triggers;
@@ -191,6 +186,7 @@ int run_debug(const DebugOptions& options) {
   }
   if (recorder) triggers->set_record_hook(recorder.get());
   debugger::Interpreter interp(*session);
+  interp.set_record_backend(recorder.get());
   debugger::ConsoleOptions copts;
   copts.json = options.json;
   copts.echo = !options.json && !isatty(STDIN_FILENO);

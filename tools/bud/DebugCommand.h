@@ -35,10 +35,10 @@ void setup_debug(CLI::App& app, DebugOptions& options);
 int run_debug(const DebugOptions& options);
 
 /// Builds a debugging session on a prepared workload (shared with replay and remote serving).
-std::unique_ptr<debugger::Session> make_npu_session(const run::PreparedRun& prepared,
-                                                   const run::RunOptions& options,
-                                                   const debugger::SessionConfig& config,
-                                                   std::string& error);
+std::unique_ptr<debugger::Session> make_session(const run::PreparedRun& prepared,
+                                                const run::RunOptions& options,
+                                                const debugger::SessionConfig& config,
+                                                std::string& error);
 
 /// Installs the golden-model stage check on `session` (`break on mismatch` when `break_on`).
 /// Null with `error` set when the golden model rejects the program.

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
 #include "replay/PacketWriter.h"
 #include "replay/Recorder.h"
 
@@ -91,9 +91,11 @@ std::string PacketRecordBackend::record_range(const std::vector<uint8_t>* state,
                                               const std::string& path,
                                               const std::vector<std::string>& notes,
                                               std::string& summary) {
-  emu::NpuEmulator emu(spec_.options.npu);
   std::string error;
-  if (auto e = run::start(prepared_, spec_.options, emu, &emu); !e.empty()) return e;
+  auto made = emu::make_emulator(spec_.options.emulator, error);
+  if (!made) return error;
+  emu::Emulator& emu = *made;
+  if (auto e = run::start(prepared_, spec_.options, emu); !e.empty()) return e;
   if (state && !emu.restore(*state, error)) return error;
   std::vector<drive::Intervention> log;
   if (session)
@@ -116,7 +118,7 @@ std::string PacketRecordBackend::record_range(const std::vector<uint8_t>* state,
   ro.progress = nullptr;
   ro.max_cycles = end;
   drive::DriveStop stop;
-  const auto report = run::finish(prepared_, ro, driver, emu, &stop);
+  const auto report = run::finish(prepared_, ro, driver, &stop);
   if (stop.failed) return rec.error().empty() ? stop.detail : rec.error();
   const bool ok = emu.state() != emu::RunState::Ready ? rec.end(&report, false)
                                                       : rec.end(nullptr, true);

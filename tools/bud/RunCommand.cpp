@@ -15,7 +15,7 @@ namespace bud::cli {
 using json::Json;
 
 void add_emulation_options(CLI::App& app, run::RunOptions& o) {
-  auto& d = o.npu.dram;
+  auto& d = o.emulator.dram;
   app.add_option("--seed", o.seed, "Data seed (overrides the workload's)");
   app.add_option("--mem-seed", d.seed, "Memory-timing seed (latency jitter, back-pressure)")
       ->capture_default_str();
@@ -29,12 +29,12 @@ void add_emulation_options(CLI::App& app, run::RunOptions& o) {
       ->capture_default_str();
   app.add_flag("!--mem-in-order", d.reorder, "Return DRAM responses in request order");
   app.add_flag("--mem-bursty", d.bursty, "Bursty back-pressure on the DRAM request channel");
-  app.add_option("--throttle", o.npu.throttle.on_cycles,
+  app.add_option("--throttle", o.emulator.throttle.on_cycles,
                  "Throttle (clock-enable clamp) ON cycles of every --throttle-period");
-  app.add_option("--throttle-period", o.npu.throttle.period, "Throttle period in cycles");
+  app.add_option("--throttle-period", o.emulator.throttle.period, "Throttle period in cycles");
   app.add_option("--max-cycles", o.max_cycles, "Stop after N cycles: state cycle_limit, exit 3")
       ->capture_default_str();
-  app.add_option("--hang-cycles", o.npu.hang_cycles,
+  app.add_option("--hang-cycles", o.emulator.hang_cycles,
                  "Report a hang after N cycles without progress")
       ->capture_default_str();
 }
@@ -51,11 +51,11 @@ std::string parse_fault_options(const std::vector<std::string>& texts, run::RunO
 }
 
 std::string validate_emulation_options(const run::RunOptions& o) {
-  if (auto e = o.npu.dram.validate(); !e.empty()) return e;
-  if (auto e = o.npu.throttle.validate(); !e.empty()) return e;
+  if (auto e = o.emulator.dram.validate(); !e.empty()) return e;
+  if (auto e = o.emulator.throttle.validate(); !e.empty()) return e;
   if (o.max_cycles == 0) return "--max-cycles must be positive";
   if (o.progress_interval == 0) return "--progress-interval must be positive";
-  if (o.npu.hang_cycles == 0) return "--hang-cycles must be positive";
+  if (o.emulator.hang_cycles == 0) return "--hang-cycles must be positive";
   return {};
 }
 

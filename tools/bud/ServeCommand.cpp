@@ -14,7 +14,6 @@
 #include "debugger/json/Json.h"
 #include "debugger/remote/DebugServer.h"
 #include "debugger/remote/TokenAuth.h"
-#include "emu/npu/NpuEmulator.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
@@ -130,7 +129,7 @@ int run_serve(const ServeOptions& options) {
   debugger::SessionConfig sconfig;
   if (options.checkpoint_interval) sconfig.timeline.interval = options.checkpoint_interval;
   sconfig.timeline.memory_budget = options.checkpoint_budget_mb << 20;
-  auto session = make_npu_session(*prepared, ro, sconfig, error);
+  auto session = make_session(*prepared, ro, sconfig, error);
   if (!session) return fail(error);
   if (packet)
     if (auto e = attach_packet(*session, *packet); !e.empty()) return fail(e);
@@ -148,12 +147,8 @@ int run_serve(const ServeOptions& options) {
       recorder = std::make_unique<PacketRecordBackend>(std::move(spec).value(), *prepared,
                                                        "recorded through bud serve");
       recorder->bind(*session);
-      debugger::set_record_backend(recorder.get());
     }
   }
-  struct Uninstall {
-    ~Uninstall() { debugger::set_record_backend(nullptr); }
-  } uninstall;
   // Trigger captures, logs and state files are created through the output directory's
   // confinement function like every other file the server writes.
   debugger::TriggerEngineConfig tconfig;
@@ -172,6 +167,7 @@ int run_serve(const ServeOptions& options) {
     triggers->set_record_hook(recorder.get());
   }
 
+  config.record = recorder.get();
   remote::DebugServer server(*session, *output, config);
   if (auto e = server.start(); !e.empty()) return fail(e);
   if (options.run_now)

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "debugger/trigger/TriggerReport.h"
-#include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
 #include "replay/PacketRun.h"
 #include "replay/PacketWriter.h"
 #include "replay/Recorder.h"
@@ -71,10 +71,11 @@ std::vector<std::string> layer_names(const run::PreparedRun& p) {
   return v;
 }
 
-debugger::ReplicaFactory npu_replica(const run::PreparedRun& prepared, const run::RunOptions& ro) {
+debugger::ReplicaFactory replica_of(const run::PreparedRun& prepared, const run::RunOptions& ro) {
   return [&prepared, ro](std::string& error) -> std::unique_ptr<emu::Emulator> {
-    auto e = std::make_unique<emu::NpuEmulator>(ro.npu);
-    if (auto x = run::start(prepared, ro, *e, e.get()); !x.empty()) {
+    auto e = emu::make_emulator(ro.emulator, error);
+    if (!e) return nullptr;
+    if (auto x = run::start(prepared, ro, *e); !x.empty()) {
       error = x;
       return nullptr;
     }
@@ -132,7 +133,8 @@ struct RecordTarget {
 }  // namespace
 
 int run_trigger(const TriggerCommandOptions& options) {
-  emu::NpuEmulator emu(emu::NpuConfig{});
+  const auto made = emu::make_emulator(emu::EmulatorConfig{});
+  emu::Emulator& emu = *made;
   std::optional<run::PreparedRun> prepared;
   std::vector<std::string> layers;
   if (!options.workload.empty()) {
@@ -227,8 +229,11 @@ int run_trigger(const TriggerCommandOptions& options) {
 
 int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& ro,
                       const run::PreparedRun& prepared) {
-  emu::NpuEmulator emu(ro.npu);
-  if (auto e = run::start(prepared, ro, emu, &emu); !e.empty()) {
+  std::string made_error;
+  auto made = emu::make_emulator(ro.emulator, made_error);
+  if (!made) return fail_command("run", options.json, 2, made_error);
+  emu::Emulator& emu = *made;
+  if (auto e = run::start(prepared, ro, emu); !e.empty()) {
     return fail_command("run", options.json, 2, e);
   }
   const auto layers = layer_names(prepared);
@@ -243,7 +248,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   }
   debugger::TriggerEngineConfig config;
   config.capture_dir = options.capture_dir;
-  config.make_replica = npu_replica(prepared, ro);
+  config.make_replica = replica_of(prepared, ro);
   config.async = !options.inline_triggers;
   config.limits = env.limits;
   TriggerEngine engine(emu, config);
@@ -288,7 +293,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   run::RunOptions shown = ro;
   shown.progress = [&progress](uint64_t c) { progress.update(c); };
   drive::DriveStop stop;
-  run::RunReport report = run::finish(prepared, shown, driver, emu, &stop);
+  run::RunReport report = run::finish(prepared, shown, driver, &stop);
   if (stop.failed) std::cerr << "bud run: " << stop.detail << "\n";
   if (stop.halted) {
     report.state = emu.state();
@@ -352,7 +357,7 @@ std::unique_ptr<TriggerEngine> attach_triggers(debugger::Session& session,
                                                const run::RunOptions& ro, const std::string& file,
                                                debugger::TriggerEngineConfig config,
                                                std::string& error) {
-  config.make_replica = npu_replica(prepared, ro);
+  config.make_replica = replica_of(prepared, ro);
   auto engine = std::make_unique<TriggerEngine>(session.emu(), config);
   engine->attach(session);
   if (file.empty()) return engine;

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     uint64_t cycles = 0;
     double util = 0;
     {
-      bud::emu::NpuEmulator emu(o.npu);
+      bud::emu::NpuEmulator emu(o.emulator);
       emu.load(prepared->job);
       emu.set_input_recorder(&rec);
       const auto r = bud::run::finish(*prepared, o, emu);
@@ -109,8 +109,8 @@ int main(int argc, char** argv) {
       prep.push_back(std::chrono::duration<double>(t1 - t0).count());
       if (!again) return 2;
       t0 = Clock::now();
-      bud::emu::NpuEmulator emu(o.npu);
-      if (!bud::run::start(*again, o, emu, &emu).empty()) return 2;
+      bud::emu::NpuEmulator emu(o.emulator);
+      if (!bud::run::start(*again, o, emu).empty()) return 2;
       bud::drive::Driver driver(emu);
       t1 = Clock::now();
       const auto ds = driver.run_until(o.max_cycles, o.progress_interval);

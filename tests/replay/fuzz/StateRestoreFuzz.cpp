@@ -30,8 +30,8 @@ struct Fixture {
     auto p = bud::run::prepare(options);
     if (!p) __builtin_trap();
     prepared = std::move(*p);
-    emu = std::make_unique<bud::emu::NpuEmulator>(options.npu);
-    if (!bud::run::start(prepared, options, *emu, emu.get()).empty()) __builtin_trap();
+    emu = std::make_unique<bud::emu::NpuEmulator>(options.emulator);
+    if (!bud::run::start(prepared, options, *emu).empty()) __builtin_trap();
     emu->step(300);
     // A force and a deposit so the force list is not empty.
     for (bud::emu::SignalId i = 0; i < emu->signals().size(); ++i)
