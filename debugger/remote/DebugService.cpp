@@ -374,7 +374,7 @@ grpc::Status DebugService::GetStatus(grpc::ServerContext* ctx, const v1::StatusR
         out.set_end_cycle(s.end_cycle().value_or(0));
         out.set_workload(valid_utf8(s.program().workload));
         if (digest) out.set_digest(s.emu().digest());
-        if (auto* e = debugger::TriggerEngine::of(s)) out.set_trigger_hits(e->hits().size());
+        if (auto* e = s.triggers()) out.set_trigger_hits(e->hits().size());
         return grpc::Status::OK;
       },
       reply);
@@ -510,7 +510,7 @@ grpc::Status DebugService::LoadTriggers(grpc::ServerContext* ctx,
       [this, text, name](v1::CommandReply& out) {
         auto& s = executor_.session();
         debugger::CommandResult r;
-        auto* engine = debugger::TriggerEngine::of(s);
+        auto* engine = s.triggers();
         if (!engine) {
           r.fail("triggers are not available in this session");
         } else {

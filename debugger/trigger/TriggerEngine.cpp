@@ -99,34 +99,23 @@ void TriggerEngine::quiesce() { evaluator_.quiesce(pending_); }
 
 std::vector<TriggerStatus> TriggerEngine::status() { return programs().status(); }
 
-namespace {
-std::vector<std::pair<const Session*, TriggerEngine*>>& attached() {
-  static std::vector<std::pair<const Session*, TriggerEngine*>> v;
-  return v;
-}
-}  // namespace
-
 void TriggerEngine::attach(Session& session) {
   detach();
   session_ = &session;
   rx_.set_session(&session);
   actions_.set_session(&session);
   session.add_hook(this);
-  attached().emplace_back(&session, this);
+  session.set_triggers(this);
 }
 
 void TriggerEngine::detach() {
-  if (session_) session_->remove_hook(this);
-  std::erase_if(attached(), [this](const auto& e) { return e.second == this; });
+  if (session_) {
+    session_->remove_hook(this);
+    if (session_->triggers() == this) session_->set_triggers(nullptr);
+  }
   session_ = nullptr;
   rx_.set_session(nullptr);
   actions_.set_session(nullptr);
-}
-
-TriggerEngine* TriggerEngine::of(const Session& session) {
-  for (const auto& [s, e] : attached())
-    if (s == &session) return e;
-  return nullptr;
 }
 
 TriggerEnv TriggerEngine::env() const {

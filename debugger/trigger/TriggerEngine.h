@@ -52,11 +52,10 @@ class TriggerEngine final : public SessionHook {
   size_t size() const { return size_; }
 
   /// Uses the session's interventions when re-executing windows, named checkpoints for the
-  /// `checkpoint` action, and registers this engine as a session hook.
+  /// `checkpoint` action, registers this engine as a session hook and as the session's trigger
+  /// engine (Session::triggers(), which the `trigger` commands and the remote service use).
   void attach(Session& session);
   void detach();
-  /// The engine attached to `session` (used by the `trigger` commands), or null.
-  static TriggerEngine* of(const Session& session);
   /// The environment for parsing triggers against this engine's emulator and session program,
   /// with the limits and the history already loaded (every program added, removed triggers too:
   /// their conditions stay allocated).
