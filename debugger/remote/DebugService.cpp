@@ -293,7 +293,8 @@ grpc::Status DebugService::Execute(grpc::ServerContext* ctx, const v1::ExecuteRe
     return {
         grpc::StatusCode::INVALID_ARGUMENT,
         "a command line is at most " + std::to_string(limits_.max_line_bytes) + " printable bytes"};
-  const bool read_only = is_read_only_line(executor_.commands(), line);
+  const bool read_only =
+      executor_.collecting_commands() == 0 && is_read_only_command(executor_.commands(), line);
   if (!read_only)
     if (auto st = controller(ctx, c); !st.ok()) return st;
   const auto access = read_only ? Access::ReadOnly : Access::Control;

@@ -170,6 +170,7 @@ debugger::CommandResult RequestExecutor::execute_line(const std::string& line) {
   const auto before = session_.emu().state();
   ran_ = false;
   r = control_.execute(*confined);
+  collecting_.store(control_.collecting_commands(), std::memory_order_release);
   if (ran_) publish_new_hits();
   if (r.stop) {
     ExecutorEvent e;
