@@ -16,8 +16,18 @@ ASAN_TESTS = ^(replay|trigger|workload|expr|remote|fuzz|fuzz-state):
 # built and run (clang, libFuzzer + ASan) by the normal tree's ctest.
 ASAN_EXCLUDE = (exhausts its limits|no growth in threads or memory|100 seeds x 4 memory|fuzz-packet-reader)
 FUZZ_SECONDS ?= 300
+# `make tsan`: ThreadSanitizer (Debian's clang) in its own tree, only what the trigger and remote
+# tests need, and only those tests: they hold every thread bud starts and the session code those
+# threads drive (the trigger evaluation thread, in batch runs and attached to a Session; the
+# remote request executor that runs the Session, gRPC's server threads, `bud serve`). The
+# debugger tests (one thread) stay in the gcc run: building and running them here would not fit
+# the CI budget. tools/tsan.supp lists the third-party reports it ignores, each with its reason.
+TSAN_BUILD ?= build-tsan
+TSAN_TARGETS = bud test_trigger test_remote
+TSAN_TESTS = ^(trigger|remote):
+TSAN_EXCLUDE = (no growth in threads or memory)
 
-.PHONY: all deps configure build demo test bench clean asan fuzz
+.PHONY: all deps configure build demo test bench clean asan tsan fuzz
 
 all: build
 
@@ -44,6 +54,14 @@ asan: deps
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS) --timeout 900 -R '$(ASAN_TESTS)' -E '$(ASAN_EXCLUDE)'
 
+tsan: deps
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+		-DBUD_SANITIZE=thread $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)
+	@cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 \
+		suppressions=$(CURDIR)/tools/tsan.supp" \
+		ctest --output-on-failure -j $(JOBS) --timeout 900 -R '$(TSAN_TESTS)' -E '$(TSAN_EXCLUDE)'
+
 # Longer fuzzing than the ctest runs: FUZZ_SECONDS per target, new inputs kept in
 # $(ASAN_BUILD)/fuzz/<target>-corpus (copy the interesting ones into tests/fuzz/<target>/).
 fuzz: asan
@@ -58,4 +76,4 @@ bench: build
 	@bash tests/bench/run.sh $(BUILD)
 
 clean:
-	@rm -rf $(BUILD) $(ASAN_BUILD)
+	@rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

@@ -1,20 +1,33 @@
 # Helpers shared by every bud target.
 
-# `make asan` (BUD_SANITIZE=ON, clang): AddressSanitizer and UndefinedBehaviorSanitizer on our own
-# code, every report fatal. The Verilated model and generated protobuf code are left
-# uninstrumented (they build much faster and are not ours to fix); every executable links the
-# runtimes.
-option(BUD_SANITIZE "Build bud's own code with ASan + UBSan (clang)" OFF)
+# Sanitizers on our own code (clang), every report fatal. The Verilated model and generated
+# protobuf code are left uninstrumented (they build much faster and are not ours to fix); every
+# executable links the runtime.
+#   BUD_SANITIZE=address (or ON; `make asan`): AddressSanitizer and UndefinedBehaviorSanitizer.
+#   BUD_SANITIZE=thread (`make tsan`): ThreadSanitizer. The model runs on one thread at a time and
+#   does no synchronisation of its own, so leaving it uninstrumented hides no race between ours.
+set(BUD_SANITIZE OFF CACHE STRING "Sanitize bud's own code (clang): OFF, address (= ON) or thread")
 option(BUD_FUZZ "Build the libFuzzer targets of tests/fuzz (clang; implies BUD_SANITIZE)" OFF)
-set(BUD_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all
-    -fno-omit-frame-pointer)
+if(BUD_FUZZ AND NOT BUD_SANITIZE)
+  set(BUD_SANITIZE address)
+endif()
+if(BUD_SANITIZE STREQUAL "thread")
+  if(BUD_FUZZ)
+    message(FATAL_ERROR "BUD_FUZZ needs BUD_SANITIZE=address")
+  endif()
+  set(BUD_SANITIZE_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+  set(BUD_SANITIZE_LINK -fsanitize=thread)
+elseif(BUD_SANITIZE)
+  set(BUD_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all
+      -fno-omit-frame-pointer)
+  set(BUD_SANITIZE_LINK -fsanitize=address,undefined)
+endif()
 if(BUD_FUZZ)
-  set(BUD_SANITIZE ON)
   # Coverage for the fuzzers' feedback in every library they exercise.
   list(APPEND BUD_SANITIZE_FLAGS -fsanitize=fuzzer-no-link)
 endif()
 if(BUD_SANITIZE)
-  add_link_options(-fsanitize=address,undefined)
+  add_link_options(${BUD_SANITIZE_LINK})
 endif()
 
 # Warnings (and, with BUD_SANITIZE, sanitizers) on our own code only (never on generated or

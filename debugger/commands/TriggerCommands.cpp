@@ -1,5 +1,5 @@
 // Counter-based trace triggers at the prompt: trigger add | list | delete | enable | disable |
-// load | hits. The session's TriggerEngine (TriggerEngine::of) does the work; the CLI attaches
+// load | hits. The session's TriggerEngine (Session::triggers()) does the work; the CLI attaches
 // one to every `bud debug` session.
 #include <cctype>
 
@@ -39,7 +39,7 @@ std::optional<int> parse_id(const Args& a, CommandResult& r, const char* usage) 
 }
 
 void do_trigger(Interpreter& in, const Args& a, CommandResult& r) {
-  TriggerEngine* engine = TriggerEngine::of(in.session());
+  TriggerEngine* engine = in.session().triggers();
   if (!engine) {
     r.fail("triggers are not available in this session");
     return;

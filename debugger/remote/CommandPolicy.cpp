@@ -33,7 +33,10 @@ int file_word(const std::string& name, const debugger::Args& a) {
 bool is_read_only_line(const debugger::Interpreter& interp, const std::string& raw) {
   // Inside `commands N ... end` every line belongs to the block the controlling interpreter is
   // collecting, whatever it says.
-  if (interp.collecting_commands() != 0) return false;
+  return interp.collecting_commands() == 0 && is_read_only_command(interp, raw);
+}
+
+bool is_read_only_command(const debugger::Interpreter& interp, const std::string& raw) {
   const std::string line = strip_comment(raw);
   const auto a = debugger::parse_args(line);
   if (a.command.empty()) return raw.find('#') != std::string::npos;  // a comment only

@@ -15,6 +15,10 @@ namespace bud::remote {
 /// counters, x, where, info, help, echo, trigger list|hits, blank comments, unknown commands
 /// (which only fail). An empty line is not read-only (it repeats the last step).
 bool is_read_only_line(const debugger::Interpreter& interp, const std::string& line);
+/// The same, from the command table alone, for threads other than the interpreter's (the
+/// service's request threads): the caller checks that no `commands N` block is being collected
+/// (RequestExecutor::collecting_commands()), since that state belongs to the interpreter's thread.
+bool is_read_only_command(const debugger::Interpreter& interp, const std::string& line);
 
 /// Rewrites the file names of `wave on|dump`, `record start`, `trigger load` and `source` to
 /// absolute paths inside `out` (OutputDir::resolve). Returns the line to execute, or nullopt with

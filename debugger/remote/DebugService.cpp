@@ -292,7 +292,8 @@ grpc::Status DebugService::Execute(grpc::ServerContext* ctx, const v1::ExecuteRe
     return {
         grpc::StatusCode::INVALID_ARGUMENT,
         "a command line is at most " + std::to_string(limits_.max_line_bytes) + " printable bytes"};
-  const bool read_only = is_read_only_line(executor_.commands(), line);
+  const bool read_only =
+      executor_.collecting_commands() == 0 && is_read_only_command(executor_.commands(), line);
   if (!read_only)
     if (auto st = controller(ctx, c); !st.ok()) return st;
   const auto access = read_only ? Access::ReadOnly : Access::Control;
@@ -373,7 +374,7 @@ grpc::Status DebugService::GetStatus(grpc::ServerContext* ctx, const v1::StatusR
         out.set_end_cycle(s.end_cycle().value_or(0));
         out.set_workload(valid_utf8(s.program().workload));
         if (digest) out.set_digest(s.emu().digest());
-        if (auto* e = debugger::TriggerEngine::of(s)) out.set_trigger_hits(e->hits().size());
+        if (auto* e = s.triggers()) out.set_trigger_hits(e->hits().size());
         return grpc::Status::OK;
       },
       reply);
@@ -509,7 +510,7 @@ grpc::Status DebugService::LoadTriggers(grpc::ServerContext* ctx,
       [this, text, name](v1::CommandReply& out) {
         auto& s = executor_.session();
         debugger::CommandResult r;
-        auto* engine = debugger::TriggerEngine::of(s);
+        auto* engine = s.triggers();
         if (!engine) {
           r.fail("triggers are not available in this session");
         } else {

@@ -23,7 +23,7 @@ RequestExecutor::RequestExecutor(debugger::Session& session, const OutputDir& ou
       control_(session),
       observer_(session) {
   session_.add_hook(this);
-  engine_ = debugger::TriggerEngine::of(session_);
+  engine_ = session_.triggers();
   if (engine_) published_hits_ = engine_->hits().size();
 }
 
@@ -138,7 +138,7 @@ void RequestExecutor::stop_reasons(std::vector<debugger::StopReason>& out) {
 }
 
 void RequestExecutor::publish_new_hits() {
-  if (!engine_) engine_ = debugger::TriggerEngine::of(session_);
+  if (!engine_) engine_ = session_.triggers();
   if (!engine_) return;
   const auto& hits = engine_->hits();
   if (hits.size() < published_hits_) published_hits_ = 0;  // the list was cleared
@@ -170,6 +170,7 @@ debugger::CommandResult RequestExecutor::execute_line(const std::string& line) {
   const auto before = session_.emu().state();
   ran_ = false;
   r = control_.execute(*confined);
+  collecting_.store(control_.collecting_commands(), std::memory_order_release);
   if (ran_) publish_new_hits();
   if (r.stop) {
     ExecutorEvent e;

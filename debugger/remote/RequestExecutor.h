@@ -89,8 +89,12 @@ class RequestExecutor final : private debugger::SessionHook {
   void publish_new_hits();
   const OutputDir& output() const { return output_; }
 
-  /// The command table, for classifying lines on other threads (immutable after construction).
+  /// The command table, for classifying lines on other threads (is_read_only_command: only its
+  /// immutable table may be read there).
   const debugger::Interpreter& commands() const { return control_; }
+  /// The breakpoint whose `commands` block the controller's interpreter is collecting (0: none),
+  /// as of the last line it ran: any thread.
+  int collecting_commands() const { return collecting_.load(std::memory_order_acquire); }
 
  private:
   struct Pending {
@@ -121,6 +125,7 @@ class RequestExecutor final : private debugger::SessionHook {
   std::atomic<bool> pending_{false};    ///< queue_ is not empty: checked after every cycle
   std::atomic<bool> interrupt_{false};  ///< stop the run after this cycle
   std::atomic<bool> running_{false};
+  std::atomic<int> collecting_{0};  ///< control_.collecting_commands() after each line
   bool ran_ = false;  ///< the current job started a run (arm() was called)
   debugger::TriggerEngine* engine_ = nullptr;
   size_t published_hits_ = 0;

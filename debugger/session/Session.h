@@ -144,6 +144,11 @@ class Session {
   /// The golden-model check, or null when the session has none (e.g. no golden model).
   class StageCheck* stage_check() const { return stage_check_; }
 
+  /// The trigger engine attached to this session (not owned; TriggerEngine::attach sets it and
+  /// detach clears it), or null: the `trigger` commands and the remote service act on it.
+  class TriggerEngine* triggers() const { return triggers_; }
+  void set_triggers(class TriggerEngine* engine) { triggers_ = engine; }
+
   /// Adds/removes a per-cycle hook (not owned; must outlive its registration).
   void add_hook(SessionHook* hook);
   void remove_hook(SessionHook* hook);
@@ -174,6 +179,7 @@ class Session {
   std::vector<Intervention> interventions_;
   std::vector<SessionHook*> hooks_;
   class StageCheck* stage_check_ = nullptr;
+  class TriggerEngine* triggers_ = nullptr;
   std::vector<uint64_t> prev_counters_;
   std::vector<uint64_t> last_counters_;
   uint64_t furthest_ = 0;

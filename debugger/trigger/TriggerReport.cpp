@@ -15,7 +15,7 @@ std::string describe_hit(const TriggerHit& h) {
   return s;
 }
 
-std::string trigger_report_text(const TriggerEngine& engine) {
+std::string trigger_report_text(TriggerEngine& engine) {
   std::ostringstream o;
   const auto status = engine.status();
   o << "\ntriggers   " << status.size() << " armed, " << engine.hits().size() << " hits";
@@ -123,7 +123,7 @@ Json hit_json(const TriggerHit& h) {
   return j;
 }
 
-Json trigger_report_json(const TriggerEngine& engine) {
+Json trigger_report_json(TriggerEngine& engine) {
   Json j = Json::object();
   Json hits = Json::array();
   for (const auto& h : engine.hits()) hits.push_back(hit_json(h));

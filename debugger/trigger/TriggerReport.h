@@ -10,9 +10,9 @@
 namespace bud::debugger {
 
 /// The hits and the coverage as text lines (a section of the run report).
-std::string trigger_report_text(const TriggerEngine& engine);
+std::string trigger_report_text(TriggerEngine& engine);
 /// {"hits": [...], "coverage": [...], "dropped_hits": N, "history": {...}}
-json::Json trigger_report_json(const TriggerEngine& engine);
+json::Json trigger_report_json(TriggerEngine& engine);
 /// One hit as one line: "cycle 1234: mem_burst hit 1 (armed) rate(...) > 0.7 -> capture ...".
 std::string describe_hit(const TriggerHit& hit);
 /// JSON of one hit.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "debugger/trigger/TriggerEngine.h"
+#include "debugger/trigger/TriggerParticipant.h"
 #include "emu/isa/Isa.h"
 #include "emu/npu/NpuEmulator.h"
 #include "emu/run/RunJob.h"

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "debugger/trigger/TriggerParticipant.h"
 #include "debugger/trigger/TriggerReport.h"
 #include "emu/run/Designs.h"
 #include "replay/PacketRun.h"
