@@ -63,8 +63,8 @@ TEST_CASE("trigger frame production does not allocate per cycle with 8 triggers 
   INFO((threaded ? "evaluation thread" : "inline evaluation"));
   const auto& p = test::prepared("compute_bound");
   auto o = test::options_for("compute_bound");
-  emu::NpuEmulator e(o.npu);
-  REQUIRE(run::start(p, o, e, &e).empty());
+  emu::NpuEmulator e(o.emulator);
+  REQUIRE(run::start(p, o, e).empty());
   const auto layers = test::layer_names(p);
   debugger::TriggerEnv env;
   env.emu = &e;
