@@ -178,7 +178,7 @@ namespace {
 struct RunEnd {
   uint64_t cycle = 0;        ///< cycle the re-simulation ended at
   bool stopped = false;      ///< by an assertion, a hang or an error (not by finishing)
-  std::string message;       ///< the emulator's message (assertion text names the unit)
+  std::optional<emu::AssertionReport> assertion;  ///< what the design's assertion port said
   uint64_t hang_cycles = 0;  ///< watchdog setting, to date a hang's start
   bool hang = false;
   std::vector<emu::EngineStatus> engines;  ///< what each engine held when the run stopped
@@ -207,17 +207,17 @@ std::optional<std::pair<emu::Stage, uint32_t>> hang_owner(const std::vector<emu:
   return best;
 }
 
-/// "NPU ASSERT x at cycle N: by gemm ..." -> stage and cycle.
-std::optional<std::pair<emu::Stage, uint64_t>> implicated(const std::string& msg) {
-  const auto by = msg.find(": by ");
-  const auto at = msg.find(" at cycle ");
-  if (by == std::string::npos || at == std::string::npos) return std::nullopt;
-  const std::string unit = msg.substr(by + 5, msg.find_first_of(" (", by + 5) - (by + 5));
-  const uint64_t cycle = std::strtoull(msg.c_str() + at + 10, nullptr, 10);
-  for (int s = 0; s < emu::kNumStages; ++s)
-    if (unit == emu::stage_name(static_cast<emu::Stage>(s))) return {{static_cast<emu::Stage>(s), cycle}};
-  if (unit == "compute") return {{emu::Stage::Gemm, cycle}};
-  return std::nullopt;
+/// The stage and cycle an assertion implicates, from the design's assertion port. An engine
+/// that runs two stages (the NPU's compute: gemm and post) reports its first; the opcode of the
+/// command it held says which.
+std::optional<std::pair<emu::Stage, uint64_t>> implicated(
+    const std::optional<emu::AssertionReport>& a, const workload::Program& program) {
+  if (!a) return std::nullopt;
+  emu::Stage stage = a->stage;
+  if (stage == emu::Stage::Gemm && a->cmd < program.commands.size() &&
+      program.commands[a->cmd].opcode == isa::Opcode::Post)
+    stage = emu::Stage::Post;
+  return {{stage, a->cycle}};
 }
 
 /// The command, layer and element of the first divergence, for every verdict that has one.
@@ -255,7 +255,7 @@ void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
     // Only the stop shows: the stage the assertion names, or (a hang) the stage holding the
     // earliest command that never completed, dated to when progress stopped.
     std::optional<Divergence> pick;
-    const auto imp = implicated(end.message);
+    const auto imp = implicated(end.assertion, p.program);
     const auto owner = end.hang ? hang_owner(end.engines, p.program) : std::nullopt;
     if (owner) {
       // The command an engine still holds is the work that was lost; its own missing
@@ -599,7 +599,7 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   }
   TxnChecker chk(trace, std::array<emu::StageDigest, emu::kNumStages>{});
   drive::HookParticipant checking(nullptr, &chk);
-  const auto driven = drive::advance(emu, options.max_cycles, {&checking});
+  drive::advance(emu, options.max_cycles, {&checking});
   chk.finish(emu.cycle());
   r.run_cycles = emu.cycle();
   r.resimulated_cycles = emu.cycle();
@@ -611,7 +611,7 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   end.cycle = emu.cycle();
   end.stopped = emu.state() != emu::RunState::Finished;
   end.hang = emu.state() == emu::RunState::Hang || emu.state() == emu::RunState::Ready;
-  end.message = driven.message;
+  end.assertion = emu.assertion();
   end.hang_cycles = options.npu.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
@@ -761,13 +761,12 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   } pinned;
   pinned.checker = &checker;
   pinned.stop_at = stop_at;
-  drive::DriveStop driven;
   for (;;) {
     if (!rewind()) return r;
     start_cycle = emu.cycle();
     checker.emplace(trace, start_cycle > 0 ? digests_at(start_cycle)
                                            : std::array<emu::StageDigest, emu::kNumStages>{});
-    driven = drive::advance(emu, limit, {&actor, &pinned});
+    drive::advance(emu, limit, {&actor, &pinned});
     if (emu.state() != emu::RunState::Ready) checker->finish(emu.cycle());
     // A command caught mid-way at the checkpoint had produced wrong transactions before it: the
     // divergence lies earlier. Start again one checkpoint back (the reset at the latest).
@@ -796,7 +795,7 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   end.cycle = emu.cycle();
   end.stopped = emu.state() != emu::RunState::Ready && emu.state() != emu::RunState::Finished;
   end.hang = emu.state() == emu::RunState::Hang;
-  end.message = driven.message;
+  end.assertion = emu.assertion();
   end.hang_cycles = spec->options.npu.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
