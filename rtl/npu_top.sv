@@ -50,7 +50,13 @@ module npu_top
     output logic [511:0] obs_st_data,
     // status for the harness
     output logic running,
-    output logic [7:0] assert_code
+    // assertion port: the first assertion that fired, latched (rtl/npu_facts.toml [[assertion]])
+    output logic [7:0] assert_code,     // its code (0: none)
+    output logic [2:0] assert_engine,   // the engine it implicates (ENG_*)
+    output logic [31:0] assert_cmd,     // the command that engine held (fetch: ring index)
+    output logic [31:0] assert_value0,  // the assertion's values (their meaning: the table)
+    output logic [31:0] assert_value1,
+    output logic [63:0] assert_cycle    // the cycle it fired at
 );
   logic ce;
   assign ce = !throttle;
@@ -167,15 +173,6 @@ module npu_top
   // Token FIFOs as counters: 0 L->C, 1 C->L, 2 C->S, 3 S->C.
   logic [7:0] tokens[4];
   logic tok_push[4], tok_pop[4];
-  logic tok_underflow, tok_overflow;
-  always_comb begin
-    tok_underflow = 1'b0;
-    tok_overflow = 1'b0;
-    for (int t = 0; t < 4; t++) begin
-      if (tok_pop[t] && tokens[t] == 8'd0) tok_underflow = 1'b1;
-      if (tok_push[t] && !tok_pop[t] && tokens[t] == 8'd255) tok_overflow = 1'b1;
-    end
-  end
   always_ff @(posedge clk) begin
     for (int t = 0; t < 4; t++) begin
       if (!rst_n || (doorbell && !running)) tokens[t] <= '0;
@@ -357,64 +354,137 @@ module npu_top
   assign obs_st_data = store_req_data;
 
   always_comb for (int b = 0; b < 4; b++) range_err[b] = range_err_port[b] != 0;
-  // Which unit made an out-of-range scratchpad access (for the assertion message and bisect):
+  // Which unit made an out-of-range scratchpad access (for the assertion port and bisect):
   // INP/WGT: gemm reads (ra), load writes (wb); ACC: gemm reads (ra) and writes (wa), post reads
-  // (rb), load writes (wb); OUT: post writes (wa), store reads (rb).
-  logic [8*8-1:0] range_unit;
-  always_comb begin
-    range_unit = "?";
-    if (range_err_port[0][0] || range_err_port[1][0] || range_err_port[2][0] ||
-        range_err_port[2][2]) range_unit = "gemm";
-    else if (range_err_port[0][3] || range_err_port[1][3] || range_err_port[2][3])
-      range_unit = "load";
-    else if (range_err_port[2][1] || range_err_port[3][2]) range_unit = "post";
-    else if (range_err_port[3][1]) range_unit = "store";
-  end
+  // (rb), load writes (wb); OUT: post writes (wa), store reads (rb). See range_eng below.
 
   // ------------------------------------------------------------------ assertions
-  // Invariants that only a design bug (or an injected fault) can break. Each prints one line
-  // with the cycle and latches the first failure in assert_code for the harness.
-  logic [7:0] assert_q;
-  assign assert_code = assert_q;
-  logic [7:0] assert_now;
-  always_comb begin
-    assert_now = 8'd0;
-    if (q_overflow != 0) assert_now = A_QUEUE_OVERFLOW;
-    else if (tok_underflow) assert_now = A_TOKEN_UNDERFLOW;
-    else if (tok_overflow) assert_now = A_TOKEN_OVERFLOW;
-    else if (error_pulse) assert_now = A_ILLEGAL_COMMAND;
-    else if (unknown_tag) assert_now = A_UNKNOWN_TAG;
-    else if (range_err != 0) assert_now = A_SPAD_RANGE;
-  end
+  // Invariants that only a design bug (or an injected fault) can break. The checks are monitors
+  // with their own state, not the design's guards: the token and queue monitors count pushes
+  // and pops themselves, so a corrupted token counter or queue level is caught when the design
+  // acts on it. The first failure latches its code, engine, command, values and cycle on the
+  // assertion port, which the harness reads (nothing parses the $error text below).
+  logic [7:0] tok_mon[4];  // tokens per FIFO as the monitor counts them
+  logic [3:0] q_mon[3];    // queue occupancy (ld, cmp, st) as the monitor counts it
+  logic q_push[3], q_pop[3];
+  assign q_push = '{ldq_push, cmpq_push, stq_push};
+  assign q_pop = '{ldq_pop, cmpq_pop, stq_pop};
   always_ff @(posedge clk) begin
-    if (!rst_n) assert_q <= 8'd0;
-    else if (assert_q == 8'd0 && assert_now != 8'd0) assert_q <= assert_now;
-  end
-`ifndef SYNTHESIS
-  always_ff @(posedge clk) begin
-    if (rst_n) begin
-      assert (q_overflow == 0)
-      else $error("NPU ASSERT queue_overflow at cycle %0d: by fetch (queues st,cmp,ld = %b)",
-                  cycle, q_overflow);
-      assert (!tok_underflow)
-      else $error("NPU ASSERT token_underflow at cycle %0d: by %0s", cycle,
-                  (tok_pop[1] && tokens[1] == 0) ? "load" :
-                  (tok_pop[2] && tokens[2] == 0) ? "store" : "compute");
-      assert (!tok_overflow)
-      else $error("NPU ASSERT token_overflow at cycle %0d: by %0s", cycle,
-                  (tok_push[0] && tokens[0] == 8'd255) ? "load" :
-                  (tok_push[3] && tokens[3] == 8'd255) ? "store" : "compute");
-      assert (!error_pulse)
-      else $error("NPU ASSERT illegal_command at cycle %0d: by fetch (opcode %0d at ring index %0d)",
-                  cycle, fetch_cmd[3:0], head);
-      assert (!unknown_tag)
-      else $error("NPU ASSERT unknown_tag at cycle %0d: by %0s (tag %0d)", cycle,
-                  dram_resp_tag[4:3] == SRC_FETCH ? "fetch" :
-                  dram_resp_tag[4:3] == SRC_LOAD ? "load" : "store", dram_resp_tag);
-      assert (range_err == 0)
-      else $error("NPU ASSERT spad_range at cycle %0d: by %0s (buffers inp,wgt,acc,out = %b)",
-                  cycle, range_unit, {range_err[0], range_err[1], range_err[2], range_err[3]});
+    for (int t = 0; t < 4; t++) begin
+      if (!rst_n || (doorbell && !running)) tok_mon[t] <= '0;
+      else tok_mon[t] <= tok_mon[t] + {7'd0, tok_push[t]} - {7'd0, tok_pop[t]};
     end
+    for (int q = 0; q < 3; q++) begin
+      if (!rst_n) q_mon[q] <= '0;
+      else q_mon[q] <= q_mon[q] + {3'd0, q_push[q]} - {3'd0, q_pop[q]};
+    end
+  end
+  logic [2:0] q_ovf;           // per queue (ld, cmp, st): pushed while full
+  logic [3:0] tok_uf, tok_of;  // per token FIFO: popped while empty, pushed while full
+  always_comb begin
+    for (int q = 0; q < 3; q++)
+      q_ovf[q] = q_overflow[q] || (q_push[q] && !q_pop[q] && q_mon[q] == 4'd8);
+    for (int t = 0; t < 4; t++) begin
+      tok_uf[t] = tok_pop[t] && (tok_mon[t] == 8'd0 || tokens[t] == 8'd0);
+      tok_of[t] = tok_push[t] && !tok_pop[t] && (tok_mon[t] == 8'd255 || tokens[t] == 8'd255);
+    end
+  end
+  // Who pops and pushes each token FIFO (0 L->C, 1 C->L, 2 C->S, 3 S->C). The compute engine
+  // reports as gemm; the opcode of its command tells GEMM from POST.
+  localparam logic [2:0] TOK_POPPER[4] = '{ENG_GEMM, ENG_LOAD, ENG_STORE, ENG_GEMM};
+  localparam logic [2:0] TOK_PUSHER[4] = '{ENG_LOAD, ENG_GEMM, ENG_GEMM, ENG_STORE};
+  function automatic logic [31:0] cmd_of(logic [2:0] eng, logic [15:0] ring_index,
+                                         logic [31:0] ld, logic [31:0] cmp, logic [31:0] st);
+    case (eng)
+      ENG_LOAD: return ld;
+      ENG_GEMM, ENG_POST: return cmp;
+      ENG_STORE: return st;
+      default: return {16'd0, ring_index};
+    endcase
+  endfunction
+  logic [2:0] range_eng;
+  always_comb begin
+    range_eng = ENG_GEMM;
+    if (range_err_port[0][0] || range_err_port[1][0] || range_err_port[2][0] ||
+        range_err_port[2][2]) range_eng = ENG_GEMM;
+    else if (range_err_port[0][3] || range_err_port[1][3] || range_err_port[2][3])
+      range_eng = ENG_LOAD;
+    else if (range_err_port[2][1] || range_err_port[3][2]) range_eng = ENG_POST;
+    else if (range_err_port[3][1]) range_eng = ENG_STORE;
+  end
+  logic [7:0] a_code;
+  logic [2:0] a_eng;
+  logic [31:0] a_v0, a_v1;
+  always_comb begin
+    a_code = 8'd0;
+    a_eng = ENG_FETCH;
+    a_v0 = '0;
+    a_v1 = '0;
+    if (q_ovf != 0) begin
+      a_code = A_QUEUE_OVERFLOW;
+      a_v0 = {29'd0, q_ovf[2], q_ovf[1], q_ovf[0]};
+    end else if (tok_uf != 0) begin
+      a_code = A_TOKEN_UNDERFLOW;
+      for (int t = 3; t >= 0; t--)
+        if (tok_uf[t]) begin
+          a_eng = TOK_POPPER[t];
+          a_v0 = t;
+          a_v1 = {24'd0, tokens[t]};
+        end
+    end else if (tok_of != 0) begin
+      a_code = A_TOKEN_OVERFLOW;
+      for (int t = 3; t >= 0; t--)
+        if (tok_of[t]) begin
+          a_eng = TOK_PUSHER[t];
+          a_v0 = t;
+          a_v1 = {24'd0, tokens[t]};
+        end
+    end else if (error_pulse) begin
+      a_code = A_ILLEGAL_COMMAND;
+      a_v0 = {28'd0, fetch_cmd[3:0]};
+      a_v1 = {28'd0, fetch_cmd[7:4]};
+    end else if (unknown_tag) begin
+      a_code = A_UNKNOWN_TAG;
+      a_eng = dram_resp_tag[4:3] == SRC_FETCH ? ENG_FETCH :
+              dram_resp_tag[4:3] == SRC_LOAD ? ENG_LOAD : ENG_STORE;
+      a_v0 = {27'd0, dram_resp_tag};
+    end else if (range_err != 0) begin
+      a_code = A_SPAD_RANGE;
+      a_eng = range_eng;
+      a_v0 = {28'd0, range_err[0], range_err[1], range_err[2], range_err[3]};
+    end
+  end
+  logic [7:0] assert_q;
+  logic [2:0] assert_eng_q;
+  logic [31:0] assert_cmd_q, assert_v0_q, assert_v1_q;
+  logic [63:0] assert_cycle_q;
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      assert_q <= 8'd0;
+      assert_eng_q <= '0;
+      assert_cmd_q <= '0;
+      assert_v0_q <= '0;
+      assert_v1_q <= '0;
+      assert_cycle_q <= '0;
+    end else if (assert_q == 8'd0 && a_code != 8'd0) begin
+      assert_q <= a_code;
+      assert_eng_q <= a_eng;
+      assert_cmd_q <= cmd_of(a_eng, head, load_id, compute_id, store_id);
+      assert_v0_q <= a_v0;
+      assert_v1_q <= a_v1;
+      assert_cycle_q <= cycle;
+    end
+  end
+  assign assert_code = assert_q;
+  assign assert_engine = assert_eng_q;
+  assign assert_cmd = assert_cmd_q;
+  assign assert_value0 = assert_v0_q;
+  assign assert_value1 = assert_v1_q;
+  assign assert_cycle = assert_cycle_q;
+`ifndef SYNTHESIS
+  // For a simulator's log only.
+  always_ff @(posedge clk) begin
+    if (rst_n) assert (a_code == 8'd0) else $error("NPU ASSERT code %0d at cycle %0d", a_code, cycle);
   end
 `endif
 endmodule

@@ -49,6 +49,12 @@ def check(t, path):
             fail(f"duplicate {key} {field}")
     if sorted(c["priority"] for c in t["cycle_class"]) != list(range(1, len(t["cycle_class"]) + 1)):
         fail("cycle_class priorities must be 1..N")
+    for a in t["assertion"]:
+        if len(a.get("values", [])) > 2 or any(v["format"] not in ("dec", "bin")
+                                               for v in a.get("values", [])):
+            fail(f"assertion {a['name']}: at most 2 values, each format dec or bin")
+    if len(t["engines"]) > 8:
+        fail("engines must fit assert_engine[2:0]")
     for f in t["fsm"]:
         if len(f["states"]) > (1 << f["bits"]):
             fail(f"fsm {f['engine']}: {len(f['states'])} states do not fit {f['bits']} bits")
@@ -83,6 +89,9 @@ def sv_package(t):
         L.append(f"  localparam logic [1:0] BUF_{b['name'].upper()} = 2'd{i};")
     for b in t["buffer"]:
         L.append(f"  localparam int {b['name'].upper()}_DEPTH = {b['entries']};")
+    L += ["", "  // Engines (PMU classification order; assert_engine)."]
+    for i, e in enumerate(t["engines"]):
+        L.append(f"  localparam logic [2:0] ENG_{e.upper()} = 3'd{i};")
     L += ["", "  // DRAM request sources (tag[4:3])."]
     for i, s in enumerate(t["dram_sources"]):
         L.append(f"  localparam logic [1:0] SRC_{s.upper()} = 2'd{i};")
@@ -207,6 +216,26 @@ def cpp_header(t):
     L.append("/// Assertion names by assert_code (0 = none).")
     L.append(f"inline constexpr std::array<std::string_view, {top + 1}> kAssertionNames = {{"
              + strs(names) + "};")
+    L.append("/// One value an assertion reports on assert_value0/1: its name and whether it is")
+    L.append("/// shown in binary.")
+    L.append("struct AssertionValueFact {")
+    L.append("  std::string_view name;")
+    L.append("  bool binary;")
+    L.append("};")
+    L.append("/// An assertion of the table: code, name, meaning and its values (name empty: unused).")
+    L.append("struct AssertionFact {")
+    L.append("  uint8_t code;")
+    L.append("  std::string_view name;")
+    L.append("  std::string_view meaning;")
+    L.append("  std::array<AssertionValueFact, 2> values;")
+    L.append("};")
+    L.append(f"inline constexpr std::array<AssertionFact, {len(asserts)}> kAssertions = {{{{")
+    for a in asserts:
+        vals = list(a.get("values", [])) + [{"name": "", "format": "dec"}] * 2
+        vs = ", ".join(f'{{"{v["name"]}", {"true" if v["format"] == "bin" else "false"}}}'
+                       for v in vals[:2])
+        L.append(f'    {{{a["code"]}, "{a["name"]}", "{a["meaning"]}", {{{{{vs}}}}}}},')
+    L.append("}};")
     L += ["", "}  // namespace bud::isa", ""]
     return "\n".join(L)
 
@@ -241,9 +270,11 @@ def doc_sections(t):
     for f in t["fsm"]:
         rows.append(f"| {f['engine']} | " + ", ".join(f"`{x[1]}`" for x in f["states"]) + " |")
     s["engine-states"] = rows
-    rows = ["| code | name | meaning |", "|---|---|---|"]
+    rows = ["| code | name | meaning | assert_value0, assert_value1 |", "|---|---|---|---|"]
     for a in t["assertion"]:
-        rows.append(f"| {a['code']} | `{a['name']}` | {a['meaning']} |")
+        vals = ", ".join(v["name"] + (" (binary)" if v["format"] == "bin" else "")
+                         for v in a.get("values", []))
+        rows.append(f"| {a['code']} | `{a['name']}` | {a['meaning']} | {vals or '-'} |")
     s["assertions"] = rows
     return s
 

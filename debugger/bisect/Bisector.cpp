@@ -16,13 +16,18 @@ namespace bud::debugger {
 
 namespace {
 
-constexpr const char* kLadder[] = {"ingress", "lowering", "fetch", "load",
-                                   "gemm",    "post",     "store", "result"};
+// The rungs between lowering and the results are the dataflow stages, in the same order.
+static_assert(static_cast<int>(Rung::Store) - static_cast<int>(Rung::Fetch) + 1 == emu::kNumStages);
 
-int rung(const std::string& stage) {
-  for (int i = 0; i < 8; ++i)
-    if (stage == kLadder[i]) return i;
-  return 8;
+/// The failure kind of a recorded symptom (a trigger halt or the cycle limit: Mismatch, as for
+/// a live run that hit its cycle limit).
+FailureKind failure_kind_of(const replay::pb::Symptom& s) {
+  switch (s.kind()) {
+    case replay::pb::Symptom::ASSERTION: return FailureKind::Assertion;
+    case replay::pb::Symptom::HANG: return FailureKind::Hang;
+    case replay::pb::Symptom::DESIGN_ERROR: return FailureKind::Error;
+    default: return FailureKind::Mismatch;
+  }
 }
 
 /// DRAM byte address -> "tensor NAME [y,x,c]" if it lies in a layer output.
@@ -173,7 +178,7 @@ namespace {
 struct RunEnd {
   uint64_t cycle = 0;        ///< cycle the re-simulation ended at
   bool stopped = false;      ///< by an assertion, a hang or an error (not by finishing)
-  std::string message;       ///< the emulator's message (assertion text names the unit)
+  std::optional<emu::AssertionReport> assertion;  ///< what the design's assertion port said
   uint64_t hang_cycles = 0;  ///< watchdog setting, to date a hang's start
   bool hang = false;
   std::vector<emu::EngineStatus> engines;  ///< what each engine held when the run stopped
@@ -202,23 +207,23 @@ std::optional<std::pair<emu::Stage, uint32_t>> hang_owner(const std::vector<emu:
   return best;
 }
 
-/// "NPU ASSERT x at cycle N: by gemm ..." -> stage and cycle.
-std::optional<std::pair<emu::Stage, uint64_t>> implicated(const std::string& msg) {
-  const auto by = msg.find(": by ");
-  const auto at = msg.find(" at cycle ");
-  if (by == std::string::npos || at == std::string::npos) return std::nullopt;
-  const std::string unit = msg.substr(by + 5, msg.find_first_of(" (", by + 5) - (by + 5));
-  const uint64_t cycle = std::strtoull(msg.c_str() + at + 10, nullptr, 10);
-  for (int s = 0; s < emu::kNumStages; ++s)
-    if (unit == emu::stage_name(static_cast<emu::Stage>(s))) return {{static_cast<emu::Stage>(s), cycle}};
-  if (unit == "compute") return {{emu::Stage::Gemm, cycle}};
-  return std::nullopt;
+/// The stage and cycle an assertion implicates, from the design's assertion port. An engine
+/// that runs two stages (the NPU's compute: gemm and post) reports its first; the opcode of the
+/// command it held says which.
+std::optional<std::pair<emu::Stage, uint64_t>> implicated(
+    const std::optional<emu::AssertionReport>& a, const workload::Program& program) {
+  if (!a) return std::nullopt;
+  emu::Stage stage = a->stage;
+  if (stage == emu::Stage::Gemm && a->cmd < program.commands.size() &&
+      program.commands[a->cmd].opcode == isa::Opcode::Post)
+    stage = emu::Stage::Post;
+  return {{stage, a->cycle}};
 }
 
 /// The command, layer and element of the first divergence, for every verdict that has one.
 void describe_first(const Divergence& first, const run::PreparedRun& p, BisectReport& r) {
   r.command_index = first.cmd_id;
-  r.divergence_kind = first.kind_name();
+  r.divergence_kind = first.kind;
   if (first.cmd_id < p.program.commands.size()) {
     r.command = p.program.commands[first.cmd_id].to_string();
     if (auto l = p.program.layer_of_command(first.cmd_id);
@@ -250,7 +255,7 @@ void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
     // Only the stop shows: the stage the assertion names, or (a hang) the stage holding the
     // earliest command that never completed, dated to when progress stopped.
     std::optional<Divergence> pick;
-    const auto imp = implicated(end.message);
+    const auto imp = implicated(end.assertion, p.program);
     const auto owner = end.hang ? hang_owner(end.engines, p.program) : std::nullopt;
     if (owner) {
       // The command an engine still holds is the work that was lost; its own missing
@@ -302,47 +307,46 @@ void conclude(BisectReport& r, const TxnChecker& chk, const run::PreparedRun& p,
     if (!d && !end.stopped) d = chk.first_of(st);
     std::string what = d ? d->describe() : "";
     if (what.size() > 140) what = what.substr(0, 137) + "...";
-    r.ladder.push_back(std::string(kLadder[s]) + ": " +
+    r.ladder.push_back(std::string(rung_name(static_cast<Rung>(s))) + ": " +
                        (d ? "DIVERGES at cycle " + std::to_string(d->cycle) + " (" + what + ")"
                           : "matches the golden model"));
   }
   r.ladder.push_back(std::string("result: ") + (results_failed ? "FAILS (" + result_detail + ")" : "matches"));
   if (firsts.empty()) {
     if (results_failed) {
-      r.verdict = "fail";
-      r.first_failing_stage = "result";
+      r.verdict = BisectVerdict::Fail;
+      r.first_failing_stage = Rung::Result;
       r.persistent = true;
       r.message = "every stage matched the golden model, but the result did not: " + result_detail;
     } else {
-      r.verdict = "pass";
+      r.verdict = BisectVerdict::Pass;
       r.message = "no divergence: every stage and the results match the golden model";
     }
     return;
   }
   const Divergence& first = firsts.front();
   if (!results_failed) {
-    r.verdict = "transient";
-    for (const auto& d : firsts)
-      r.transients.push_back({emu::stage_name(d.stage), d.cycle, d.describe()});
+    r.verdict = BisectVerdict::Transient;
+    for (const auto& d : firsts) r.transients.push_back({d.stage, d.cycle, d.describe()});
     r.message = std::string(emu::stage_name(first.stage)) + " diverged at cycle " +
                 std::to_string(first.cycle) + " but the results are right (overwritten or masked)";
     r.first_divergence_cycle = first.cycle;
     describe_first(first, p, r);
     return;
   }
-  r.verdict = "fail";
+  r.verdict = BisectVerdict::Fail;
   r.persistent = true;
-  r.first_failing_stage = emu::stage_name(first.stage);
+  r.first_failing_stage = rung_of(first.stage);
   r.first_divergence_cycle = first.cycle;
   describe_first(first, p, r);
   for (size_t i = 1; i < firsts.size(); ++i) {
-    const std::string s = emu::stage_name(firsts[i].stage);
+    const Rung s = rung_of(firsts[i].stage);
     if (std::find(r.downstream_stages.begin(), r.downstream_stages.end(), s) ==
         r.downstream_stages.end())
       r.downstream_stages.push_back(s);
   }
-  r.downstream_stages.push_back("result");
-  r.message = r.first_failing_stage + " first went wrong at cycle " +
+  r.downstream_stages.push_back(Rung::Result);
+  r.message = std::string(rung_name(*r.first_failing_stage)) + " first went wrong at cycle " +
               std::to_string(first.cycle) + " on command #" + std::to_string(first.cmd_id) +
               (r.layer.empty() ? "" : " (layer " + r.layer + ")") + ": " + r.element +
               (r.expected.empty() && r.actual.empty() ? ""
@@ -451,7 +455,7 @@ void complete_result_verdict(BisectReport& r, const run::PreparedRun& p, const G
   r.element = std::string(b) + (where.empty() ? "" : " (" + where + ")");
   r.expected = std::to_string(static_cast<int8_t>(want));
   r.actual = std::to_string(static_cast<int8_t>(actual));
-  r.divergence_kind = "wrong";
+  r.divergence_kind = Divergence::Kind::Wrong;
   const auto& stores = trace.txns[static_cast<int>(emu::Stage::Store)];
   for (const auto& t : stores)
     if (addr >= t.addr && addr < t.addr + t.size) r.command_index = t.cmd_id;  // the last write
@@ -489,8 +493,10 @@ void write_wave(const BisectOptions& o, BisectReport& r, emu::Emulator& emu,
 
 std::string BisectReport::text() const {
   std::string s;
-  s += "verdict    " + verdict + (message.empty() ? "" : ": " + message) + "\n";
-  if (!first_failing_stage.empty()) s += "first failing stage  " + first_failing_stage + "\n";
+  s += std::string("verdict    ") + bisect_verdict_name(verdict) +
+       (message.empty() ? "" : ": " + message) + "\n";
+  if (first_failing_stage)
+    s += std::string("first failing stage  ") + rung_name(*first_failing_stage) + "\n";
   if (first_divergence_cycle) s += "cycle      " + std::to_string(*first_divergence_cycle) + "\n";
   if (command_index)
     s += "command    " + command +
@@ -500,12 +506,13 @@ std::string BisectReport::text() const {
     s += "expected   " + expected + "\nactual     " + actual + "\n";
   if (!downstream_stages.empty()) {
     s += "downstream ";
-    for (size_t i = 0; i < downstream_stages.size(); ++i) s += (i ? ", " : "") + downstream_stages[i];
+    for (size_t i = 0; i < downstream_stages.size(); ++i)
+      s += std::string(i ? ", " : "") + rung_name(downstream_stages[i]);
     s += "\n";
   }
-  if (verdict == "fail") s += std::string("persistent ") + (persistent ? "yes" : "no") + "\n";
+  if (verdict == BisectVerdict::Fail) s += std::string("persistent ") + (persistent ? "yes" : "no") + "\n";
   for (const auto& t : transients)
-    s += "transient  " + t.stage + " at cycle " + std::to_string(t.cycle) + ": " + t.detail + "\n";
+    s += std::string("transient  ") + emu::stage_name(t.stage) + " at cycle " + std::to_string(t.cycle) + ": " + t.detail + "\n";
   if (!symptom.empty()) s += "symptom    " + symptom + "\n";
   s += "cost       re-simulated " + std::to_string(resimulated_cycles) + " of " +
        std::to_string(run_cycles) + " cycles";
@@ -524,10 +531,10 @@ std::string BisectReport::text() const {
 
 json::Json BisectReport::to_json() const {
   json::Json j = json::Json::object();
-  j["verdict"] = verdict;
+  j["verdict"] = bisect_verdict_name(verdict);
   j["message"] = message;
   j["first_failing_stage"] =
-      first_failing_stage.empty() ? json::Json() : json::Json(first_failing_stage);
+      first_failing_stage ? json::Json(rung_name(*first_failing_stage)) : json::Json();
   j["first_divergence_cycle"] =
       first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json();
   j["persistent"] = persistent;
@@ -538,14 +545,14 @@ json::Json BisectReport::to_json() const {
   j["element"] = element;
   j["expected"] = expected;
   j["actual"] = actual;
-  j["divergence_kind"] = divergence_kind;
+  j["divergence_kind"] = divergence_kind ? Divergence::kind_name(*divergence_kind) : "";
   json::Json ds = json::Json::array();
-  for (const auto& d : downstream_stages) ds.push_back(d);
+  for (const auto& d : downstream_stages) ds.push_back(rung_name(d));
   j["downstream_stages"] = ds;
   json::Json ts = json::Json::array();
   for (const auto& t : transients) {
     json::Json x = json::Json::object();
-    x["stage"] = t.stage;
+    x["stage"] = emu::stage_name(t.stage);
     x["cycle"] = t.cycle;
     x["detail"] = t.detail;
     ts.push_back(x);
@@ -569,8 +576,8 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   BisectReport r;
   r.ladder.push_back("ingress: the workload is valid");
   if (!p.lowering_failures.empty()) {
-    r.verdict = "fail";
-    r.first_failing_stage = "lowering";
+    r.verdict = BisectVerdict::Fail;
+    r.first_failing_stage = Rung::Lowering;
     r.persistent = true;
     r.message = p.lowering_failures.front();
     r.ladder.push_back("lowering: FAILS (" + r.message + ")");
@@ -578,8 +585,8 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   }
   const GoldenTrace trace = GoldenTrace::build(p);
   if (!trace.error.empty()) {
-    r.verdict = "fail";
-    r.first_failing_stage = "lowering";
+    r.verdict = BisectVerdict::Fail;
+    r.first_failing_stage = Rung::Lowering;
     r.message = "the golden model rejects the command stream: " + trace.error;
     r.ladder.push_back("lowering: FAILS (" + r.message + ")");
     return r;
@@ -594,22 +601,23 @@ BisectReport bisect_run(const run::PreparedRun& p, const run::RunOptions& option
   }
   TxnChecker chk(trace, std::array<emu::StageDigest, emu::kNumStages>{});
   drive::HookParticipant checking(nullptr, &chk);
-  const auto driven = drive::advance(emu, options.max_cycles, {&checking});
+  drive::advance(emu, options.max_cycles, {&checking});
   chk.finish(emu.cycle());
   r.run_cycles = emu.cycle();
   r.resimulated_cycles = emu.cycle();
   std::string detail;
   const bool failed = final_state_failed(p, trace, emu, detail);
   r.symptom = failed ? detail : "";
+  r.failure = failed ? failure_kind_of(emu.state()) : FailureKind::None;
   RunEnd end;
   end.cycle = emu.cycle();
   end.stopped = emu.state() != emu::RunState::Finished;
   end.hang = emu.state() == emu::RunState::Hang || emu.state() == emu::RunState::Ready;
-  end.message = driven.message;
+  end.assertion = emu.assertion();
   end.hang_cycles = options.emulator.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
-  if (r.first_failing_stage == "result" && emu.state() == emu::RunState::Finished) {
+  if (r.first_failing_stage == Rung::Result && emu.state() == emu::RunState::Finished) {
     if (auto addr = first_wrong_output_byte(p, trace, emu)) {
       uint8_t actual = 0;
       emu.read_memory("dram", *addr, {&actual, 1});
@@ -647,8 +655,8 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   }
   auto prepared = replay::prepare_spec(*spec, true);
   if (!prepared) {
-    r.verdict = "fail";
-    r.first_failing_stage = "ingress";
+    r.verdict = BisectVerdict::Fail;
+    r.first_failing_stage = Rung::Ingress;
     r.persistent = true;
     r.message = prepared.error();
     r.ladder.push_back("ingress: FAILS (" + r.message + ")");
@@ -657,8 +665,8 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   const auto& p = *prepared;
   r.ladder.push_back("ingress: the workload is valid");
   if (!p.lowering_failures.empty()) {
-    r.verdict = "fail";
-    r.first_failing_stage = "lowering";
+    r.verdict = BisectVerdict::Fail;
+    r.first_failing_stage = Rung::Lowering;
     r.persistent = true;
     r.message = p.lowering_failures.front();
     r.ladder.push_back("lowering: FAILS (" + r.message + ")");
@@ -670,6 +678,7 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   if (packet.symptom) {
     r.symptom = replay::symptom_kind_name(packet.symptom->kind()) + std::string(" at cycle ") +
                 std::to_string(packet.symptom->cycle()) + ": " + packet.symptom->message();
+    r.failure = failure_kind_of(*packet.symptom);
   }
 
   // 1. The recorded windows, checked against the golden prefix digests without simulating.
@@ -756,13 +765,12 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   } pinned;
   pinned.checker = &checker;
   pinned.stop_at = stop_at;
-  drive::DriveStop driven;
   for (;;) {
     if (!rewind()) return r;
     start_cycle = emu.cycle();
     checker.emplace(trace, start_cycle > 0 ? digests_at(start_cycle)
                                            : std::array<emu::StageDigest, emu::kNumStages>{});
-    driven = drive::advance(emu, limit, {&actor, &pinned});
+    drive::advance(emu, limit, {&actor, &pinned});
     if (emu.state() != emu::RunState::Ready) checker->finish(emu.cycle());
     // A command caught mid-way at the checkpoint had produced wrong transactions before it: the
     // divergence lies earlier. Start again one checkpoint back (the reset at the latest).
@@ -791,11 +799,11 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
   end.cycle = emu.cycle();
   end.stopped = emu.state() != emu::RunState::Ready && emu.state() != emu::RunState::Finished;
   end.hang = emu.state() == emu::RunState::Hang;
-  end.message = driven.message;
+  end.assertion = emu.assertion();
   end.hang_cycles = spec->options.emulator.hang_cycles;
   end.engines = emu.engines();
   conclude(r, chk, p, failed, detail, end);
-  if (r.first_failing_stage == "result" && emu.state() == emu::RunState::Finished) {
+  if (r.first_failing_stage == Rung::Result && emu.state() == emu::RunState::Finished) {
     if (auto addr = first_wrong_output_byte(p, trace, emu)) {
       uint8_t actual = 0;
       emu.read_memory("dram", *addr, {&actual, 1});
@@ -822,21 +830,66 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
     }
   }
   // Downstream stages also from the recorded end totals (no simulation needed).
-  if (!windows.empty() && r.verdict == "fail") {
+  if (!windows.empty() && r.verdict == BisectVerdict::Fail) {
     const auto& last = windows.back();
     for (int s = 0; s < emu::kNumStages && s < last.stages_size(); ++s) {
-      const std::string name = emu::stage_name(static_cast<emu::Stage>(s));
+      const Rung name = rung_of(static_cast<emu::Stage>(s));
       emu::StageDigest d{last.stages(s).count(), last.stages(s).sum()};
       const bool same = d == trace.prefix[s].back();
       if (!same && name != r.first_failing_stage &&
           std::find(r.downstream_stages.begin(), r.downstream_stages.end(), name) ==
               r.downstream_stages.end() &&
-          rung(name) > rung(r.first_failing_stage))
+          name > *r.first_failing_stage)
         r.downstream_stages.insert(r.downstream_stages.end() - 1, name);
     }
   }
   write_wave(bopts, r, emu, rewind, r.run_cycles, &actor);
   return r;
+}
+
+const char* bisect_verdict_name(BisectVerdict v) {
+  switch (v) {
+    case BisectVerdict::Fail: return "fail";
+    case BisectVerdict::Pass: return "pass";
+    case BisectVerdict::Transient: return "transient";
+    case BisectVerdict::Error: return "error";
+  }
+  return "?";
+}
+
+const char* rung_name(Rung r) {
+  switch (r) {
+    case Rung::Ingress: return "ingress";
+    case Rung::Lowering: return "lowering";
+    case Rung::Result: return "result";
+    default:
+      return emu::stage_name(
+          static_cast<emu::Stage>(static_cast<int>(r) - static_cast<int>(Rung::Fetch)));
+  }
+}
+
+Rung rung_of(emu::Stage s) {
+  return static_cast<Rung>(static_cast<int>(Rung::Fetch) + static_cast<int>(s));
+}
+
+const char* failure_kind_name(FailureKind k) {
+  switch (k) {
+    case FailureKind::None: return "none";
+    case FailureKind::Mismatch: return "mismatch";
+    case FailureKind::Assertion: return "assertion";
+    case FailureKind::Hang: return "hang";
+    case FailureKind::Error: return "error";
+  }
+  return "?";
+}
+
+FailureKind failure_kind_of(emu::RunState state) {
+  switch (state) {
+    case emu::RunState::Assertion: return FailureKind::Assertion;
+    case emu::RunState::Hang: return FailureKind::Hang;
+    case emu::RunState::Error: return FailureKind::Error;
+    default: return FailureKind::Mismatch;
+  }
 }
 
 }  // namespace bud::debugger

@@ -27,19 +27,50 @@ struct BisectOptions {
   bool allow_revision_mismatch = false;
 };
 
+/// What bisect concluded about a run.
+enum class BisectVerdict : uint8_t {
+  Fail,       ///< a persistent failure was localized
+  Pass,       ///< no divergence
+  Transient,  ///< divergences that did not reach the results
+  Error,      ///< the packet or run is unusable
+};
+/// "fail", "pass", "transient", "error" (the `verdict` of `bud bisect --json`).
+const char* bisect_verdict_name(BisectVerdict v);
+
+/// The rungs of the bisect ladder, in order: what happens before the design (ingress: the packet
+/// and workload, lowering: the command stream), the dataflow stages (emu::Stage, same order and
+/// names, from rtl/npu_facts.toml `engines`), and the results in DRAM.
+enum class Rung : uint8_t { Ingress, Lowering, Fetch, Load, Gemm, Post, Store, Result };
+inline constexpr int kNumRungs = 8;
+/// "ingress", "lowering", the stage names, "result".
+const char* rung_name(Rung r);
+/// The rung of a dataflow stage.
+Rung rung_of(emu::Stage s);
+
+/// What kind of failure a run showed (the symptom `bud minimize` keeps).
+enum class FailureKind : uint8_t {
+  None,       ///< the run passed
+  Mismatch,   ///< it finished (or hit the cycle limit) with results unlike the golden model's
+  Assertion,  ///< a design assertion fired
+  Hang,       ///< the watchdog saw no progress
+  Error,      ///< the design or the memory model reported an error
+};
+/// "none", "mismatch", "assertion", "hang", "error".
+const char* failure_kind_name(FailureKind k);
+/// The failure kind of a run that stopped in `state` (Finished: Mismatch).
+FailureKind failure_kind_of(emu::RunState state);
+
 /// A divergence reported as transient (overwritten or masked; the results are right).
 struct TransientInfo {
-  std::string stage;
+  emu::Stage stage = emu::Stage::Fetch;
   uint64_t cycle = 0;
   std::string detail;
 };
 
 struct BisectReport {
-  /// "fail" (a persistent failure was localized), "pass" (no divergence), "transient"
-  /// (divergences that did not reach the results), "error" (the packet or run is unusable).
-  std::string verdict = "error";
+  BisectVerdict verdict = BisectVerdict::Error;
   std::string message;
-  std::string first_failing_stage;             ///< ingress, lowering, fetch..store, result
+  std::optional<Rung> first_failing_stage;     ///< set for a Fail verdict
   std::optional<uint64_t> first_divergence_cycle;
   bool persistent = false;
   std::optional<uint32_t> command_index;
@@ -47,10 +78,11 @@ struct BisectReport {
   std::string layer;                           ///< workload layer name
   std::string element;                         ///< what exactly differs (entry, lane, tensor index)
   std::string expected, actual;
-  std::string divergence_kind;                 ///< wrong, extra, missing
-  std::vector<std::string> downstream_stages;  ///< stages that failed as a consequence
+  std::optional<Divergence::Kind> divergence_kind;  ///< wrong, extra, missing
+  std::vector<Rung> downstream_stages;         ///< stages that failed as a consequence
   std::vector<TransientInfo> transients;
   std::string symptom;                         ///< what the run itself reported
+  FailureKind failure = FailureKind::None;     ///< the kind of that symptom
   uint64_t run_cycles = 0;
   uint64_t resimulated_cycles = 0;
   uint64_t windows_checked = 0;                ///< recorded windows checked without simulating

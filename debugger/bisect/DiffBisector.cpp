@@ -239,7 +239,7 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
     }
   }
   if (!first_diff && r.good_cycles == r.bad_cycles && same_results) {
-    r.verdict = "same";
+    r.verdict = DiffVerdict::Same;
     r.message = "the runs agree at every recorded digest point (" +
                 std::to_string(good.digests.size()) + ") and finish alike";
     return r;
@@ -252,7 +252,7 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
     const auto& names = good.names;
     const int num = static_cast<int>(names.size());
     if (bad.names != names) {
-      r.verdict = "error";
+      r.verdict = DiffVerdict::Error;
       r.message = "the packets come from designs with different counters (" +
                   good.packet->header.design() + ", " + bad.packet->header.design() + ")";
       return r;
@@ -282,7 +282,7 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
         prev_b[c] = bw[w].counters(c);
       }
       if (differs) {
-        r.verdict = "performance";
+        r.verdict = DiffVerdict::Performance;
         r.window_start = gw[w].start_cycle();
         r.window_end = gw[w].end_cycle();
         const MechanismCall call = classify_mechanism(names, growth, len, o.tolerance);
@@ -296,7 +296,7 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
         return r;
       }
     }
-    r.verdict = "performance";
+    r.verdict = DiffVerdict::Performance;
     r.message = "same results, different cycle counts, but no window's counters differ beyond the tolerance";
     return r;
   }
@@ -315,7 +315,7 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
     ++cycle;
     if (good.emu->state() != emu::RunState::Ready && bad.emu->state() != emu::RunState::Ready) break;
   }
-  r.verdict = "diverged";
+  r.verdict = DiffVerdict::Diverged;
   r.first_divergence_cycle = cycle;
   r.persistent = !healed;
   compare_state(*good.emu, *bad.emu, r.differences);
@@ -325,7 +325,8 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
 }
 
 std::string DiffReport::text() const {
-  std::string s = "verdict    " + verdict + (message.empty() ? "" : ": " + message) + "\n";
+  std::string s = std::string("verdict    ") + diff_verdict_name(verdict) +
+                  (message.empty() ? "" : ": " + message) + "\n";
   if (first_divergence_cycle) s += "cycle      " + std::to_string(*first_divergence_cycle) + "\n";
   if (!differences.empty()) {
     s += "first differences (good -> bad)\n";
@@ -340,7 +341,7 @@ std::string DiffReport::text() const {
 
 json::Json DiffReport::to_json() const {
   json::Json j = json::Json::object();
-  j["verdict"] = verdict;
+  j["verdict"] = diff_verdict_name(verdict);
   j["message"] = message;
   j["first_divergence_cycle"] =
       first_divergence_cycle ? json::Json(*first_divergence_cycle) : json::Json();
@@ -364,6 +365,16 @@ json::Json DiffReport::to_json() const {
   j["bad_cycles"] = bad_cycles;
   j["resimulated_cycles"] = resimulated_cycles;
   return j;
+}
+
+const char* diff_verdict_name(DiffVerdict v) {
+  switch (v) {
+    case DiffVerdict::Same: return "same";
+    case DiffVerdict::Diverged: return "diverged";
+    case DiffVerdict::Performance: return "performance";
+    case DiffVerdict::Error: return "error";
+  }
+  return "?";
 }
 
 }  // namespace bud::debugger

@@ -48,10 +48,18 @@ struct StateDifference {
   std::string good, bad;
 };
 
+/// What `bud bisect --good G --bad B` concluded.
+enum class DiffVerdict : uint8_t {
+  Same,         ///< identical runs
+  Diverged,     ///< the state differs persistently
+  Performance,  ///< same results, different timing
+  Error,        ///< a packet is unusable or the two do not compare
+};
+/// "same", "diverged", "performance", "error" (the `verdict` of `--json`).
+const char* diff_verdict_name(DiffVerdict v);
+
 struct DiffReport {
-  /// "same" (identical runs), "diverged" (state differs persistently), "performance" (same
-  /// results, different timing), "error".
-  std::string verdict = "error";
+  DiffVerdict verdict = DiffVerdict::Error;
   std::string message;
   std::optional<uint64_t> first_divergence_cycle;
   bool persistent = false;

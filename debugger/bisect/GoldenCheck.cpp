@@ -131,7 +131,7 @@ std::vector<StageCheckStatus> GoldenCheck::status() {
   std::vector<StageCheckStatus> v;
   for (int s = 0; s < emu::kNumStages; ++s) {
     StageCheckStatus st;
-    st.stage = emu::stage_name(static_cast<emu::Stage>(s));
+    st.stage = static_cast<emu::Stage>(s);
     st.checked = seen_[s].count;
     if (auto d = checker_->first_of(static_cast<emu::Stage>(s))) {
       st.diverged = true;
@@ -140,7 +140,6 @@ std::vector<StageCheckStatus> GoldenCheck::status() {
     v.push_back(std::move(st));
   }
   StageCheckStatus res;
-  res.stage = "result";
   res.final = finished_;
   res.diverged = !result_failures_.empty();
   if (res.diverged) res.first = result_failures_.front();

@@ -23,20 +23,18 @@ namespace pb = bud::workload;
 /// What a candidate run showed.
 struct Outcome {
   bool valid = false;       ///< the workload parsed and lowered
-  std::string kind;         ///< symptom kind: hang, assertion, error, mismatch ("" passed)
-  std::string stage;        ///< first failing stage
+  FailureKind kind = FailureKind::None;  ///< None: the candidate passed
+  std::optional<Rung> stage;             ///< first failing stage
   uint64_t cycles = 0;
   uint64_t commands = 0;
   uint32_t layers = 0;
   std::optional<uint32_t> command;  ///< the command the failure was pinned to
 };
 
-std::string symptom_kind(const BisectReport& r) {
-  if (r.verdict != "fail") return "";
-  const std::string& s = r.symptom;
-  for (const char* k : {"hang", "assertion", "error"})
-    if (s.rfind(k, 0) == 0) return k;
-  return "mismatch";
+FailureKind failure_of(const BisectReport& r) {
+  if (r.verdict != BisectVerdict::Fail) return FailureKind::None;
+  // A failure localized before the run (ingress, lowering) has no run symptom: results differ.
+  return r.failure == FailureKind::None ? FailureKind::Mismatch : r.failure;
 }
 
 std::optional<run::PreparedRun> prepare_input(const MinimizeInput& in) {
@@ -322,11 +320,11 @@ Outcome evaluate(const run::PreparedRun& p, const MinimizeInput& in) {
   o.commands = p.program.commands.size();
   o.layers = static_cast<uint32_t>(p.workload.layers.size());
   const auto r = bisect_run(p, opts, {});
-  if (r.verdict == "error") {
+  if (r.verdict == BisectVerdict::Error) {
     o.valid = false;  // e.g. a fault that no longer lands inside the run
     return o;
   }
-  o.kind = symptom_kind(r);
+  o.kind = failure_of(r);
   o.stage = r.first_failing_stage;
   o.cycles = r.run_cycles;
   o.command = r.command_index;
@@ -444,7 +442,7 @@ MinimizeResult minimize(const MinimizeInput& input, const MinimizeOptions& mo) {
     r.error = "the recorded run cannot be rebuilt";
     return r;
   }
-  if (base.kind.empty()) {
+  if (base.kind == FailureKind::None) {
     r.error = "the run does not fail (nothing to minimize)";
     return r;
   }
@@ -515,7 +513,9 @@ std::string MinimizeResult::text() const {
     std::snprintf(buf, sizeof buf, "%.1fx", b ? static_cast<double>(a) / static_cast<double>(b) : 0.0);
     return std::string(buf);
   };
-  std::string s = "kept       " + symptom + ", first failing stage " + first_failing_stage + "\n";
+  std::string s = std::string("kept       ") + failure_kind_name(symptom) +
+                  ", first failing stage " + (first_failing_stage ? rung_name(*first_failing_stage) : "-") +
+                  "\n";
   s += "cycles     " + std::to_string(cycles_before) + " -> " + std::to_string(cycles_after) + " (" +
        ratio(cycles_before, cycles_after) + " smaller)\n";
   s += "commands   " + std::to_string(commands_before) + " -> " + std::to_string(commands_after) + "\n";
@@ -531,8 +531,9 @@ json::Json MinimizeResult::to_json() const {
   json::Json j = json::Json::object();
   j["ok"] = ok;
   if (!ok) j["error"] = error;
-  j["symptom"] = symptom;
-  j["first_failing_stage"] = first_failing_stage;
+  j["symptom"] = failure_kind_name(symptom);
+  j["first_failing_stage"] =
+      first_failing_stage ? json::Json(rung_name(*first_failing_stage)) : json::Json();
   j["cycles_before"] = cycles_before;
   j["cycles_after"] = cycles_after;
   j["commands_before"] = commands_before;

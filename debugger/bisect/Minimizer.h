@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "debugger/bisect/Bisector.h"
 #include "debugger/json/Json.h"
 #include "emu/run/RunJob.h"
 
@@ -32,8 +34,8 @@ struct MinimizeOptions {
 struct MinimizeResult {
   bool ok = false;
   std::string error;
-  std::string symptom;             ///< what the failure is (kept throughout)
-  std::string first_failing_stage; ///< kept throughout
+  FailureKind symptom = FailureKind::None;  ///< what the failure is (kept throughout)
+  std::optional<Rung> first_failing_stage;   ///< kept throughout
   MinimizeInput minimized;
   uint64_t commands_before = 0, commands_after = 0;
   uint64_t cycles_before = 0, cycles_after = 0;

@@ -8,7 +8,7 @@ namespace {
 constexpr int kKeepPerStage = 64;
 }
 
-const char* Divergence::kind_name() const {
+const char* Divergence::kind_name(Kind kind) {
   switch (kind) {
     case Kind::Wrong: return "wrong";
     case Kind::Extra: return "extra";

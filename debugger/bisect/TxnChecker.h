@@ -25,7 +25,9 @@ struct Divergence {
   uint32_t cmd_id = 0;
   std::optional<emu::StageTxn> actual;    ///< what the RTL produced (Wrong, Extra)
   std::optional<emu::StageTxn> expected;  ///< the golden transaction it should have been
-  const char* kind_name() const;
+  /// "wrong", "extra", "missing".
+  static const char* kind_name(Kind k);
+  const char* kind_name() const { return kind_name(kind); }
   /// "gemm #12 acc[40]: expected [..] actual [..]" etc.
   std::string describe() const;
 };

@@ -54,7 +54,7 @@ bool signal_and_value(Interpreter& in, const Args& a, const char* usage, Target&
 }  // namespace
 
 void register_change_commands(Interpreter& interp) {
-  set_completion(interp.add({"deposit", {"set-signal"}, "deposit SIGNAL VALUE | deposit MEMORY ADDR VALUE [BYTES]",
+  declare(interp.add({"deposit", {"set-signal"}, "deposit SIGNAL VALUE | deposit MEMORY ADDR VALUE [BYTES]",
           "Write a value once (the design may overwrite it at the next edge)",
           "Memory deposits write BYTES (default 1, up to 8) little-endian bytes at byte offset ADDR.",
           {"deposit load.state 0", "deposit pmu.cycles 0", "deposit dram 0x10000 0x7f"},
@@ -86,8 +86,8 @@ void register_change_commands(Interpreter& interp) {
             if (!signal_and_value(in, a, "deposit SIGNAL VALUE", t, v, r)) return;
             s.deposit(t.id, t.element, v);
             r.say(t.name + " = " + format_value(s.emu().read_signal(t.id, t.element), ""));
-          }}), {}, {ArgKind::Watchable, ArgKind::None});
-  set_completion(interp.add({"force", {}, "force SIGNAL VALUE", "Hold a signal at a value until `release`",
+          }}), Effect::Changes, {ArgKind::Watchable, ArgKind::None});
+  declare(interp.add({"force", {}, "force SIGNAL VALUE", "Hold a signal at a value until `release`",
           "The value is re-applied after every clock edge.", {"force compute.state 0"},
           kNeedsNothing, false, [](Interpreter& in, const Args& a, CommandResult& r) {
             Target t;
@@ -98,8 +98,8 @@ void register_change_commands(Interpreter& interp) {
               return;
             }
             r.say("forced " + t.name + " = " + format_value(v, ""));
-          }}), {}, {ArgKind::Name, ArgKind::None});
-  set_completion(interp.add({"release", {}, "release SIGNAL", "Stop forcing a signal", "", {"release compute.state"},
+          }}), Effect::Changes, {ArgKind::Name, ArgKind::None});
+  declare(interp.add({"release", {}, "release SIGNAL", "Stop forcing a signal", "", {"release compute.state"},
           kNeedsNothing, false, [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.size() != 1) {
               r.fail("usage: release SIGNAL");
@@ -113,7 +113,7 @@ void register_change_commands(Interpreter& interp) {
             }
             in.session().release(t->id, t->element);
             r.say("released " + t->name);
-          }}), {}, {ArgKind::Name, ArgKind::None});
+          }}), Effect::Changes, {ArgKind::Name, ArgKind::None});
 }
 
 }  // namespace bud::debugger

@@ -33,19 +33,19 @@ void info_check(Interpreter& in, CommandResult& r) {
   auto stages = json::Json::array();
   for (const auto& s : check->status()) {
     std::string verdict;
-    if (s.stage == "result")
+    if (!s.stage)
       verdict = s.diverged ? "MISMATCH" : s.final ? "match" : "pending (the run has not finished)";
     else
       verdict = s.diverged ? "MISMATCH" : "match";
     char head[64];
-    std::snprintf(head, sizeof head, "  %-7s %-8s", s.stage.c_str(), verdict.c_str());
+    std::snprintf(head, sizeof head, "  %-7s %-8s", s.name(), verdict.c_str());
     std::string line = head;
-    if (s.stage != "result") line += " " + std::to_string(s.checked) + " transactions checked";
+    if (s.stage) line += " " + std::to_string(s.checked) + " transactions checked";
     if (s.diverged) line += ": " + s.first;
     r.say(line);
     auto j = json::Json::object();
-    j["stage"] = s.stage;
-    j["status"] = s.diverged ? "mismatch" : (s.stage == "result" && !s.final) ? "pending" : "match";
+    j["stage"] = s.name();
+    j["status"] = s.diverged ? "mismatch" : (!s.stage && !s.final) ? "pending" : "match";
     j["checked"] = s.checked;
     if (s.diverged) j["first"] = s.first;
     stages.push_back(std::move(j));

@@ -332,41 +332,58 @@ void info_program(Interpreter& in, CommandResult& r) {
 }  // namespace
 
 void register_inspect_commands(Interpreter& interp) {
-  set_completion(interp.add({"print", {"p"}, "print[/x|/d|/b] NAME | EXPR",
+  declare(interp.add({"print", {"p"}, "print[/x|/d|/b] NAME | EXPR",
           "Print a signal, counter, CSR or expression",
           "NAME is a signal (load.state, tokens[2]), a PMU counter with or without pmu. "
           "(gemm.stall_mem), a CSR (STATUS, csr.RING_HEAD) or cycle. Anything else is evaluated "
           "as an expression (docs/expressions.md).",
           {"print load.state", "print/x fetch.head_q", "print gemm.active * 100 / cycles",
            "print STATUS"},
-          kNeedsNothing, false, do_print}), {}, {ArgKind::Name});
-  set_completion(interp.add({"counters", {"pmu"}, "counters [FILTER]",
+          kNeedsNothing, false, do_print}), Effect::ReadOnly, {ArgKind::Name});
+  declare(interp.add({"counters", {"pmu"}, "counters [FILTER]",
           "All PMU counters with their change since the previous stop", "",
-          {"counters", "counters stall"}, kNeedsNothing, false, do_counters}), {}, {ArgKind::Name, ArgKind::None});
-  set_completion(interp.add({"x", {"examine"}, "x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]",
+          {"counters", "counters stall"}, kNeedsNothing, false, do_counters}), Effect::ReadOnly, {ArgKind::Name, ArgKind::None});
+  declare(interp.add({"x", {"examine"}, "x[/x|/i8|/u8|/i32|/u32|/x32] MEMORY ADDR [COUNT]",
           "Examine memory (dram, inp, wgt, acc, out); ADDR is a byte offset",
           "", {"x dram 0x10000", "x/i8 out 0 32", "x/i32 acc 0x40 8"}, kNeedsNothing, false,
-          do_examine}), {}, {ArgKind::Memory, ArgKind::None});
-  interp.add({"where", {"bt"}, "where", "The command each engine is executing and its layer", "",
+          do_examine}), Effect::ReadOnly, {ArgKind::Memory, ArgKind::None});
+  declare(interp.add({"where", {"bt"}, "where", "The command each engine is executing and its layer", "",
           {"where"}, kNeedsNothing, false,
-          [](Interpreter& in, const Args&, CommandResult& r) { info_stages(in, r, true); }});
-  set_completion(interp.add({"info", {"i"}, "info breakpoints|watchpoints|display|stages|check|checkpoints|signals [PATTERN]|registers|program",
+          [](Interpreter& in, const Args&, CommandResult& r) { info_stages(in, r, true); }}),
+          Effect::ReadOnly);
+  declare(interp.add({"info", {"i"}, "info breakpoints|watchpoints|display|stages|check|checkpoints|signals [PATTERN]|registers|program",
           "Show breakpoints, watchpoints, displays, engine states, the golden-model check, checkpoints, signals, CSRs or the program", "",
           {"info breakpoints", "info stages", "info check", "info signals load", "info registers"},
-          kNeedsNothing, false, [](Interpreter& in, const Args& a, CommandResult& r) {
-            const std::string what = a.words.empty() ? "" : a.words[0];
-            if (what.rfind("b", 0) == 0) info_breakpoints(in, r, false);
-            else if (what.rfind("wa", 0) == 0) info_breakpoints(in, r, true);
-            else if (what.rfind("di", 0) == 0) info_display(in, r);
-            else if (what.rfind("st", 0) == 0) info_stages(in, r, false);
-            else if (what == "check") info_check(in, r);
-            else if (what.rfind("ch", 0) == 0) info_checkpoints(in, r);
-            else if (what.rfind("si", 0) == 0) info_signals(in, a.words.size() > 1 ? a.words[1] : "", r);
-            else if (what.rfind("reg", 0) == 0 || what == "csr") info_registers(in, r);
-            else if (what.rfind("pro", 0) == 0) info_program(in, r);
-            else r.fail("info what? breakpoints, watchpoints, display, stages, check, checkpoints, "
-                        "signals, registers, program");
-          }}), {{"breakpoints", {}}, {"watchpoints", {}}, {"display", {}}, {"stages", {}}, {"check", {}}, {"checkpoints", {}}, {"signals", {ArgKind::Name, ArgKind::None}}, {"registers", {}}, {"program", {}}}, {});
+          kNeedsNothing, false, [](Interpreter&, const Args&, CommandResult& r) {
+            r.fail("info what? breakpoints, watchpoints, display, stages, check, checkpoints, "
+                   "signals, registers, program");
+          }}),
+          Effect::ReadOnly,
+          {{"breakpoints", {}, Effect::ReadOnly,
+            [](Interpreter& in, const Args&, CommandResult& r) { info_breakpoints(in, r, false); },
+            1},
+           {"watchpoints", {}, Effect::ReadOnly,
+            [](Interpreter& in, const Args&, CommandResult& r) { info_breakpoints(in, r, true); },
+            2},
+           // Displays live in the controlling interpreter (they print at its stops).
+           {"display", {}, Effect::Changes,
+            [](Interpreter& in, const Args&, CommandResult& r) { info_display(in, r); }, 2},
+           {"stages", {}, Effect::ReadOnly,
+            [](Interpreter& in, const Args&, CommandResult& r) { info_stages(in, r, false); }, 2},
+           {"check", {}, Effect::ReadOnly,
+            [](Interpreter& in, const Args&, CommandResult& r) { info_check(in, r); }},
+           {"checkpoints", {}, Effect::ReadOnly,
+            [](Interpreter& in, const Args&, CommandResult& r) { info_checkpoints(in, r); }, 2},
+           {"signals", {ArgKind::Name, ArgKind::None}, Effect::ReadOnly,
+            [](Interpreter& in, const Args& a, CommandResult& r) {
+              info_signals(in, a.words.size() > 1 ? a.words[1] : "", r);
+            },
+            2},
+           {"registers", {}, Effect::ReadOnly,
+            [](Interpreter& in, const Args&, CommandResult& r) { info_registers(in, r); }, 3,
+            {"csr"}},
+           {"program", {}, Effect::ReadOnly,
+            [](Interpreter& in, const Args&, CommandResult& r) { info_program(in, r); }, 3}});
 }
 
 }  // namespace bud::debugger

@@ -73,6 +73,35 @@ Args parse_args(const std::string& line) {
   return a;
 }
 
+bool SubcommandSpec::matches(const std::string& word) const {
+  if (word == name) return true;
+  for (const auto& a : aliases)
+    if (word == a) return true;
+  return abbrev > 0 && word.size() >= abbrev && word.size() < name.size() &&
+         name.compare(0, word.size(), word) == 0;
+}
+
+const SubcommandSpec* CommandSpec::subcommand(const Args& a) const {
+  if (a.words.empty()) return nullptr;
+  // A whole name wins over another subcommand's prefix (`info check` vs `info checkpoints`).
+  for (const auto& sc : subcommands)
+    if (sc.name == a.words[0]) return &sc;
+  for (const auto& sc : subcommands)
+    if (sc.matches(a.words[0])) return &sc;
+  return nullptr;
+}
+
+Effect CommandSpec::effect_of(const Args& a) const {
+  const SubcommandSpec* sc = subcommand(a);
+  return sc ? sc->effect : effect;
+}
+
+const std::vector<ArgKind>& CommandSpec::arg_kinds(const Args& a, size_t& skip) const {
+  const SubcommandSpec* sc = subcommand(a);
+  skip = sc ? 1 : 0;
+  return sc ? sc->args : args;
+}
+
 Interpreter::Interpreter(Session& session) : session_(session) { register_all_commands(*this); }
 
 void register_all_commands(Interpreter& in) {
@@ -162,7 +191,8 @@ CommandResult Interpreter::execute(const std::string& raw) {
            "; use goto, reverse-step or restore to travel back");
     return r;
   }
-  cmd->run(*this, args, r);
+  const SubcommandSpec* sub = cmd->subcommand(args);
+  (sub && sub->run ? sub->run : cmd->run)(*this, args, r);
   if (cmd->repeatable && !raw.empty()) last_repeatable_ = line;
   if (r.stop) {
     r.data["stop"] = stop_json(*r.stop);
@@ -364,7 +394,13 @@ std::vector<std::string> Interpreter::candidates(ArgKind kind, const std::string
     case ArgKind::Layer:
       pool = session_.program().layer_names;
       break;
-    case ArgKind::File: {
+    case ArgKind::Engine:
+      for (const auto& e : emu.engines())
+        if (e.name != "fetch") pool.push_back(e.name);
+      break;
+    case ArgKind::ReadFile:
+    case ArgKind::WriteFile:
+    case ArgKind::Script: {
       // "dir/pre" lists dir; directories end in '/' so Tab can go on into them.
       const size_t slash = prefix.rfind('/');
       const std::string dir = slash == std::string::npos ? "" : prefix.substr(0, slash + 1);
@@ -418,14 +454,12 @@ std::vector<std::string> Interpreter::complete(const std::string& line) const {
       out.erase(std::unique(out.begin(), out.end()), out.end());
       return out;
     }
-    kinds = nullptr;
-    for (const auto& sc : cmd->subcommands)
-      if (sc.name == a.words[0]) kinds = &sc.args;
-    if (!kinds) return {};
+    const SubcommandSpec* sc = cmd->subcommand(a);
+    if (!sc) return {};
+    kinds = &sc->args;
     --pos;
   }
-  if (kinds->empty()) return {};
-  ArgKind k = pos < kinds->size() ? (*kinds)[pos] : kinds->back();
+  ArgKind k = arg_kind_at(*kinds, pos);
   // "break cmd gemm layer <Tab>": the word after `layer` is a layer name.
   if (k == ArgKind::Opcode && !a.words.empty() && a.words.back() == "layer") k = ArgKind::Layer;
   return candidates(k, word);

@@ -37,19 +37,62 @@ enum class ArgKind : uint8_t {
   Name,        ///< signals, PMU counters, CSRs, `cycle` (print, force, display, break if ...)
   Watchable,   ///< Name plus memory names (watch)
   Memory,      ///< memory names (x, deposit MEMORY)
-  File,        ///< file names, relative to the current directory
+  ReadFile,    ///< a file the command reads (completes file names; `bud serve` resolves it in
+               ///< its output directory)
+  WriteFile,   ///< a file the command writes (completes file names; `bud serve` creates it in
+               ///< its output directory)
+  Script,      ///< a script of commands the interpreter runs (completes file names; remote
+               ///< clients run scripts themselves, `bud serve` refuses the line)
   Checkpoint,  ///< named checkpoints (restore)
   Breakpoint,  ///< breakpoint ids (delete, condition, ...)
   Display,     ///< display ids (undisplay)
   Command,     ///< command names (help)
   Opcode,      ///< opcodes and `layer` (break cmd)
   Layer,       ///< workload layer names
+  Engine,      ///< engines that execute commands (finish)
 };
 
-/// A first-word subcommand (`info stages`, `wave dump`) and the kinds of the words after it.
+/// What running a command (or one of its subcommands) may change. The observer rule of `bud
+/// serve` derives from it: observers run only ReadOnly lines, which may also run between cycles
+/// of a run. Every registered command and subcommand declares one (a test refuses Undeclared).
+enum class Effect : uint8_t {
+  Undeclared,  ///< nothing declared yet (never valid on a registered command)
+  ReadOnly,    ///< reads the emulation and the session (shared by every client); changes nothing
+  Changes,     ///< changes the emulation, the session or files, or uses what only the
+               ///< controlling interpreter holds (displays, `commands` blocks)
+};
+
+/// True for the argument kinds that name a file (ReadFile, WriteFile, Script).
+constexpr bool is_file_arg(ArgKind k) {
+  return k == ArgKind::ReadFile || k == ArgKind::WriteFile || k == ArgKind::Script;
+}
+
+/// The kind of the argument at `pos` in `kinds`: the last kind repeats (None: nothing).
+inline ArgKind arg_kind_at(const std::vector<ArgKind>& kinds, size_t pos) {
+  if (kinds.empty()) return ArgKind::None;
+  return pos < kinds.size() ? kinds[pos] : kinds.back();
+}
+
+/// Runs a command: fills the result, never prints. For a subcommand, `words[0]` is the
+/// subcommand word as typed.
+using RunFn = std::function<void(Interpreter&, const Args&, CommandResult&)>;
+
+/// A noun-verb subcommand (`wave dump`, `trigger add`, `info stages`): its own argument kinds,
+/// effect and run function. The interpreter dispatches the first word to it.
 struct SubcommandSpec {
   std::string name;
-  std::vector<ArgKind> args;  ///< by position; the last kind repeats (unless None)
+  /// The words after the subcommand, by position; the last kind repeats (unless None). File
+  /// kinds declare which words are file paths: `bud serve` confines them, and a line with more
+  /// words than the last file argument's position is refused there.
+  std::vector<ArgKind> args;
+  Effect effect = Effect::Undeclared;
+  RunFn run = {};
+  /// The shortest prefix of `name` that selects it (`info b`); 0: the whole name.
+  size_t abbrev = 0;
+  std::vector<std::string> aliases = {};  ///< other words that select it (`break command`)
+
+  /// Whether `word` selects this subcommand (its name, an alias, or a long enough prefix).
+  bool matches(const std::string& word) const;
 };
 
 struct CommandSpec {
@@ -61,11 +104,24 @@ struct CommandSpec {
   std::vector<std::string> examples;
   unsigned needs = kNeedsNothing;
   bool repeatable = false;  ///< an empty line repeats it (step, continue, ...)
-  std::function<void(Interpreter&, const Args&, CommandResult&)> run;
-  /// Tab completion of the arguments. With subcommands: the first word is one of them and the
-  /// rest follow its `args`; without: `args` by position (the last kind repeats unless None).
+  /// Runs the command when no subcommand matches its first word (`break CYCLE`, `trigger` alone
+  /// lists); with subcommands and no other form it only reports the usage.
+  RunFn run;
+  /// With subcommands: the first word selects one (SubcommandSpec::matches) and the rest follow
+  /// its `args`; other first words go to `run` and complete from `args[0]`. Without: `args` by
+  /// position (the last kind repeats unless None).
   std::vector<SubcommandSpec> subcommands = {};
   std::vector<ArgKind> args = {};
+  /// The effect of `run` (of the forms that are not subcommands).
+  Effect effect = Effect::Undeclared;
+
+  /// The subcommand the first word of `a` selects, or nullptr.
+  const SubcommandSpec* subcommand(const Args& a) const;
+  /// The effect of the line `a` (its subcommand's, or the command's own).
+  Effect effect_of(const Args& a) const;
+  /// The kinds of the words of `a` after the command word and subcommand (if any), and how many
+  /// leading words of `a.words` those exclude (0 or 1).
+  const std::vector<ArgKind>& arg_kinds(const Args& a, size_t& skip) const;
 };
 
 /// An expression printed after every stop (`display`), through `print` with its format.
@@ -140,11 +196,23 @@ class Interpreter {
   RecordBackend* record_backend_ = nullptr;
 };
 
-/// Sets what Tab completes for a command's arguments (CommandSpec::subcommands and args).
-inline void set_completion(CommandSpec& spec, std::vector<SubcommandSpec> subcommands,
-                           std::vector<ArgKind> args) {
+/// Declares what a command's run function may change and the kinds of its arguments (Tab
+/// completion, file paths). For commands without subcommands.
+inline CommandSpec& declare(CommandSpec& spec, Effect effect, std::vector<ArgKind> args = {}) {
+  spec.effect = effect;
+  spec.args = std::move(args);
+  return spec;
+}
+
+/// Declares a noun-verb command: its subcommands, and the effect of its own run function (the
+/// forms that are not subcommands, or the usage error). `args` completes those forms' first word.
+inline CommandSpec& declare(CommandSpec& spec, Effect effect,
+                            std::vector<SubcommandSpec> subcommands,
+                            std::vector<ArgKind> args = {}) {
+  spec.effect = effect;
   spec.subcommands = std::move(subcommands);
   spec.args = std::move(args);
+  return spec;
 }
 
 /// Splits a line into Args (quotes group words; the command word's "/x" becomes `flag`).

@@ -5,7 +5,7 @@
 namespace bud::debugger {
 
 void register_meta_commands(Interpreter& interp) {
-  set_completion(interp.add({"help", {"h", "?"}, "help [COMMAND]", "List commands, or explain one with examples", "",
+  declare(interp.add({"help", {"h", "?"}, "help [COMMAND]", "List commands, or explain one with examples", "",
           {"help", "help break"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.empty()) {
@@ -38,8 +38,8 @@ void register_meta_commands(Interpreter& interp) {
               for (const auto& e : c->examples) r.say("    " + e);
             }
             r.data["usage"] = c->usage;
-          }}), {}, {ArgKind::Command, ArgKind::None});
-  set_completion(interp.add({"source", {}, "source FILE", "Run the commands in FILE (stops at the first error)", "",
+          }}), Effect::ReadOnly, {ArgKind::Command, ArgKind::None});
+  declare(interp.add({"source", {}, "source FILE", "Run the commands in FILE (stops at the first error)", "",
           {"source session.bud"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.size() != 1) {
@@ -68,27 +68,31 @@ void register_meta_commands(Interpreter& interp) {
                   break;
                 }
             }
-          }}), {}, {ArgKind::File, ArgKind::None});
-  interp.add({"echo", {}, "echo TEXT", "Print TEXT (for scripts)", "", {"echo layer 2 starts"},
-          kNeedsNothing, false,
-          [](Interpreter&, const Args& a, CommandResult& r) { r.say(a.rest); }});
-  set_completion(interp.add({"set", {}, "set checkpoint-interval CYCLES",
-          "Change a session setting", "", {"set checkpoint-interval 50000"}, kNeedsNothing, false,
-          [](Interpreter& in, const Args& a, CommandResult& r) {
-            if (a.words.size() == 2 && a.words[0] == "checkpoint-interval") {
-              auto n = parse_number(a.words[1]);
-              if (!n || *n == 0) {
-                r.fail("checkpoint-interval must be a positive number of cycles");
-                return;
-              }
+          }}), Effect::Changes, {ArgKind::Script, ArgKind::None});
+  declare(interp.add({"echo", {}, "echo TEXT", "Print TEXT (for scripts)", "",
+                      {"echo layer 2 starts"}, kNeedsNothing, false,
+                      [](Interpreter&, const Args& a, CommandResult& r) { r.say(a.rest); }}),
+          Effect::ReadOnly);
+  declare(interp.add({"set", {}, "set checkpoint-interval CYCLES", "Change a session setting", "",
+                      {"set checkpoint-interval 50000"}, kNeedsNothing, false,
+                      [](Interpreter&, const Args&, CommandResult& r) {
+                        r.fail("usage: set checkpoint-interval CYCLES");
+                      }}),
+          Effect::ReadOnly,
+          {{"checkpoint-interval", {ArgKind::None}, Effect::Changes,
+            [](Interpreter& in, const Args& a, CommandResult& r) {
+              auto n = a.words.size() == 2 ? parse_number(a.words[1]) : std::nullopt;
+              if (a.words.size() != 2) return r.fail("usage: set checkpoint-interval CYCLES");
+              if (!n || *n == 0)
+                return r.fail("checkpoint-interval must be a positive number of cycles");
               in.session().timeline().set_interval(*n);
               r.say("automatic checkpoints every " + std::to_string(*n) + " cycles");
-              return;
-            }
-            r.fail("usage: set checkpoint-interval CYCLES");
-          }}), {{"checkpoint-interval", {ArgKind::None}}}, {});
-  interp.add({"quit", {"q", "exit"}, "quit", "End the session", "", {"quit"}, kNeedsNothing, false,
-          [](Interpreter&, const Args&, CommandResult& r) { r.quit = true; }});
+            }}});
+  // Quitting ends the controller's session: not something an observer may do.
+  declare(interp.add({"quit", {"q", "exit"}, "quit", "End the session", "", {"quit"},
+                      kNeedsNothing, false,
+                      [](Interpreter&, const Args&, CommandResult& r) { r.quit = true; }}),
+          Effect::Changes);
 }
 
 }  // namespace bud::debugger

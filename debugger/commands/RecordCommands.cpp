@@ -5,48 +5,56 @@
 
 namespace bud::debugger {
 
+namespace {
+
+// A subcommand's run function: the installed backend, or an error if there is none.
+RunFn on_backend(void (*run)(RecordBackend&, Interpreter&, const Args&, CommandResult&)) {
+  return [run](Interpreter& in, const Args& a, CommandResult& r) {
+    RecordBackend* b = in.record_backend();
+    if (!b) return r.fail("recording is not available in this session");
+    run(*b, in, a, r);
+  };
+}
+
+void record_start(RecordBackend& b, Interpreter& in, const Args& a, CommandResult& r) {
+  if (a.words.size() != 2) return r.fail("usage: record start FILE | record stop");
+  if (auto e = b.start(in.session(), a.words[1]); !e.empty()) return r.fail(e);
+  r.say("recording to " + a.words[1] + " from cycle " + std::to_string(in.session().emu().cycle()));
+  r.data["file"] = a.words[1];
+  r.data["start_cycle"] = in.session().emu().cycle();
+}
+
+void record_stop(RecordBackend& b, Interpreter& in, const Args& a, CommandResult& r) {
+  if (a.words.size() != 1) return r.fail("usage: record start FILE | record stop");
+  std::string summary;
+  if (auto e = b.stop(in.session(), summary); !e.empty()) return r.fail(e);
+  r.say(summary);
+  r.data["summary"] = summary;
+  r.data["end_cycle"] = in.session().emu().cycle();
+}
+
+}  // namespace
+
 void register_record_commands(Interpreter& interp) {
-  set_completion(interp.add(
-      {"record",
-       {},
-       "record start FILE | record stop",
-       "Record a replay packet of this run from now until `record stop`",
-       "The packet starts with a checkpoint of the current cycle and covers the cycles up to "
-       "the one `record stop` is given at (re-simulated deterministically from that "
-       "checkpoint; interventions made in between are not part of it). Replay it with "
-       "`bud replay FILE`; debug it with `bud debug --packet FILE`.",
-       {"record start hang.bpk", "continue", "record stop"},
-       kNeedsNothing,
-       false,
-       [](Interpreter& in, const Args& a, CommandResult& r) {
-         RecordBackend* b = in.record_backend();
-         if (!b) {
-           r.fail("recording is not available in this session");
-           return;
-         }
-         const std::string sub = a.words.empty() ? "" : a.words[0];
-         if (sub == "start" && a.words.size() == 2) {
-           if (auto e = b->start(in.session(), a.words[1]); !e.empty()) {
-             r.fail(e);
-             return;
-           }
-           r.say("recording to " + a.words[1] + " from cycle " +
-                 std::to_string(in.session().emu().cycle()));
-           r.data["file"] = a.words[1];
-           r.data["start_cycle"] = in.session().emu().cycle();
-         } else if (sub == "stop" && a.words.size() == 1) {
-           std::string summary;
-           if (auto e = b->stop(in.session(), summary); !e.empty()) {
-             r.fail(e);
-             return;
-           }
-           r.say(summary);
-           r.data["summary"] = summary;
-           r.data["end_cycle"] = in.session().emu().cycle();
-         } else {
-           r.fail("usage: record start FILE | record stop");
-         }
-       }}), {{"start", {ArgKind::File, ArgKind::None}}, {"stop", {}}}, {});
+  declare(
+      interp.add(
+          {"record",
+           {},
+           "record start FILE | record stop",
+           "Record a replay packet of this run from now until `record stop`",
+           "The packet starts with a checkpoint of the current cycle and covers the cycles up to "
+           "the one `record stop` is given at (re-simulated deterministically from that "
+           "checkpoint; interventions made in between are not part of it). Replay it with "
+           "`bud replay FILE`; debug it with `bud debug --packet FILE`.",
+           {"record start hang.bpk", "continue", "record stop"},
+           kNeedsNothing,
+           false,
+           on_backend([](RecordBackend&, Interpreter&, const Args&, CommandResult& r) {
+             r.fail("usage: record start FILE | record stop");
+           })}),
+      Effect::ReadOnly,
+      {{"start", {ArgKind::WriteFile, ArgKind::None}, Effect::Changes, on_backend(record_start)},
+       {"stop", {}, Effect::Changes, on_backend(record_stop)}});
 }
 
 }  // namespace bud::debugger

@@ -61,97 +61,121 @@ std::optional<uint32_t> parse_layer(Interpreter& in, const std::string& l, Comma
   return static_cast<uint32_t>(it - names.begin());
 }
 
-void do_break(Interpreter& in, const Args& a, CommandResult& r) {
+// One form of `break`/`tbreak`: adds the breakpoint and returns its id, or 0 with `error` set
+// (or `r` failed).
+using BreakForm = int (*)(Interpreter&, const Args&, CommandResult&, std::string& error);
+
+// The run function of a break form: adds the breakpoint, makes it one-shot for tbreak, reports.
+RunFn break_form(BreakForm form) {
+  return [form](Interpreter& in, const Args& a, CommandResult& r) {
+    auto& bps = in.session().breakpoints();
+    std::string error;
+    const int id = form(in, a, r, error);
+    if (!r.ok) return;
+    if (!id) return r.fail(error);
+    if (a.command == "tbreak" || a.command == "tb") bps.set_temporary(id, true);
+    const auto& b = bps.list().back();
+    r.say(std::string(b.temporary ? "temporary " : "") + "breakpoint " + std::to_string(id) +
+          ": " + b.spec);
+    r.data["id"] = id;
+    r.data["spec"] = b.spec;
+  };
+}
+
+// break layer L end: the last command of layer L (that an engine executes) retires.
+int break_layer(Interpreter& in, const Args& a, CommandResult& r, std::string& error) {
   auto& bps = in.session().breakpoints();
-  std::string error;
-  int id = 0;
+  if (a.words.size() != 3 || a.words[2] != "end") {
+    r.fail("usage: break layer L end (stops when layer L's last command retires; "
+           "`break cmd layer L` stops at each dispatch of its commands)");
+    return 0;
+  }
+  auto layer = parse_layer(in, a.words[1], r);
+  if (!layer) return 0;
+  const auto& cmds = in.session().program().commands;
+  std::optional<uint32_t> last;
+  for (uint32_t i = 0; i < cmds.size(); ++i)
+    if (cmds[i].layer == *layer && !engine_of(cmds[i]).empty()) last = i;
+  if (!last) {
+    r.fail("layer " + a.words[1] + " has no command an engine executes");
+    return 0;
+  }
+  const int id = bps.add_condition(retire_condition(engine_of(cmds[*last]), *last), error);
+  if (id) bps.set_spec(id, "layer " + a.words[1] + " end");
+  return id;
+}
+
+int break_if(Interpreter& in, const Args& a, CommandResult&, std::string& error) {
+  const std::string text = a.rest.substr(a.rest.find(a.words[0]) + a.words[0].size());
+  return in.session().breakpoints().add_condition(text, error);
+}
+
+int break_cmd(Interpreter& in, const Args& a, CommandResult& r, std::string& error) {
+  CommandMatch m;
+  std::string spec = "cmd";
+  for (size_t i = 1; i < a.words.size(); ++i) {
+    const std::string& w = a.words[i];
+    if (w == "layer" && i + 1 < a.words.size()) {
+      const std::string& l = a.words[++i];
+      if (auto n = parse_number(l)) {
+        m.layer = static_cast<uint32_t>(*n);
+      } else {
+        auto layer = parse_layer(in, l, r);
+        if (!layer) return 0;
+        m.layer = *layer;
+      }
+      spec += " layer " + l;
+    } else if (w[0] == '#') {
+      auto n = parse_number(w.substr(1));
+      if (!n) {
+        r.fail("bad command index '" + w + "'");
+        return 0;
+      }
+      m.cmd_id = static_cast<uint32_t>(*n);
+      spec += " " + w;
+    } else if (auto op = isa::parse_opcode(w)) {
+      m.opcode = static_cast<uint8_t>(*op);
+      spec += " " + isa::opcode_name(static_cast<uint8_t>(*op));
+    } else {
+      r.fail("expected an opcode (load, gemm, post, store, sync, end), #INDEX or layer L, got '" +
+             w + "'");
+      return 0;
+    }
+  }
+  if (!m.opcode && !m.cmd_id && !m.layer) {
+    r.fail("break cmd needs an opcode, #INDEX or layer");
+    return 0;
+  }
+  return in.session().breakpoints().add_command(m, spec, error);
+}
+
+// break CYCLE | break cycle CYCLE: the forms that are not subcommands.
+int break_cycle(Interpreter& in, const Args& a, CommandResult& r, std::string& error) {
   if (a.words.empty()) {
     r.fail("usage: break CYCLE | break if EXPR | break cmd [OPCODE] [#INDEX] [layer L]");
-    return;
+    return 0;
   }
   const std::string& w0 = a.words[0];
-  if (w0 == "on" || w0 == "off") {
-    break_on_off(in, a, r);
-    return;
+  std::string c = w0 == "cycle" && a.words.size() > 1 ? a.words[1] : w0;
+  auto n = parse_number(c);
+  if (!n) {
+    r.fail("expected a cycle, `if EXPR` or `cmd ...`, got '" + c + "'");
+    return 0;
   }
-  if (w0 == "layer") {
-    // break layer L end: the last command of layer L (that an engine executes) retires.
-    if (a.words.size() != 3 || a.words[2] != "end") {
-      r.fail("usage: break layer L end (stops when layer L's last command retires; "
-             "`break cmd layer L` stops at each dispatch of its commands)");
-      return;
-    }
-    auto layer = parse_layer(in, a.words[1], r);
-    if (!layer) return;
-    const auto& cmds = in.session().program().commands;
-    std::optional<uint32_t> last;
-    for (uint32_t i = 0; i < cmds.size(); ++i)
-      if (cmds[i].layer == *layer && !engine_of(cmds[i]).empty()) last = i;
-    if (!last) {
-      r.fail("layer " + a.words[1] + " has no command an engine executes");
-      return;
-    }
-    id = bps.add_condition(retire_condition(engine_of(cmds[*last]), *last), error);
-    if (id) bps.set_spec(id, "layer " + a.words[1] + " end");
-  } else if (w0 == "if") {
-    const std::string text = a.rest.substr(a.rest.find("if") + 2);
-    id = bps.add_condition(text, error);
-  } else if (w0 == "cmd" || w0 == "command") {
-    CommandMatch m;
-    std::string spec = "cmd";
-    for (size_t i = 1; i < a.words.size(); ++i) {
-      const std::string& w = a.words[i];
-      if (w == "layer" && i + 1 < a.words.size()) {
-        const std::string& l = a.words[++i];
-        if (auto n = parse_number(l)) {
-          m.layer = static_cast<uint32_t>(*n);
-        } else {
-          auto layer = parse_layer(in, l, r);
-          if (!layer) return;
-          m.layer = *layer;
-        }
-        spec += " layer " + l;
-      } else if (w[0] == '#') {
-        auto n = parse_number(w.substr(1));
-        if (!n) {
-          r.fail("bad command index '" + w + "'");
-          return;
-        }
-        m.cmd_id = static_cast<uint32_t>(*n);
-        spec += " " + w;
-      } else if (auto op = isa::parse_opcode(w)) {
-        m.opcode = static_cast<uint8_t>(*op);
-        spec += " " + isa::opcode_name(static_cast<uint8_t>(*op));
-      } else {
-        r.fail("expected an opcode (load, gemm, post, store, sync, end), #INDEX or layer L, got '" +
-               w + "'");
-        return;
-      }
-    }
-    if (!m.opcode && !m.cmd_id && !m.layer) {
-      r.fail("break cmd needs an opcode, #INDEX or layer");
-      return;
-    }
-    id = bps.add_command(m, spec, error);
-  } else {
-    std::string c = w0 == "cycle" && a.words.size() > 1 ? a.words[1] : w0;
-    auto n = parse_number(c);
-    if (!n) {
-      r.fail("expected a cycle, `if EXPR` or `cmd ...`, got '" + c + "'");
-      return;
-    }
-    id = bps.add_cycle(*n, error);
+  return in.session().breakpoints().add_cycle(*n, error);
+}
+
+// The subcommands of break and tbreak (`break on|off mismatch` is break's only).
+std::vector<SubcommandSpec> break_forms(bool mismatch) {
+  std::vector<SubcommandSpec> forms = {
+      {"if", {ArgKind::Name}, Effect::Changes, break_form(break_if)},
+      {"cmd", {ArgKind::Opcode}, Effect::Changes, break_form(break_cmd), 0, {"command"}},
+      {"layer", {ArgKind::Layer, ArgKind::None}, Effect::Changes, break_form(break_layer)}};
+  if (mismatch) {
+    forms.push_back({"on", {ArgKind::None}, Effect::Changes, break_on_off});
+    forms.push_back({"off", {ArgKind::None}, Effect::Changes, break_on_off});
   }
-  if (!id) {
-    r.fail(error);
-    return;
-  }
-  if (a.command == "tbreak" || a.command == "tb") bps.set_temporary(id, true);
-  const auto& b = bps.list().back();
-  r.say(std::string(b.temporary ? "temporary " : "") + "breakpoint " + std::to_string(id) + ": " +
-        b.spec);
-  r.data["id"] = id;
-  r.data["spec"] = b.spec;
+  return forms;
 }
 
 void do_watch(Interpreter& in, const Args& a, CommandResult& r) {
@@ -363,7 +387,7 @@ void set_enabled(Interpreter& in, const Args& a, CommandResult& r, bool enabled)
 }  // namespace
 
 void register_run_commands(Interpreter& interp) {
-  interp.add({"continue", {"c", "run", "r", "cont"}, "continue [CYCLES]",
+  declare(interp.add({"continue", {"c", "run", "r", "cont"}, "continue [CYCLES]",
           "Run until a breakpoint, the end of the program, Ctrl-C, or CYCLES more cycles",
           "Breakpoints and watchpoints are evaluated after every cycle. The stop report lists every "
           "reason that applied.",
@@ -372,16 +396,16 @@ void register_run_commands(Interpreter& interp) {
             auto n = count_arg(a, 0, UINT64_MAX, r);
             if (!n) return;
             report_stop(in.session().run(*n, true, StopKind::Limit), r);
-          }});
-  interp.add({"step", {"s", "stepi", "si"}, "step [CYCLES]",
+          }}), Effect::Changes);
+  declare(interp.add({"step", {"s", "stepi", "si"}, "step [CYCLES]",
           "Advance CYCLES clock cycles (default 1), stopping early at a breakpoint", "",
           {"step", "step 64"}, kNeedsLiveRun, true,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             auto n = count_arg(a, 0, 1, r);
             if (!n) return;
             report_stop(in.session().run(*n, true, StopKind::Step), r);
-          }});
-  interp.add({"until", {"u"}, "until CYCLE", "Run until CYCLE (or an earlier breakpoint)", "",
+          }}), Effect::Changes);
+  declare(interp.add({"until", {"u"}, "until CYCLE", "Run until CYCLE (or an earlier breakpoint)", "",
           {"until 50000"}, kNeedsLiveRun, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             auto c = a.words.empty() ? std::nullopt : parse_number(a.words[0]);
@@ -396,32 +420,35 @@ void register_run_commands(Interpreter& interp) {
               return;
             }
             report_stop(in.session().run(*c - now, true, StopKind::Until), r);
-          }});
-  set_completion(interp.add({"break", {"b"}, "break CYCLE | break if EXPR | break cmd [OPCODE] [#INDEX] [layer L] | break layer L end | break on|off mismatch",
+          }}), Effect::Changes);
+  declare(interp.add({"break", {"b"}, "break CYCLE | break if EXPR | break cmd [OPCODE] [#INDEX] [layer L] | break layer L end | break on|off mismatch",
           "Set a breakpoint on a cycle, a condition, a dispatched command or the end of a layer",
           "A condition stops on the cycle it becomes true (see docs/expressions.md). A command "
           "breakpoint stops after the fetch unit dispatches a matching command. `break layer L "
           "end` stops on the cycle the last command of layer L retires from its engine.",
           {"break 12000", "break if gemm.stall_mem > 1000", "break if rate(load.stall_mem, 256) > 0.5",
            "break cmd gemm layer 1", "break cmd #42", "break layer 0 end"},
-          kNeedsNothing, false, do_break}), {{"if", {ArgKind::Name}}, {"cmd", {ArgKind::Opcode}}, {"layer", {ArgKind::Layer, ArgKind::None}}}, {});
-  set_completion(interp.add({"finish", {"fin"}, "finish [load|compute|store]",
+          kNeedsNothing, false, break_form(break_cycle)}),
+          Effect::Changes, break_forms(true));
+  declare(interp.add({"finish", {"fin"}, "finish [load|compute|store]",
           "Run until the command an engine is executing retires",
           "Without an engine: the one executing the oldest command in flight (lowest index). "
           "Stops earlier at a breakpoint, like continue.",
           {"finish", "finish compute"}, kNeedsLiveRun, false, do_finish}),
-                 {{"load", {}}, {"compute", {}}, {"store", {}}}, {});
-  set_completion(interp.add({"tbreak", {"tb"}, "tbreak CYCLE | tbreak if EXPR | tbreak cmd [OPCODE] [#INDEX] [layer L]",
+          Effect::Changes, {ArgKind::Engine, ArgKind::None});
+  declare(interp.add({"tbreak", {"tb"}, "tbreak CYCLE | tbreak if EXPR | tbreak cmd [OPCODE] [#INDEX] [layer L]",
           "Set a one-shot breakpoint: like break, deleted by the stop it causes",
           "Takes every form of break. When the breakpoint is among the reasons of a stop it is "
           "deleted and the stop says so.",
-          {"tbreak 5000", "tbreak cmd gemm layer 1"}, kNeedsNothing, false, do_break}), {{"if", {ArgKind::Name}}, {"cmd", {ArgKind::Opcode}}, {"layer", {ArgKind::Layer, ArgKind::None}}}, {});
-  set_completion(interp.add({"condition", {}, "condition ID [EXPR]",
+          {"tbreak 5000", "tbreak cmd gemm layer 1"}, kNeedsNothing, false,
+          break_form(break_cycle)}),
+          Effect::Changes, break_forms(false));
+  declare(interp.add({"condition", {}, "condition ID [EXPR]",
           "Make breakpoint ID stop only when EXPR holds; without EXPR, unconditional again",
           "EXPR is evaluated on the cycle the breakpoint would fire (stateless expressions only, "
           "docs/expressions.md). ID may be $bpnum, the last breakpoint created.",
-          {"condition 1 gemm.stall_mem > 10", "condition 1"}, kNeedsNothing, false, do_condition}), {}, {ArgKind::Breakpoint, ArgKind::Name});
-  set_completion(interp.add({"commands", {}, "commands [ID]  (then command lines, then `end`)",
+          {"condition 1 gemm.stall_mem > 10", "condition 1"}, kNeedsNothing, false, do_condition}), Effect::Changes, {ArgKind::Breakpoint, ArgKind::Name});
+  declare(interp.add({"commands", {}, "commands [ID]  (then command lines, then `end`)",
           "Give breakpoint ID (default: the last one created) commands to run when it stops",
           "The following lines, up to a line `end`, are collected (not run) and replace ID's "
           "commands; `commands ID` then `end` clears them. They run after a stop that ID caused, "
@@ -444,12 +471,17 @@ void register_run_commands(Interpreter& interp) {
             r.say("commands for breakpoint " + std::to_string(*id) + ", one per line; `end` ends them");
             r.data["id"] = *id;
           }}),
-                 {}, {ArgKind::Breakpoint, ArgKind::None});
-  set_completion(interp.add({"save", {}, "save breakpoints FILE",
+          Effect::Changes, {ArgKind::Breakpoint, ArgKind::None});
+  declare(interp.add({"save", {}, "save breakpoints FILE",
           "Write the breakpoints and watchpoints as commands that `source FILE` re-creates",
           "Conditions and disabled states are kept (via $bpnum); hit counts are not.",
-          {"save breakpoints bps.bud"}, kNeedsNothing, false, do_save}), {{"breakpoints", {ArgKind::File, ArgKind::None}}}, {});
-  set_completion(interp.add({"display", {}, "display[/x|/d|/b] [NAME | EXPR]",
+          {"save breakpoints bps.bud"}, kNeedsNothing, false,
+          [](Interpreter&, const Args&, CommandResult& r) {
+            r.fail("usage: save breakpoints FILE");
+          }}),
+          Effect::ReadOnly,
+          {{"breakpoints", {ArgKind::WriteFile, ArgKind::None}, Effect::Changes, do_save}});
+  declare(interp.add({"display", {}, "display[/x|/d|/b] [NAME | EXPR]",
           "Print NAME or EXPR after every stop (and now); without arguments, show them all",
           "Uses print's formats. `undisplay ID` removes one, `info display` lists them.",
           {"display load.state", "display/x fetch.head_q"}, kNeedsNothing, false,
@@ -469,8 +501,8 @@ void register_run_commands(Interpreter& interp) {
             const int id = in.add_display({0, a.flag, a.rest});
             for (const auto& l : p.lines) r.say(std::to_string(id) + ": " + l);
             r.data["id"] = id;
-          }}), {}, {ArgKind::Name});
-  set_completion(interp.add({"undisplay", {}, "undisplay [ID...]", "Remove displays (all if no ID)", "",
+          }}), Effect::Changes, {ArgKind::Name});
+  declare(interp.add({"undisplay", {}, "undisplay [ID...]", "Remove displays (all if no ID)", "",
           {"undisplay 1", "undisplay"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.empty()) {
@@ -486,12 +518,12 @@ void register_run_commands(Interpreter& interp) {
               }
             }
             r.say("deleted display " + a.rest);
-          }}), {}, {ArgKind::Display});
-  set_completion(interp.add({"watch", {"w"}, "watch SIGNAL | watch MEMORY ADDR [BYTES]",
+          }}), Effect::Changes, {ArgKind::Display});
+  declare(interp.add({"watch", {"w"}, "watch SIGNAL | watch MEMORY ADDR [BYTES]",
           "Stop when a signal or a memory word changes", "",
           {"watch load.state", "watch tokens[0]", "watch dram 0x10040 4"}, kNeedsNothing, false,
-          do_watch}), {}, {ArgKind::Watchable, ArgKind::None});
-  set_completion(interp.add({"delete", {"d"}, "delete [ID...]", "Delete breakpoints (all if no ID)", "",
+          do_watch}), Effect::Changes, {ArgKind::Watchable, ArgKind::None});
+  declare(interp.add({"delete", {"d"}, "delete [ID...]", "Delete breakpoints (all if no ID)", "",
           {"delete 2", "delete"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             auto& bps = in.session().breakpoints();
@@ -508,12 +540,12 @@ void register_run_commands(Interpreter& interp) {
               }
             }
             r.say("deleted " + a.rest);
-          }}), {}, {ArgKind::Breakpoint});
-  set_completion(interp.add({"enable", {}, "enable [ID...]", "Enable breakpoints", "", {"enable 1 3"}, kNeedsNothing,
-          false, [](Interpreter& in, const Args& a, CommandResult& r) { set_enabled(in, a, r, true); }}), {}, {ArgKind::Breakpoint});
-  set_completion(interp.add({"disable", {}, "disable [ID...]", "Disable breakpoints", "", {"disable 2"},
+          }}), Effect::Changes, {ArgKind::Breakpoint});
+  declare(interp.add({"enable", {}, "enable [ID...]", "Enable breakpoints", "", {"enable 1 3"}, kNeedsNothing,
+          false, [](Interpreter& in, const Args& a, CommandResult& r) { set_enabled(in, a, r, true); }}), Effect::Changes, {ArgKind::Breakpoint});
+  declare(interp.add({"disable", {}, "disable [ID...]", "Disable breakpoints", "", {"disable 2"},
           kNeedsNothing, false,
-          [](Interpreter& in, const Args& a, CommandResult& r) { set_enabled(in, a, r, false); }}), {}, {ArgKind::Breakpoint});
+          [](Interpreter& in, const Args& a, CommandResult& r) { set_enabled(in, a, r, false); }}), Effect::Changes, {ArgKind::Breakpoint});
 }
 
 }  // namespace bud::debugger

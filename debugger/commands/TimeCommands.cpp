@@ -18,82 +18,83 @@ void landed(Interpreter& in, StopKind kind, CommandResult& r) {
   r.data["resimulated"] = in.session().timeline().last_resimulated();
 }
 
-void do_wave(Interpreter& in, const Args& a, CommandResult& r) {
+void wave_on(Interpreter& in, const Args& a, CommandResult& r) {
+  auto& emu = in.session().emu();
+  if (a.words.size() != 2) {
+    r.fail("usage: wave on FILE.fst");
+    return;
+  }
+  if (auto e = emu.wave_open(a.words[1]); !e.empty()) {
+    r.fail(e);
+    return;
+  }
+  r.say("tracing every cycle from " + std::to_string(emu.cycle()) + " to " + a.words[1]);
+  r.data["file"] = a.words[1];
+}
+
+void wave_off(Interpreter& in, const Args&, CommandResult& r) {
+  auto& emu = in.session().emu();
+  if (!emu.wave_active()) {
+    r.fail("no waveform is being written");
+    return;
+  }
+  emu.wave_close();
+  r.say("waveform closed at cycle " + std::to_string(emu.cycle()));
+}
+
+void wave_dump(Interpreter& in, const Args& a, CommandResult& r) {
   auto& s = in.session();
   auto& emu = s.emu();
-  const std::string sub = a.words.empty() ? "" : a.words[0];
-  if (sub == "on") {
-    if (a.words.size() != 2) {
-      r.fail("usage: wave on FILE.fst");
-      return;
-    }
-    if (auto e = emu.wave_open(a.words[1]); !e.empty()) {
-      r.fail(e);
-      return;
-    }
-    r.say("tracing every cycle from " + std::to_string(emu.cycle()) + " to " + a.words[1]);
-    r.data["file"] = a.words[1];
-  } else if (sub == "off") {
-    if (!emu.wave_active()) {
-      r.fail("no waveform is being written");
-      return;
-    }
-    emu.wave_close();
-    r.say("waveform closed at cycle " + std::to_string(emu.cycle()));
-  } else if (sub == "dump") {
-    if (a.words.size() != 4) {
-      r.fail("usage: wave dump FROM TO FILE.fst");
-      return;
-    }
-    auto from = parse_number(a.words[1]);
-    auto to = parse_number(a.words[2]);
-    if (!from || !to || *from > *to) {
-      r.fail("FROM and TO must be cycles with FROM <= TO");
-      return;
-    }
-    if (emu.wave_active()) {
-      r.fail("`wave off` first: a waveform is already being written");
-      return;
-    }
-    if (s.end_cycle() && *to > *s.end_cycle()) {
-      r.fail("cycle " + std::to_string(*to) + " is past the end of the run (" +
-             std::to_string(*s.end_cycle()) + ")");
-      return;
-    }
-    const uint64_t here = emu.cycle();
-    if (auto e = s.goto_cycle(*from); !e.empty()) {
-      r.fail(e);
-      return;
-    }
-    if (auto e = emu.wave_open(a.words[3]); !e.empty()) {
-      s.goto_cycle(here);
-      r.fail(e);
-      return;
-    }
-    auto e = s.advance_to(*to);
-    emu.wave_close();
-    const uint64_t reached = emu.cycle();
-    s.goto_cycle(here);
-    if (!e.empty()) {
-      r.fail(e + " (waveform " + a.words[3] + " holds cycles " + std::to_string(*from) + ".." +
-             std::to_string(reached) + ")");
-      return;
-    }
-    r.say("wrote cycles " + std::to_string(*from) + ".." + std::to_string(*to) + " to " +
-          a.words[3] + " (re-executed from a checkpoint; back at cycle " + std::to_string(here) +
-          ")");
-    r.data["file"] = a.words[3];
-    r.data["from"] = *from;
-    r.data["to"] = *to;
-  } else {
-    r.fail("usage: wave on FILE | wave off | wave dump FROM TO FILE");
+  if (a.words.size() != 4) {
+    r.fail("usage: wave dump FROM TO FILE.fst");
+    return;
   }
+  auto from = parse_number(a.words[1]);
+  auto to = parse_number(a.words[2]);
+  if (!from || !to || *from > *to) {
+    r.fail("FROM and TO must be cycles with FROM <= TO");
+    return;
+  }
+  if (emu.wave_active()) {
+    r.fail("`wave off` first: a waveform is already being written");
+    return;
+  }
+  if (s.end_cycle() && *to > *s.end_cycle()) {
+    r.fail("cycle " + std::to_string(*to) + " is past the end of the run (" +
+           std::to_string(*s.end_cycle()) + ")");
+    return;
+  }
+  const uint64_t here = emu.cycle();
+  if (auto e = s.goto_cycle(*from); !e.empty()) {
+    r.fail(e);
+    return;
+  }
+  if (auto e = emu.wave_open(a.words[3]); !e.empty()) {
+    s.goto_cycle(here);
+    r.fail(e);
+    return;
+  }
+  auto e = s.advance_to(*to);
+  emu.wave_close();
+  const uint64_t reached = emu.cycle();
+  s.goto_cycle(here);
+  if (!e.empty()) {
+    r.fail(e + " (waveform " + a.words[3] + " holds cycles " + std::to_string(*from) + ".." +
+           std::to_string(reached) + ")");
+    return;
+  }
+  r.say("wrote cycles " + std::to_string(*from) + ".." + std::to_string(*to) + " to " +
+        a.words[3] + " (re-executed from a checkpoint; back at cycle " + std::to_string(here) +
+        ")");
+  r.data["file"] = a.words[3];
+  r.data["from"] = *from;
+  r.data["to"] = *to;
 }
 
 }  // namespace
 
 void register_time_commands(Interpreter& interp) {
-  interp.add({"checkpoint", {"ck"}, "checkpoint [NAME]", "Save the whole state under a name",
+  declare(interp.add({"checkpoint", {"ck"}, "checkpoint [NAME]", "Save the whole state under a name",
           "Named checkpoints are kept until deleted; automatic ones are taken every interval.",
           {"checkpoint before_layer2"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
@@ -108,8 +109,8 @@ void register_time_commands(Interpreter& interp) {
             r.say("checkpoint '" + name + "' at cycle " + std::to_string(in.session().emu().cycle()));
             r.data["name"] = name;
             r.data["cycle"] = in.session().emu().cycle();
-          }});
-  set_completion(interp.add({"restore", {}, "restore NAME", "Return to a named checkpoint", "",
+          }}), Effect::Changes);
+  declare(interp.add({"restore", {}, "restore NAME", "Return to a named checkpoint", "",
           {"restore before_layer2"}, kNeedsNothing, false,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             if (a.words.size() != 1) {
@@ -128,8 +129,8 @@ void register_time_commands(Interpreter& interp) {
             s.reasons.push_back({StopKind::Restore, 0, a.words[0]});
             r.say(s.describe());
             r.stop = s;
-          }}), {}, {ArgKind::Checkpoint, ArgKind::None});
-  interp.add({"goto", {"g"}, "goto CYCLE", "Travel to any cycle of this run, backward or forward",
+          }}), Effect::Changes, {ArgKind::Checkpoint, ArgKind::None});
+  declare(interp.add({"goto", {"g"}, "goto CYCLE", "Travel to any cycle of this run, backward or forward",
           "Restores the nearest earlier checkpoint and re-executes deterministically; the state "
           "is bit-identical to reaching CYCLE by running forward. Breakpoints are not evaluated.",
           {"goto 1000", "goto 0"}, kNeedsNothing, false,
@@ -144,8 +145,8 @@ void register_time_commands(Interpreter& interp) {
               return;
             }
             landed(in, StopKind::Goto, r);
-          }});
-  interp.add({"reverse-step", {"rs", "rsi"}, "reverse-step [CYCLES]", "Go back CYCLES cycles (default 1)",
+          }}), Effect::Changes);
+  declare(interp.add({"reverse-step", {"rs", "rsi"}, "reverse-step [CYCLES]", "Go back CYCLES cycles (default 1)",
           "", {"reverse-step", "reverse-step 100"}, kNeedsNothing, true,
           [](Interpreter& in, const Args& a, CommandResult& r) {
             uint64_t n = 1;
@@ -167,8 +168,8 @@ void register_time_commands(Interpreter& interp) {
               return;
             }
             landed(in, StopKind::ReverseStep, r);
-          }});
-  interp.add({"reverse-continue", {"rc"}, "reverse-continue",
+          }}), Effect::Changes);
+  declare(interp.add({"reverse-continue", {"rc"}, "reverse-continue",
           "Go back to the previous breakpoint or watchpoint hit", "", {"reverse-continue"},
           kNeedsNothing, false, [](Interpreter& in, const Args&, CommandResult& r) {
             std::string error;
@@ -179,12 +180,20 @@ void register_time_commands(Interpreter& interp) {
             }
             r.say(s->describe());
             r.stop = *s;
-          }});
-  set_completion(interp.add({"wave", {}, "wave on FILE | wave off | wave dump FROM TO FILE",
+          }}), Effect::Changes);
+  declare(interp.add({"wave", {}, "wave on FILE | wave off | wave dump FROM TO FILE",
           "Write FST waveforms (GTKWave, Surfer): from now on, or for any past window",
           "`wave dump` re-executes the window from the nearest checkpoint with tracing on; the "
           "file holds exactly the cycles FROM..TO (time unit = 1 cycle).",
-          {"wave dump 1000 1200 stall.fst", "wave on run.fst"}, kNeedsNothing, false, do_wave}), {{"on", {ArgKind::File, ArgKind::None}}, {"off", {}}, {"dump", {ArgKind::None, ArgKind::None, ArgKind::File, ArgKind::None}}}, {});
+          {"wave dump 1000 1200 stall.fst", "wave on run.fst"}, kNeedsNothing, false,
+          [](Interpreter&, const Args&, CommandResult& r) {
+            r.fail("usage: wave on FILE | wave off | wave dump FROM TO FILE");
+          }}),
+          Effect::ReadOnly,
+          {{"on", {ArgKind::WriteFile, ArgKind::None}, Effect::Changes, wave_on},
+           {"off", {}, Effect::Changes, wave_off},
+           {"dump", {ArgKind::None, ArgKind::None, ArgKind::WriteFile, ArgKind::None},
+            Effect::Changes, wave_dump}});
 }
 
 }  // namespace bud::debugger

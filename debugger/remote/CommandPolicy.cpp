@@ -1,9 +1,10 @@
 #include "debugger/remote/CommandPolicy.h"
 
 #include <cctype>
-#include <set>
 
 namespace bud::remote {
+
+using debugger::ArgKind;
 
 namespace {
 
@@ -14,18 +15,6 @@ std::string strip_comment(const std::string& raw) {
   const bool index =
       hash + 1 < raw.size() && std::isdigit(static_cast<unsigned char>(raw[hash + 1]));
   return index ? raw : raw.substr(0, hash);
-}
-
-// Index (into Args::words) of the file name a command writes or reads, or -1.
-int file_word(const std::string& name, const debugger::Args& a) {
-  const std::string sub = a.words.empty() ? "" : a.words[0];
-  if (name == "wave" && sub == "on" && a.words.size() == 2) return 1;
-  if (name == "wave" && sub == "dump" && a.words.size() == 4) return 3;
-  if (name == "record" && sub == "start" && a.words.size() == 2) return 1;
-  if (name == "trigger" && sub == "load" && a.words.size() == 2) return 1;
-  if (name == "source" && a.words.size() == 1) return 0;
-  if (name == "save" && sub == "breakpoints" && a.words.size() == 2) return 1;
-  return -1;
 }
 
 }  // namespace
@@ -41,48 +30,52 @@ bool is_read_only_command(const debugger::Interpreter& interp, const std::string
   const auto a = debugger::parse_args(line);
   if (a.command.empty()) return raw.find('#') != std::string::npos;  // a comment only
   const auto* spec = interp.find(a.command);
-  if (!spec) return true;
-  // Displays live in the controlling interpreter (they print at its stops).
-  if (spec->name == "info" && !a.words.empty() && a.words[0].rfind("disp", 0) == 0) return false;
-  static const std::set<std::string> kReadOnly = {"print", "counters", "x",   "where",
-                                                  "info",  "help",     "echo"};
-  if (kReadOnly.count(spec->name)) return true;
-  if (spec->name == "trigger")
-    return a.words.empty() || a.words[0] == "list" || a.words[0] == "hits";
-  return false;
+  return !spec || spec->effect_of(a) == debugger::Effect::ReadOnly;
 }
 
 std::optional<std::string> confine_paths(const debugger::Interpreter& interp,
                                          const std::string& raw, const OutputDir& out,
                                          std::string& error) {
-  const std::string line = strip_comment(raw);
-  const auto a = debugger::parse_args(line);
+  const auto a = debugger::parse_args(strip_comment(raw));
   const auto* spec = a.command.empty() ? nullptr : interp.find(a.command);
   if (!spec) return raw;
-  const int w = file_word(spec->name, a);
-  if (w < 0) {
-    // A file-taking command with the wrong arguments fails its own usage check; one that names
-    // a file in a form we do not recognise is refused rather than passed through.
-    const bool takes_file = spec->name == "source" ||
-                            (spec->name == "wave" && !a.words.empty() && a.words[0] != "off") ||
-                            (spec->name == "record" && !a.words.empty() && a.words[0] == "start") ||
-                            (spec->name == "trigger" && !a.words.empty() && a.words[0] == "load") ||
-                            spec->name == "save";
-    if (takes_file && !a.words.empty() && a.words.size() > 1) {
-      error = "usage: " + spec->usage;
+  size_t skip = 0;
+  const auto& kinds = spec->arg_kinds(a, skip);
+  bool has_file = false;
+  size_t last_file = 0;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (kinds[i] == ArgKind::Script) {
+      error = "`" + spec->name +
+              "` would read a script on the server; scripts run from the client (bud attach -x "
+              "FILE, or source FILE at the bud attach prompt)";
       return std::nullopt;
     }
-    return raw;
+    if (debugger::is_file_arg(kinds[i])) {
+      has_file = true;
+      last_file = i;
+    }
   }
-  // Files the command writes are created through the one confinement function; the two that
-  // read (trigger load, source) are only resolved.
-  const std::string& name = a.words[static_cast<size_t>(w)];
-  const bool reads = spec->name == "trigger" || spec->name == "source";
-  auto path = reads ? out.resolve(name, error) : out.create(name, error);
-  if (!path) return std::nullopt;
+  if (!has_file) return raw;
+  const size_t given = a.words.size() - skip;
+  // A file kind last repeats for every further word; otherwise words past the last file
+  // argument are a form we do not know, refused rather than passed through.
+  if (kinds.back() == ArgKind::None && given > last_file + 1) {
+    error = "usage: " + spec->usage;
+    return std::nullopt;
+  }
   std::string rebuilt = a.command + (a.flag.empty() ? "" : "/" + a.flag);
   for (size_t i = 0; i < a.words.size(); ++i) {
-    const std::string& word = i == static_cast<size_t>(w) ? *path : a.words[i];
+    std::string word = a.words[i];
+    if (i >= skip) {
+      const ArgKind k = debugger::arg_kind_at(kinds, i - skip);
+      // Files the command writes are created through the one confinement function; files it
+      // reads are only resolved.
+      if (k == ArgKind::ReadFile || k == ArgKind::WriteFile) {
+        auto path = k == ArgKind::ReadFile ? out.resolve(word, error) : out.create(word, error);
+        if (!path) return std::nullopt;
+        word = *path;
+      }
+    }
     rebuilt += word.find_first_of(" \t") == std::string::npos ? " " + word : " \"" + word + "\"";
   }
   return rebuilt;

@@ -110,14 +110,14 @@ void DebugService::publish(EventBus& bus, const ExecutorEvent& e) {
     }
     case ExecutorEvent::Kind::Symptom: {
       auto* s = ev.mutable_symptom();
-      s->set_kind(valid_utf8(e.state));
+      s->set_kind(emu::run_state_name(e.state));
       s->set_cycle(e.cycle);
       s->set_message(valid_utf8(e.message));
       break;
     }
     case ExecutorEvent::Kind::RunFinished: {
       auto* f = ev.mutable_run_finished();
-      f->set_state(valid_utf8(e.state));
+      f->set_state(emu::run_state_name(e.state));
       f->set_cycle(e.cycle);
       break;
     }

@@ -153,14 +153,6 @@ void RequestExecutor::publish_new_hits() {
 
 debugger::CommandResult RequestExecutor::execute_line(const std::string& line) {
   debugger::CommandResult r;
-  const auto args = debugger::parse_args(line);
-  if (const auto* spec = args.command.empty() ? nullptr : control_.find(args.command);
-      spec && spec->name == "source") {
-    r.fail(
-        "`source` would read a script on the server; scripts run from the client (bud attach "
-        "-x FILE, or source FILE at the bud attach prompt)");
-    return r;
-  }
   std::string error;
   auto confined = confine_paths(control_, line, output_, error);
   if (!confined) {
@@ -181,7 +173,7 @@ debugger::CommandResult RequestExecutor::execute_line(const std::string& line) {
   }
   const auto now = session_.emu().state();
   if (ran_ && before == emu::RunState::Ready && now != emu::RunState::Ready) {
-    const std::string state = emu::run_state_name(now);
+    const emu::RunState state = now;
     if (now != emu::RunState::Finished) {
       ExecutorEvent s;
       s.kind = ExecutorEvent::Kind::Symptom;

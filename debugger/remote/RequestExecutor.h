@@ -31,7 +31,9 @@ struct ExecutorEvent {
   uint64_t cycle = 0;
   debugger::StopInfo stop;   ///< Stopped
   debugger::TriggerHit hit;  ///< TriggerHit
-  std::string state;         ///< Symptom: hang|assertion|error; RunFinished: the final state
+  /// Symptom: Hang, Assertion or Error; RunFinished: the final state (rendered on the wire by
+  /// emu::run_state_name).
+  emu::RunState state = emu::RunState::Ready;
   std::string message;       ///< Symptom: what the emulator reported
 };
 

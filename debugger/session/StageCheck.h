@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,9 @@ namespace bud::debugger {
 
 /// Per-stage state of the check at the current cycle, for `info check`.
 struct StageCheckStatus {
-  std::string stage;      ///< fetch, load, gemm, post, store, result
+  std::optional<emu::Stage> stage;  ///< a dataflow stage; nullopt: the results
+  /// "fetch" ... "store", or "result".
+  const char* name() const { return stage ? emu::stage_name(*stage) : "result"; }
   uint64_t checked = 0;   ///< transactions checked so far (result: 0)
   bool diverged = false;  ///< a divergence was found before the current cycle
   bool final = false;     ///< result only: the run finished and the results were compared

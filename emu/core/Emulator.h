@@ -78,6 +78,18 @@ struct EngineStatus {
   std::string detail;              ///< anything else worth a glance (tokens, pointers)
 };
 
+/// A design assertion as the design reported it on its assertion port (structured signals, not
+/// log text): the first one that fired in this run.
+struct AssertionReport {
+  uint32_t code = 0;                 ///< the design's assertion code (its facts table)
+  std::string name;                  ///< its name in that table, e.g. "token_underflow"
+  Stage stage = Stage::Fetch;        ///< the engine it implicates
+  uint32_t cmd = 0;                  ///< the command that engine held (fetch: its ring index)
+  std::array<uint64_t, 2> values{};  ///< what the table says the assertion reports
+  uint64_t cycle = 0;   ///< the cycle whose edge it fired at (StageTxn::cycle numbering)
+  std::string message;  ///< one line, rendered from the table
+};
+
 /// A named control/status register.
 struct CsrInfo {
   std::string name;
@@ -209,6 +221,9 @@ class Emulator {
   }
   virtual const uint64_t* cycle_address() const { return nullptr; }
 
+  /// The assertion that stopped the run (state Assertion), read from the design's assertion
+  /// port; nullopt otherwise or when the design has none.
+  virtual std::optional<AssertionReport> assertion() const { return std::nullopt; }
   /// Engines and what they are doing (empty if the design has no such notion).
   virtual std::vector<EngineStatus> engines() const { return {}; }
   /// CSRs the host can read, and a side-effect-free read of one (nullopt: no such register).

@@ -287,6 +287,11 @@ struct NpuEmulator::Impl {
     port("running", top->running, 1, "program running");
     port("irq", top->irq, 1, "interrupt line");
     port("assert_code", top->assert_code, 8, "first assertion that fired (0 none)");
+    port("assert_engine", top->assert_engine, 3, "its engine (0 fetch .. 4 store)");
+    port("assert_cmd", top->assert_cmd, 32, "the command that engine held (fetch: ring index)");
+    port("assert_value0", top->assert_value0, 32, "the assertion's first value");
+    port("assert_value1", top->assert_value1, 32, "the assertion's second value");
+    port("assert_cycle", top->assert_cycle, 64, "the cycle it fired at");
     port("dram_req_valid", top->dram_req_valid, 1, "DRAM request valid");
     port("dram_req_addr", top->dram_req_addr, 32, "DRAM request address");
     port("obs_dec_valid", top->obs_dec_valid, 1, "fetch: command dispatched");
@@ -566,21 +571,42 @@ struct NpuEmulator::Impl {
     if (fst) fst->dump(cycle);
   }
 
+  /// The assertion port (first failure, latched by the RTL), with its message rendered from
+  /// the facts table (rtl/npu_facts.toml [[assertion]]).
+  AssertionReport assertion_report() const {
+    AssertionReport a;
+    a.code = top->assert_code;
+    a.stage = static_cast<Stage>(std::min<unsigned>(top->assert_engine, kNumStages - 1));
+    a.cmd = top->assert_cmd;
+    a.values = {top->assert_value0, top->assert_value1};
+    a.cycle = top->assert_cycle;
+    const isa::AssertionFact* fact = nullptr;
+    for (const auto& f : isa::kAssertions)
+      if (f.code == a.code) fact = &f;
+    a.name = fact ? std::string(fact->name) : "unknown_" + std::to_string(a.code);
+    a.message = "NPU ASSERT " + a.name + " at cycle " + std::to_string(a.cycle) + ": by " +
+                stage_name(a.stage) + " (" +
+                (a.stage == Stage::Fetch ? "ring index " : "command #") + std::to_string(a.cmd);
+    for (size_t i = 0; fact && i < fact->values.size(); ++i) {
+      const auto& v = fact->values[i];
+      if (v.name.empty()) continue;
+      std::string text;
+      if (v.binary) {
+        for (uint64_t x = a.values[i]; x; x >>= 1) text.insert(text.begin(), char('0' + (x & 1)));
+        text = "0b" + (text.empty() ? std::string("0") : text);
+      } else {
+        text = std::to_string(a.values[i]);
+      }
+      a.message += std::string(i ? ", " : "; ") + std::string(v.name) + " = " + text;
+    }
+    a.message += ")";
+    return a;
+  }
+
   void check_state() {
     if (top->assert_code != 0) {
       state = RunState::Assertion;
-      const unsigned code = top->assert_code;
-      // Prefer the design's own words (its $error text, which names the cycle the violation
-      // happened in); Verilator's "$stop" notice is dropped.
-      const std::string said = std::move(output);
-      output.clear();
-      if (auto pos = said.find("NPU ASSERT"); pos != std::string::npos) {
-        message = said.substr(pos);
-        message = message.substr(0, message.find('\n'));
-      } else {
-        message = std::string("NPU ASSERT ") + (code < isa::kAssertionNames.size() ? std::string(isa::kAssertionNames[code]) : "unknown") +
-                  " at cycle " + std::to_string(cycle - 1);
-      }
+      message = assertion_report().message;
       return;
     }
     if (dram.error()) {
@@ -1255,6 +1281,20 @@ std::vector<FaultSpec> NpuEmulator::faults() const {
   std::vector<FaultSpec> out;
   for (const auto& f : impl_->faults) out.push_back(f.spec);
   return out;
+}
+
+// The assertion port names engines by their index in rtl/npu_facts.toml `engines`, which is
+// also the order of the dataflow stages.
+static_assert(static_cast<int>(isa::Engine::Fetch) == static_cast<int>(Stage::Fetch) &&
+              static_cast<int>(isa::Engine::Load) == static_cast<int>(Stage::Load) &&
+              static_cast<int>(isa::Engine::Gemm) == static_cast<int>(Stage::Gemm) &&
+              static_cast<int>(isa::Engine::Post) == static_cast<int>(Stage::Post) &&
+              static_cast<int>(isa::Engine::Store) == static_cast<int>(Stage::Store) &&
+              isa::kNumEngines == kNumStages);
+
+std::optional<AssertionReport> NpuEmulator::assertion() const {
+  if (impl_->top->assert_code == 0) return std::nullopt;
+  return impl_->assertion_report();
 }
 
 std::vector<EngineStatus> NpuEmulator::engines() const {

@@ -92,6 +92,7 @@ class NpuEmulator final : public Emulator {
   const uint64_t* cycle_address() const override;
   std::string add_fault(const FaultSpec& fault) override;
   std::vector<FaultSpec> faults() const override;
+  std::optional<AssertionReport> assertion() const override;
   std::vector<EngineStatus> engines() const override;
   std::vector<CsrInfo> csrs() const override;
   std::optional<uint32_t> read_csr(uint32_t addr) override;

@@ -25,6 +25,17 @@
 
 namespace bud::test {
 
+/// The name of a report's first failing stage ("" when none), for comparisons with stage names.
+inline std::string stage_of(const debugger::BisectReport& r) {
+  return r.first_failing_stage ? debugger::rung_name(*r.first_failing_stage) : "";
+}
+/// The names of a report's downstream stages, in order.
+inline std::vector<std::string> downstream_of(const debugger::BisectReport& r) {
+  std::vector<std::string> v;
+  for (auto d : r.downstream_stages) v.push_back(debugger::rung_name(d));
+  return v;
+}
+
 /// A fresh directory under the build tree for one test's files.
 inline std::filesystem::path temp_dir(const std::string& name) {
   auto d = std::filesystem::path(BUD_BINARY_DIR) / "tests" / "bisect" / "tmp" / name;

@@ -21,8 +21,8 @@ TEST_CASE("bisecting a 3M-cycle failure re-simulates far less than the run", "[b
   // Without a waveform: the recorded windows locate the divergence, one window is re-executed.
   const auto r = debugger::bisect_packet(packet, {});
   INFO(r.text());
-  REQUIRE(r.verdict == "fail");
-  CHECK(r.first_failing_stage == "gemm");
+  REQUIRE(r.verdict == debugger::BisectVerdict::Fail);
+  CHECK(test::stage_of(r) == "gemm");
   CHECK(r.layer == "fc7");
   REQUIRE(r.first_divergence_cycle);
   CHECK(*r.first_divergence_cycle >= 2'000'001);

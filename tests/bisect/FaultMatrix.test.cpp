@@ -38,8 +38,8 @@ const FaultCase kMatrix[] = {
 /// What every localized failure must satisfy, whichever way it was bisected.
 void check_localized(const debugger::BisectReport& r, const FaultCase& c) {
   INFO(r.text());
-  REQUIRE(r.verdict == "fail");
-  CHECK(r.first_failing_stage == c.stage);
+  REQUIRE(r.verdict == debugger::BisectVerdict::Fail);
+  CHECK(test::stage_of(r) == c.stage);
   CHECK(r.persistent);
   REQUIRE(r.first_divergence_cycle);
   CHECK(*r.first_divergence_cycle >= c.cycle);
@@ -50,28 +50,27 @@ void check_localized(const debugger::BisectReport& r, const FaultCase& c) {
   CHECK_FALSE(r.element.empty());
   // Downstream: never the failing stage itself, no duplicates, and the result last (every
   // persistent failure reaches it).
-  REQUIRE_FALSE(r.downstream_stages.empty());
-  CHECK(r.downstream_stages.back() == "result");
-  CHECK(std::find(r.downstream_stages.begin(), r.downstream_stages.end(), r.first_failing_stage) ==
-        r.downstream_stages.end());
-  auto sorted = r.downstream_stages;
+  const auto downstream = test::downstream_of(r);
+  REQUIRE_FALSE(downstream.empty());
+  CHECK(downstream.back() == "result");
+  CHECK(std::find(downstream.begin(), downstream.end(), test::stage_of(r)) == downstream.end());
+  auto sorted = downstream;
   std::sort(sorted.begin(), sorted.end());
   CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
   // No later than the first downstream effect: every other stage's first divergence.
   const auto cycles = ladder_cycles(r);
-  REQUIRE(cycles.count(r.first_failing_stage));
+  REQUIRE(cycles.count(test::stage_of(r)));
   // A stopped run (hang, assertion) dates its first divergence to when progress stopped or the
   // assertion fired; the ladder line gives the cycle the missing transaction was noticed.
   if (std::string(c.symptom) == "result-mismatch")
-    CHECK(cycles.at(r.first_failing_stage) == *r.first_divergence_cycle);
+    CHECK(cycles.at(test::stage_of(r)) == *r.first_divergence_cycle);
   else
-    CHECK(cycles.at(r.first_failing_stage) >= *r.first_divergence_cycle);
+    CHECK(cycles.at(test::stage_of(r)) >= *r.first_divergence_cycle);
   for (const auto& [stage, cycle] : cycles) {
     INFO("downstream " << stage << " at " << cycle);
     CHECK(*r.first_divergence_cycle <= cycle);
-    if (stage != r.first_failing_stage)
-      CHECK(std::find(r.downstream_stages.begin(), r.downstream_stages.end(), stage) !=
-            r.downstream_stages.end());
+    if (stage != test::stage_of(r))
+      CHECK(std::find(downstream.begin(), downstream.end(), stage) != downstream.end());
   }
 }
 
@@ -114,15 +113,15 @@ TEST_CASE("the report names the exact element and values that differ", "[bisect]
   SECTION("gemm accumulator: bit 5 of lane 3 flipped mid-sum leaves it 32 off") {
     const auto r =
         test::bisect_live(test::options_with("gemm_small", {"flip:compute.accum[3][5]@700"}));
-    REQUIRE(r.verdict == "fail");
+    REQUIRE(r.verdict == debugger::BisectVerdict::Fail);
     CHECK(test::contains(r.element, "lane 3"));
     const long e = std::stol(r.expected), a = std::stol(r.actual);
     CHECK((e - a == 32 || a - e == 32));
-    CHECK(r.divergence_kind == "wrong");
+    CHECK(r.divergence_kind == debugger::Divergence::Kind::Wrong);
   }
   SECTION("fetch decode: bit 4 of command #2's DRAM address is 0x10 off") {
     const auto r = test::bisect_live(test::options_with("gemm_small", {"memflip:dram:0x48[4]@1"}));
-    REQUIRE(r.verdict == "fail");
+    REQUIRE(r.verdict == debugger::BisectVerdict::Fail);
     CHECK(r.element == "command #2");
     CHECK(test::contains(r.expected, "dram 0x10000"));
     CHECK(test::contains(r.actual, "dram 0x10010"));
@@ -130,14 +129,14 @@ TEST_CASE("the report names the exact element and values that differ", "[bisect]
   SECTION("store address: bit 9 of the row address moves the write by 0x200") {
     const auto r =
         test::bisect_live(test::options_with("gemm_small", {"flip:store.row_addr[9]@850"}));
-    REQUIRE(r.verdict == "fail");
+    REQUIRE(r.verdict == debugger::BisectVerdict::Fail);
     const auto e = std::stoul(r.expected, nullptr, 16), a = std::stoul(r.actual, nullptr, 16);
     CHECK((e ^ a) == 0x200);
   }
   SECTION("a lost DRAM response: the transaction is missing") {
     const auto r = test::bisect_live(test::options_with("gemm_small", {"dram-drop@200"}));
-    REQUIRE(r.verdict == "fail");
-    CHECK(r.divergence_kind == "missing");
+    REQUIRE(r.verdict == debugger::BisectVerdict::Fail);
+    CHECK(r.divergence_kind == debugger::Divergence::Kind::Missing);
     CHECK(r.actual == "(never written)");
   }
 }
@@ -151,7 +150,7 @@ TEST_CASE("downstream stages are later rungs of the ladder than the first failin
   for (const char* f : {"dram-dup@200", "stuck:tokens[0][0]=0@100"}) {
     const auto r = test::bisect_live(test::options_with("gemm_small", {f}));
     INFO(f << "\n" << r.text());
-    REQUIRE(r.verdict == "fail");
-    for (const auto& s : r.downstream_stages) CHECK(rung(s) > rung(r.first_failing_stage));
+    REQUIRE(r.verdict == debugger::BisectVerdict::Fail);
+    for (const auto& s : test::downstream_of(r)) CHECK(rung(s) > rung(test::stage_of(r)));
   }
 }

@@ -42,7 +42,7 @@ TEST_CASE("fault-free vs faulty: diverged at the fault cycle + 1, naming the fau
       const std::string bad = record_variant(dir, "bad", {c.fault});
       const auto r = debugger::bisect_pair(good, bad, {});
       INFO(r.text());
-      REQUIRE(r.verdict == "diverged");
+      REQUIRE(r.verdict == debugger::DiffVerdict::Diverged);
       CHECK(r.persistent);
       REQUIRE(r.first_divergence_cycle);
       CHECK(*r.first_divergence_cycle == c.cycle + 1);
@@ -62,7 +62,7 @@ TEST_CASE("fault-free vs faulty: diverged at the fault cycle + 1, naming the fau
   SECTION("identical runs are the same") {
     const std::string again = record_variant(dir, "again", {});
     const auto r = debugger::bisect_pair(good, again, {});
-    CHECK(r.verdict == "same");
+    CHECK(r.verdict == debugger::DiffVerdict::Same);
     CHECK_FALSE(r.first_divergence_cycle);
   }
 }
@@ -76,7 +76,7 @@ TEST_CASE("same data, another memory timing: a performance difference with its m
         dir, "slow", {}, [](run::RunOptions& o) { o.emulator.dram.base_latency = 200; });
     const auto r = debugger::bisect_pair(good, slow, {});
     INFO(r.text());
-    CHECK(r.verdict == "performance");
+    CHECK(r.verdict == debugger::DiffVerdict::Performance);
     CHECK(r.mechanism == debugger::Mechanism::Memory);
     CHECK_FALSE(r.first_divergence_cycle);
     CHECK(r.bad_cycles > r.good_cycles);
@@ -91,7 +91,7 @@ TEST_CASE("same data, another memory timing: a performance difference with its m
     });
     const auto r = debugger::bisect_pair(good, hot, {});
     INFO(r.text());
-    CHECK(r.verdict == "performance");
+    CHECK(r.verdict == debugger::DiffVerdict::Performance);
     CHECK(r.mechanism == debugger::Mechanism::Thermal);
     CHECK(r.bad_cycles > r.good_cycles);
   }
@@ -234,7 +234,7 @@ TEST_CASE("the mechanism class of one changed knob follows the evidence",
       const std::string bad = record_variant(dir, "bad", faults, c.mutate, c.workload);
       const auto r = debugger::bisect_pair(good, bad, {});
       INFO(r.text());
-      REQUIRE(r.verdict == "performance");
+      REQUIRE(r.verdict == debugger::DiffVerdict::Performance);
       CHECK(r.bad_cycles > r.good_cycles);
       REQUIRE(r.mechanism);
       CHECK(*r.mechanism == c.want);

@@ -46,16 +46,16 @@ TEST_CASE("a hang is blamed on the engine and command that never completed", "[b
       const auto [engine, cmd] = report_owner(out.report.failures);
       const auto r = debugger::bisect_packet(test::read(path), {});
       INFO(fault << ": " << r.text());
-      REQUIRE(r.verdict == "fail");
+      REQUIRE(r.verdict == debugger::BisectVerdict::Fail);
       if (cmd < 0) {
-        CHECK(r.first_failing_stage == "fetch");
+        CHECK(test::stage_of(r) == "fetch");
       } else {
         REQUIRE(r.command_index);
         CHECK(static_cast<int>(*r.command_index) == cmd);
         if (engine == "compute")
-          CHECK((r.first_failing_stage == "gemm" || r.first_failing_stage == "post"));
+          CHECK((test::stage_of(r) == "gemm" || test::stage_of(r) == "post"));
         else
-          CHECK(r.first_failing_stage == engine);
+          CHECK(test::stage_of(r) == engine);
       }
       ++seen[engine];
     }
@@ -73,7 +73,7 @@ TEST_CASE("a hang is blamed on the engine and command that never completed", "[b
   const auto r = debugger::bisect_packet(test::read((dir / "t.bpk").string()), {});
   INFO(r.text());
   CHECK(engine == "compute");
-  CHECK(r.first_failing_stage == "gemm");
+  CHECK(test::stage_of(r) == "gemm");
   REQUIRE(r.command_index);
   CHECK(static_cast<int>(*r.command_index) == cmd);
 }

@@ -41,7 +41,7 @@ TEST_CASE("minimize keeps the stage and symptom and shrinks compute_bound at lea
   const auto r = debugger::minimize(in, mo);
   INFO(r.text() << r.error);
   REQUIRE(r.ok);
-  CHECK(r.first_failing_stage == "gemm");
+  CHECK(r.first_failing_stage == debugger::Rung::Gemm);
   CHECK(r.cycles_before == 274534);
   CHECK(r.cycles_after * 10 <= r.cycles_before);
   WARN("compute_bound accumulator fault: " << r.cycles_before << " -> " << r.cycles_after
@@ -55,8 +55,8 @@ TEST_CASE("minimize keeps the stage and symptom and shrinks compute_bound at lea
   // The minimized run, bisected on its own, fails the same way and as long as reported.
   const auto [options, b] = bisect_minimized(r);
   INFO(b.text());
-  CHECK(b.verdict == "fail");
-  CHECK(b.first_failing_stage == "gemm");
+  CHECK(b.verdict == debugger::BisectVerdict::Fail);
+  CHECK(test::stage_of(b) == "gemm");
   CHECK(b.run_cycles == r.cycles_after);
   REQUIRE(b.first_divergence_cycle);
   REQUIRE(options.faults.size() == 1);
@@ -67,7 +67,7 @@ TEST_CASE("minimize keeps a hang a hang and a post failure in post", "[bisect][m
   for (const char* fault : {"flip:compute.shift[1]@800", "stuck:tokens[0][0]=0@100"}) {
     DYNAMIC_SECTION(fault) {
       const auto before = test::bisect_live(test::options_with("gemm_small", {fault}));
-      REQUIRE(before.verdict == "fail");
+      REQUIRE(before.verdict == debugger::BisectVerdict::Fail);
       debugger::MinimizeOptions mo;
       mo.max_candidates = 40;
       const auto r = debugger::minimize(input_of("gemm_small", fault), mo);
@@ -80,7 +80,8 @@ TEST_CASE("minimize keeps a hang a hang and a post failure in post", "[bisect][m
       INFO(after.text());
       CHECK(after.first_failing_stage == before.first_failing_stage);
       // Same symptom: a hang stays a hang, a wrong result stays a finished run.
-      CHECK(test::contains(after.symptom, "hang") == test::contains(before.symptom, "hang"));
+      CHECK((after.failure == debugger::FailureKind::Hang) ==
+            (before.failure == debugger::FailureKind::Hang));
     }
   }
 }
@@ -103,7 +104,7 @@ TEST_CASE("a fault pinned to a cycle follows its command through minimize",
       const auto r = debugger::minimize(input_of(c.workload, c.fault), mo);
       INFO(r.text() << r.error);
       REQUIRE(r.ok);
-      CHECK(r.first_failing_stage == "post");
+      CHECK(r.first_failing_stage == debugger::Rung::Post);
       REQUIRE(r.anchors.size() == 1);
       CHECK(test::contains(r.anchors[0], "follows command"));
       CHECK(test::contains(r.anchors[0], "POST"));
@@ -112,7 +113,7 @@ TEST_CASE("a fault pinned to a cycle follows its command through minimize",
       // The minimized run fails in POST, no earlier than its (moved) fault.
       const auto [options, after] = bisect_minimized(r);
       INFO(after.text());
-      CHECK(after.first_failing_stage == "post");
+      CHECK(test::stage_of(after) == "post");
       REQUIRE(after.first_divergence_cycle);
       REQUIRE(options.faults.size() == 1);
       CHECK(*after.first_divergence_cycle >= options.faults[0].cycle);

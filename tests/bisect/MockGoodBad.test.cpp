@@ -33,7 +33,7 @@ TEST_CASE("good/bad bisect finds the cycle and element of an injected mock fault
   test::record(bad, mock_with({"flip:acc[5]@" + std::to_string(at)}), kIntervals);
   const auto r = debugger::bisect_pair(good, bad, {});
   INFO(r.text());
-  CHECK(r.verdict == "diverged");
+  CHECK(r.verdict == debugger::DiffVerdict::Diverged);
   // The fault acts before the edge of cycle `at`: the states first differ one cycle later.
   REQUIRE(r.first_divergence_cycle);
   CHECK(*r.first_divergence_cycle == at + 1);
@@ -52,5 +52,5 @@ TEST_CASE("good/bad bisect of two identical mock runs says same", "[bisect][mock
   test::record(b, mock_with({}), kIntervals);
   const auto r = debugger::bisect_pair(a, b, {});
   INFO(r.text());
-  CHECK(r.verdict == "same");
+  CHECK(r.verdict == debugger::DiffVerdict::Same);
 }

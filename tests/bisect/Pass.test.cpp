@@ -15,9 +15,9 @@ TEST_CASE("fault-free runs of every built-in report pass", "[bisect][pass]") {
       const auto packet = test::read(path);
       const auto r = debugger::bisect_packet(packet, {});
       INFO(r.text());
-      CHECK(r.verdict == "pass");
+      CHECK(r.verdict == debugger::BisectVerdict::Pass);
       CHECK_FALSE(r.persistent);
-      CHECK(r.first_failing_stage.empty());
+      CHECK(!r.first_failing_stage);
       CHECK_FALSE(r.first_divergence_cycle);
       CHECK(r.downstream_stages.empty());
       CHECK(r.transients.empty());
@@ -31,7 +31,7 @@ TEST_CASE("fault-free runs of every built-in report pass", "[bisect][pass]") {
 
       const auto live = test::bisect_live(options);
       INFO(live.text());
-      CHECK(live.verdict == "pass");
+      CHECK(live.verdict == debugger::BisectVerdict::Pass);
       CHECK(live.run_cycles == out.report.cycles);
     }
   }

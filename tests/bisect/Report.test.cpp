@@ -2,9 +2,11 @@
 // form and the library report, and --wave writing an FST around the first divergence that
 // gtkwave's fst2vcd converts.
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "BisectTestSupport.h"
+#include "debugger/bisect/DiffBisector.h"
 
 using namespace bud;
 
@@ -104,7 +106,7 @@ TEST_CASE("bud bisect --wave writes an FST that covers the first divergence",
     o.wave_file = fst;
     const auto rep = debugger::bisect_packet(test::read(path), o);
     INFO(rep.text());
-    REQUIRE(rep.verdict == "fail");
+    REQUIRE(rep.verdict == debugger::BisectVerdict::Fail);
     REQUIRE(rep.first_divergence_cycle);
     CHECK(rep.wave_file == fst);
     const auto times = vcd_times(fst);
@@ -113,4 +115,37 @@ TEST_CASE("bud bisect --wave writes an FST that covers the first divergence",
     CHECK(times.back() >= *rep.first_divergence_cycle);
     CHECK(times.front() + 2 * o.wave_radius + 1 >= times.back());
   }
+}
+
+// Verdicts, rungs and failure kinds are enums with one name table each; the names are what
+// --json and the text form print, distinct, and the stage rungs carry the dataflow stage names.
+TEST_CASE("verdicts, rungs and failure kinds are rendered once, by distinct names",
+          "[bisect][report][names]") {
+  auto distinct = [](const std::vector<std::string>& v) {
+    return std::set<std::string>(v.begin(), v.end()).size() == v.size();
+  };
+  std::vector<std::string> verdicts, diffs, rungs, kinds;
+  for (auto v : {debugger::BisectVerdict::Fail, debugger::BisectVerdict::Pass,
+                 debugger::BisectVerdict::Transient, debugger::BisectVerdict::Error})
+    verdicts.push_back(debugger::bisect_verdict_name(v));
+  CHECK(verdicts == std::vector<std::string>{"fail", "pass", "transient", "error"});
+  for (auto v : {debugger::DiffVerdict::Same, debugger::DiffVerdict::Diverged,
+                 debugger::DiffVerdict::Performance, debugger::DiffVerdict::Error})
+    diffs.push_back(debugger::diff_verdict_name(v));
+  CHECK(distinct(diffs));
+  for (int i = 0; i < debugger::kNumRungs; ++i)
+    rungs.push_back(debugger::rung_name(static_cast<debugger::Rung>(i)));
+  CHECK(distinct(rungs));
+  CHECK(rungs.front() == "ingress");
+  CHECK(rungs.back() == "result");
+  for (int s = 0; s < emu::kNumStages; ++s)
+    CHECK(rungs[static_cast<size_t>(debugger::rung_of(static_cast<emu::Stage>(s)))] ==
+          emu::stage_name(static_cast<emu::Stage>(s)));
+  for (auto k : {debugger::FailureKind::None, debugger::FailureKind::Mismatch,
+                 debugger::FailureKind::Assertion, debugger::FailureKind::Hang,
+                 debugger::FailureKind::Error})
+    kinds.push_back(debugger::failure_kind_name(k));
+  CHECK(distinct(kinds));
+  CHECK(debugger::failure_kind_of(emu::RunState::Hang) == debugger::FailureKind::Hang);
+  CHECK(debugger::failure_kind_of(emu::RunState::Finished) == debugger::FailureKind::Mismatch);
 }

@@ -31,7 +31,7 @@ TEST_CASE("fault-free runs bisect to pass over seeds, jitter, reordering and int
             REQUIRE(out.report.passed);
             const auto r = debugger::bisect_packet(test::read(path), {});
             ++runs;
-            if (r.verdict != "pass") {
+            if (r.verdict != debugger::BisectVerdict::Pass) {
               ++false_verdicts;
               UNSCOPED_INFO(w << " seed " << seed << " jitter " << jitter << " reorder "
                               << reorder << " interval " << interval << ": " << r.message);

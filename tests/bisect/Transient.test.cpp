@@ -56,13 +56,13 @@ TEST_CASE("a weight flipped in a padded K lane is transient: loaded wrong, maske
   test::record(path, faulty_options);
   const auto r = debugger::bisect_packet(test::read(path), {});
   INFO(r.text());
-  CHECK(r.verdict == "transient");
+  CHECK(r.verdict == debugger::BisectVerdict::Transient);
   CHECK_FALSE(r.persistent);
-  CHECK(r.first_failing_stage.empty());
+  CHECK(!r.first_failing_stage);
   REQUIRE(r.first_divergence_cycle);
   CHECK(*r.first_divergence_cycle >= 1);
   REQUIRE(r.transients.size() == 1);
-  CHECK(r.transients[0].stage == "load");
+  CHECK(r.transients[0].stage == emu::Stage::Load);
   CHECK(r.transients[0].cycle == *r.first_divergence_cycle);
   CHECK(r.downstream_stages.empty());
 
@@ -84,9 +84,9 @@ TEST_CASE("live bisect_run agrees that the padded-lane flip is transient",
           "[bisect][transient]") {
   const auto r = test::bisect_live(test::options_with(kWorkload, {padded_lane_fault()}));
   INFO(r.text());
-  CHECK(r.verdict == "transient");
+  CHECK(r.verdict == debugger::BisectVerdict::Transient);
   REQUIRE(r.transients.size() == 1);
-  CHECK(r.transients[0].stage == "load");
+  CHECK(r.transients[0].stage == emu::Stage::Load);
 }
 
 TEST_CASE("a flip that is not masked is not transient", "[bisect][transient]") {
@@ -99,8 +99,8 @@ TEST_CASE("a flip that is not masked is not transient", "[bisect][transient]") {
   std::snprintf(spec, sizeof spec, "memflip:dram:0x%x[3]@1", w->addr + 2 * 64 + 3);
   const auto r = test::bisect_live(test::options_with(kWorkload, {spec}));
   INFO(r.text());
-  CHECK(r.verdict == "fail");
-  CHECK(r.first_failing_stage == "load");
+  CHECK(r.verdict == debugger::BisectVerdict::Fail);
+  CHECK(test::stage_of(r) == "load");
   CHECK(r.persistent);
   CHECK(r.transients.empty());
 }

@@ -1,6 +1,7 @@
 // The pieces of the security model on their own: listen addresses and loopback, token files
 // and constant-time comparison, output-directory confinement, read-only classification and the
 // rewrite of file names in prompt lines.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "debugger/remote/CommandPolicy.h"
@@ -120,4 +121,74 @@ TEST_CASE("read-only lines and file-name rewriting", "[remote][policy]") {
   CHECK_FALSE(confine_paths(in, "wave dump 1 2 ../w.fst", *out, e));
   CHECK_FALSE(confine_paths(in, "wave dump 1 2 /tmp/w.fst", *out, e));
   CHECK_FALSE(confine_paths(in, "wave dump 1 2 w.fst extra", *out, e));
+}
+
+// Every file argument a command or subcommand declares (ArgKind::ReadFile, WriteFile, Script) is
+// confined by confine_paths, whatever the command: a new file-taking command is covered by
+// declaring its argument, and this test walks every one.
+TEST_CASE("every declared file argument is confined", "[remote][policy]") {
+  using debugger::ArgKind;
+  test::Debugger d("gemm_small");
+  const auto& in = *d.in;
+  test::TempDir dir;
+  std::string e;
+  auto out = OutputDir::open(dir / "out", e);
+  REQUIRE(out);
+  size_t files = 0;
+  // One line per form: the command (and subcommand) with the file at position `at` and a
+  // number at the other positions up to the last file argument.
+  auto check_form = [&](const std::string& head, const std::vector<ArgKind>& kinds) {
+    size_t last = kinds.size();
+    for (size_t i = 0; i < kinds.size(); ++i)
+      if (debugger::is_file_arg(kinds[i])) last = i;
+    if (last == kinds.size()) return;
+    auto line = [&](const std::string& file) {
+      std::string l = head;
+      for (size_t i = 0; i <= last; ++i) l += " " + (debugger::is_file_arg(kinds[i]) ? file : "7");
+      return l;
+    };
+    INFO(line("F"));
+    ++files;
+    const bool script = std::count(kinds.begin(), kinds.end(), ArgKind::Script) > 0;
+    for (const char* bad : {"../escape.f", "/tmp/escape.f", "sub/../../escape.f"}) {
+      e.clear();
+      CHECK_FALSE(confine_paths(in, line(bad), *out, e));
+      CHECK_FALSE(e.empty());
+    }
+    CHECK_FALSE(confine_paths(in, line("ok.f") + " extra", *out, e));
+    auto inside = confine_paths(in, line("ok.f"), *out, e);
+    if (script) {
+      CHECK_FALSE(inside);
+      CHECK(e.find("scripts run from the client") != std::string::npos);
+      return;
+    }
+    REQUIRE(inside);
+    CHECK(*inside == line(out->path() + "/ok.f"));
+    // The observer rule: nothing that takes a file is read-only.
+    CHECK_FALSE(is_read_only_line(in, line("ok.f")));
+  };
+  for (const auto& c : in.commands()) {
+    if (c.subcommands.empty()) check_form(c.name, c.args);
+    for (const auto& sc : c.subcommands) check_form(c.name + " " + sc.name, sc.args);
+  }
+  CHECK(files == 6);  // wave on, wave dump, record start, trigger load, save breakpoints, source
+}
+
+// The observer rule is the declared effect of the command or subcommand, nothing else.
+TEST_CASE("read-only lines are the declared read-only commands", "[remote][policy]") {
+  test::Debugger d("gemm_small");
+  const auto& in = *d.in;
+  for (const auto& c : in.commands()) {
+    INFO(c.name);
+    if (c.subcommands.empty())
+      CHECK(is_read_only_line(in, c.name) == (c.effect == debugger::Effect::ReadOnly));
+    for (const auto& sc : c.subcommands) {
+      INFO(sc.name);
+      CHECK(is_read_only_line(in, c.name + " " + sc.name) ==
+            (sc.effect == debugger::Effect::ReadOnly));
+    }
+  }
+  CHECK_FALSE(is_read_only_line(in, "info display"));
+  CHECK_FALSE(is_read_only_line(in, "i disp"));
+  CHECK(is_read_only_line(in, "i b"));
 }

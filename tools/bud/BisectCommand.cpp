@@ -52,11 +52,11 @@ int run_bisect(const BisectCommandOptions& o) {
     if (o.json)
       std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     else std::cout << r.text();
-    if (r.verdict == "error") {
+    if (r.verdict == debugger::DiffVerdict::Error) {
       if (!o.json) return fail_command("bisect", o.json, 125, r.message);
       return 125;  // the JSON above already carries the error
     }
-    return r.verdict == "same" ? 0 : 1;
+    return r.verdict == debugger::DiffVerdict::Same ? 0 : 1;
   }
   std::string error;
   auto packet = replay::read_packet(o.packet, error);
@@ -76,11 +76,11 @@ int run_bisect(const BisectCommandOptions& o) {
   if (o.json)
     std::cout << r.to_json().dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   else std::cout << r.text();
-  if (r.verdict == "error") {
+  if (r.verdict == debugger::BisectVerdict::Error) {
     if (!o.json) return fail_command("bisect", o.json, 125, r.message);
     return 125;  // the JSON above already carries the error
   }
-  return r.verdict == "fail" ? 1 : 0;
+  return r.verdict == debugger::BisectVerdict::Fail ? 1 : 0;
 }
 
 }  // namespace bud::cli
