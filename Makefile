@@ -21,8 +21,8 @@ FUZZ_SECONDS ?= 300
 # threads drive (the trigger evaluation thread, in batch runs and attached to a Session; the
 # remote request executor that runs the Session, gRPC's server threads, `bud serve`). The
 # debugger tests (one thread) stay in the gcc run: building and running them here would not fit
-# the CI budget. Not in .ci/run yet (its time on an idle machine is unmeasured and
-# remote:python-package fails under it; docs/performance.md). tools/tsan.supp lists the third-party reports it ignores, each with its reason.
+# the CI budget. .ci/run runs it after `make asan` (times in docs/performance.md).
+# tools/tsan.supp lists the third-party reports it ignores, each with its reason.
 TSAN_BUILD ?= build-tsan
 TSAN_TARGETS = bud test_trigger test_remote
 TSAN_TESTS = ^(trigger|remote):

@@ -307,10 +307,12 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
   if (auto e = good.seek(from, r.resimulated_cycles); !e.empty()) return r.message = e, r;
   if (auto e = bad.seek(from, r.resimulated_cycles); !e.empty()) return r.message = e, r;
   uint64_t cycle = from;
+  // Lockstep, one cycle at a time: the digests are compared after every edge. One driver per
+  // run for the whole walk.
+  drive::Driver good_driver(*good.emu), bad_driver(*bad.emu);
   while (cycle < to && good.emu->digest() == bad.emu->digest()) {
-    // Lockstep, one cycle at a time: the digests are compared after every edge.
-    drive::advance(*good.emu, good.emu->cycle() + 1);
-    drive::advance(*bad.emu, bad.emu->cycle() + 1);
+    good_driver.run_until(good.emu->cycle() + 1);
+    bad_driver.run_until(bad.emu->cycle() + 1);
     r.resimulated_cycles += 2;
     ++cycle;
     if (good.emu->state() != emu::RunState::Ready && bad.emu->state() != emu::RunState::Ready) break;

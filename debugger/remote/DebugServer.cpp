@@ -45,10 +45,11 @@ struct DebugServer::Impl {
   }
 
   void shutdown() {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      stop = true;
-    }
+    // Notified under the lock: wait() returns (and the server may be destroyed) only after the
+    // notifying thread (a gRPC handler) has let go of the condition variable. gRPC's own
+    // handler-joining is not visible to ThreadSanitizer, the mutex is.
+    std::lock_guard<std::mutex> lock(mutex);
+    stop = true;
     cv.notify_all();
   }
 

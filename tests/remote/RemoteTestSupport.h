@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -146,7 +147,10 @@ class ServerProcess {
   ~ServerProcess() {
     if (pid_ > 0) {
       kill(pid_, SIGTERM);
-      wait_exit(pid_, 10);
+      const int rc = wait_exit(pid_, 10);
+      // A server that died on its own (a crash, a sanitizer report) says why in the test log.
+      if (rc != 0 && rc != 128 + SIGTERM)
+        std::fprintf(stderr, "bud serve exited with status %d:\n%s\n", rc, slurp(err_).c_str());
     }
   }
   const std::string& address() const { return address_; }

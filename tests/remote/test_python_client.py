@@ -126,7 +126,8 @@ def main():
             check(ev.fields["reasons"][0]["kind"] == "finished", ev)
             check(o.wait_event("run_finished", timeout=10).fields["state"] == "finished", "end")
             c.shutdown()
-        check(server.wait(timeout=20) == 0, "bud serve exit status")
+        rc = server.wait(timeout=20)
+        check(rc == 0, "bud serve exit status %s: %s" % (rc, server.stderr.read()[-4000:]))
         check(not os.path.exists(sock), "socket left behind")
     finally:
         if server.poll() is None:
