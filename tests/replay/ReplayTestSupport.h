@@ -30,6 +30,15 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   return d;
 }
 
+/// Digest points every 256 cycles and a checkpoint window every 1024: many windows on a short
+/// run.
+inline replay::RecordConfig small_intervals() {
+  replay::RecordConfig c;
+  c.digest_interval = 256;
+  c.checkpoint_interval = 1024;
+  return c;
+}
+
 /// Records `workload` with the given options to `path`; returns the outcome.
 inline replay::RecordOutcome record(const std::string& path, run::RunOptions options,
                                     replay::RecordConfig config = {}) {

@@ -14,12 +14,7 @@ using namespace bud::replay;
 
 namespace {
 
-RecordConfig small_intervals() {
-  RecordConfig c;
-  c.digest_interval = 256;
-  c.checkpoint_interval = 1024;
-  return c;
-}
+using test::small_intervals;
 
 struct MemCase {
   std::string name;

@@ -15,12 +15,7 @@ using namespace bud::replay;
 
 namespace {
 
-RecordConfig small_intervals() {
-  RecordConfig c;
-  c.digest_interval = 256;
-  c.checkpoint_interval = 1024;
-  return c;
-}
+using test::small_intervals;
 
 // Everything of an outcome that a user or a report sees, but the run report's own fields
 // (its cycles and digests are compared instead).
