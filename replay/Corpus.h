@@ -37,7 +37,7 @@ struct CorpusResult {
   std::vector<uint64_t> corpus_index;
   /// Wall-clock seconds per outcome (same order), for the report only: never part of a verdict.
   std::vector<double> seconds;
-  uint64_t total_packets = 0;           ///< in the directory, before sharding
+  uint64_t total_packets = 0;  ///< in the directory, before sharding
   /// 0 all fixed/passed, 1 any reproduced/new symptom/diverged, 125 otherwise incompatible.
   int exit_code() const;
 };

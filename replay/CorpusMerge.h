@@ -21,10 +21,10 @@ struct ShardFile {
 
 /// The merged corpus.
 struct MergedCorpus {
-  uint32_t shards = 0;                ///< N, as every shard file says
-  CorpusResult result;                ///< every present shard's outcomes, in corpus order
-  std::vector<Shard> missing;         ///< shards without a results file
-  std::vector<std::string> files;     ///< the results files, by shard
+  uint32_t shards = 0;             ///< N, as every shard file says
+  CorpusResult result;             ///< every present shard's outcomes, in corpus order
+  std::vector<Shard> missing;      ///< shards without a results file
+  std::vector<std::string> files;  ///< the results files, by shard
   /// 0/1/125 as CorpusResult::exit_code, or kExitInconsistent when shards are missing.
   int exit_code() const;
   /// {"shards", "missing": ["I/N"...], "total_packets", "replayed", "verdicts": {name: count},

@@ -23,8 +23,8 @@ namespace bud::replay {
 
 /// What the checks found over the cycles a segment of the replay ran.
 struct Checks {
-  uint64_t digests = 0;  ///< recorded digest points reached
-  uint64_t windows = 0;  ///< recorded window ends reached
+  uint64_t digests = 0;                  ///< recorded digest points reached
+  uint64_t windows = 0;                  ///< recorded window ends reached
   std::optional<Divergence> divergence;  ///< the first one in this segment
 };
 

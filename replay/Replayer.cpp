@@ -116,8 +116,7 @@ ReplayOutcome replay_serial(const ReplayPlan& plan, ReplayOutcome o) {
   if (auto e = plan.restore(emu, start); !e.empty()) {
     // A checkpoint of another model revision cannot restore (Emulator::save holds the
     // revision): replay the whole run from the fresh load instead.
-    if (plan.same_revision() || packet.checkpoints.front().cycle() > 0)
-      return incompatible(o, e);
+    if (plan.same_revision() || packet.checkpoints.front().cycle() > 0) return incompatible(o, e);
     o.notes.push_back("checkpoint at cycle " + std::to_string(start) +
                       " does not restore on this model (" + e + "): replaying from cycle 0");
     start = 0;

@@ -58,8 +58,8 @@ class Reader {
 std::optional<ShardChoice> array_task(Reader& env, const Var& id, uint32_t first, uint32_t step,
                                       uint32_t total, const std::string& engine) {
   if (id.value < first || (id.value - first) % step != 0)
-    return env.fail(id.text() + " is not a task of the array (first task " +
-                    std::to_string(first) + ", step " + std::to_string(step) + ")");
+    return env.fail(id.text() + " is not a task of the array (first task " + std::to_string(first) +
+                    ", step " + std::to_string(step) + ")");
   const uint32_t index = (id.value - first) / step;
   if (total == 0 || index >= total)
     return env.fail(id.text() + " is task " + std::to_string(index) + " of an array of " +
@@ -81,8 +81,8 @@ std::optional<ShardChoice> from_slurm(Reader& env) {
   const uint32_t spanned = max.set ? (max.value - first) / st + 1 : 0;
   if (count.set && max.set && count.value != spanned)
     return env.fail(count.text() + " but SLURM_ARRAY_TASK_MIN..MAX (" + std::to_string(first) +
-                    ".." + std::to_string(max.value) + ", step " + std::to_string(st) +
-                    ") spans " + std::to_string(spanned) +
+                    ".." + std::to_string(max.value) + ", step " + std::to_string(st) + ") spans " +
+                    std::to_string(spanned) +
                     " tasks: submit the array as one range (--array=0-N)");
   if (!count.set && !max.set)
     return env.fail(id.text() +
@@ -136,7 +136,8 @@ std::optional<ShardChoice> from_gitlab(Reader& env) {
   if (index.value == 0 || index.value > total.value)
     return env.fail(index.text() + " is not in 1.." + std::to_string(total.value) +
                     " (CI_NODE_TOTAL; GitLab numbers parallel jobs from 1)");
-  return ShardChoice{{index.value - 1, total.value}, "GitLab: " + index.text() + ", " + total.text()};
+  return ShardChoice{{index.value - 1, total.value},
+                     "GitLab: " + index.text() + ", " + total.text()};
 }
 
 }  // namespace

@@ -192,14 +192,13 @@ std::optional<ShardResults> ShardResults::parse(const std::string& text, const s
           if (x.is_string()) div.stages.push_back(x.get<std::string>());
       o.divergence = div;
     }
-    o.recorded_symptom = symptom_from(pf.get("recorded_symptom", false),
-                                      where + ".recorded_symptom", error);
+    o.recorded_symptom =
+        symptom_from(pf.get("recorded_symptom", false), where + ".recorded_symptom", error);
     o.replay_symptom =
         symptom_from(pf.get("replay_symptom", false), where + ".replay_symptom", error);
     const uint64_t index = pf.u64("corpus_index");
     const double seconds = pf.num("seconds");
-    if (pf.ok() && index >= r.result.total_packets)
-      pf.bad("corpus_index", "below total_packets");
+    if (pf.ok() && index >= r.result.total_packets) pf.bad("corpus_index", "below total_packets");
     if (!pf.ok()) break;
     r.result.outcomes.push_back(std::move(o));
     r.result.corpus_index.push_back(index);

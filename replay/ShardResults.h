@@ -22,9 +22,9 @@ struct ShardResults {
   static constexpr int kVersion = 1;
 
   Shard shard;
-  std::string source;  ///< where the shard came from ("--shard", "Slurm: ...")
+  std::string source;    ///< where the shard came from ("--shard", "Slurm: ...")
   std::string revision;  ///< model revision of the bud that replayed it
-  CorpusResult result;  ///< outcomes in corpus order, with their corpus indices
+  CorpusResult result;   ///< outcomes in corpus order, with their corpus indices
 
   /// {"format", "version", "shard": {"index", "total"}, "source", "revision", "total_packets",
   ///  "exit_code", "packets": [outcome_json + "corpus_index" + "seconds"]}

@@ -13,11 +13,11 @@ namespace bud::replay {
 /// What the scripts run and where they write. Paths should be absolute: the jobs run wherever
 /// the scheduler starts them.
 struct SlurmScripts {
-  std::string bud;        ///< the bud executable
-  std::string corpus;     ///< the corpus directory
-  std::string run_dir;    ///< scripts, logs/, results/, merged/
-  uint32_t shards = 1;    ///< array tasks
-  std::string partition;  ///< empty: the cluster's default
+  std::string bud;         ///< the bud executable
+  std::string corpus;      ///< the corpus directory
+  std::string run_dir;     ///< scripts, logs/, results/, merged/
+  uint32_t shards = 1;     ///< array tasks
+  std::string partition;   ///< empty: the cluster's default
   std::string time_limit;  ///< per task (sbatch --time), empty: the partition's default
   std::vector<std::string> replay_args;  ///< extra `bud replay` arguments
 

@@ -21,9 +21,9 @@ std::vector<const pb::Window*> windows_from_start(const ReplayPlan& plan) {
 
 // One window's verification, as the worker that ran it left it.
 struct WindowRun {
-  bool ran = false;         ///< ran to its end, or (tail) to the end of the replay
+  bool ran = false;           ///< ran to its end, or (tail) to the end of the replay
   bool setup_failed = false;  ///< its emulator, checkpoint or interventions could not be set up
-  bool tail = false;        ///< the replay ends in this window's run (kept for conclude())
+  bool tail = false;          ///< the replay ends in this window's run (kept for conclude())
   Checks checks;
   std::unique_ptr<emu::Emulator> emu;  ///< kept only for a tail
   drive::DriveStop driven;

@@ -18,11 +18,20 @@ std::string html_escape(const std::string& s) {
   std::string o;
   for (const char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -143,7 +152,8 @@ std::string Dashboard::html() const {
   const size_t n = std::max<size_t>(1, revisions.size());
   const double step = static_cast<double>(w - 2 * pad) / static_cast<double>(n);
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) +
-                    "\" height=\"" + std::to_string(h) + "\" role=\"img\" aria-label=\"escape-risk trend\">";
+                    "\" height=\"" + std::to_string(h) +
+                    "\" role=\"img\" aria-label=\"escape-risk trend\">";
   std::string line;
   char buf[256];
   for (size_t i = 0; i < revisions.size(); ++i) {

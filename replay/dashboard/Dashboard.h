@@ -18,9 +18,9 @@ namespace bud::replay {
 struct RevisionEvidence {
   std::string revision;
   uint64_t runs = 0;
-  uint64_t packets = 0;  ///< distinct packets replayed on it
-  uint64_t passing = 0;  ///< latest verdict passed or fixed
-  uint64_t failing = 0;  ///< latest verdict reproduced, new-symptom or diverged (escape risk)
+  uint64_t packets = 0;     ///< distinct packets replayed on it
+  uint64_t passing = 0;     ///< latest verdict passed or fixed
+  uint64_t failing = 0;     ///< latest verdict reproduced, new-symptom or diverged (escape risk)
   double success_rate = 0;  ///< passing / packets
   std::vector<std::string> still_failing;  ///< failing here and on the previous revision
   std::vector<std::string> newly_failing;  ///< failing here, not on the previous revision

@@ -55,8 +55,8 @@ std::unique_ptr<EvidenceDb> EvidenceDb::open(const std::string& path, bool creat
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
   if (sqlite3_open_v2(path.c_str(), &raw, flags, nullptr) != SQLITE_OK) {
-    error = path + ": cannot open the evidence database: " +
-            (raw ? sqlite3_errmsg(raw) : "out of memory");
+    error = path +
+            ": cannot open the evidence database: " + (raw ? sqlite3_errmsg(raw) : "out of memory");
     sqlite3_close(raw);
     return nullptr;
   }
@@ -74,9 +74,9 @@ std::unique_ptr<EvidenceDb> EvidenceDb::open(const std::string& path, bool creat
         e = path + ": evidence database schema version " + v + ", this bud reads version " +
             std::to_string(kSchemaVersion);
     } else {
-      e = db->exec(("INSERT INTO meta VALUES ('schema_version', '" +
-                    std::to_string(kSchemaVersion) + "')")
-                       .c_str());
+      e = db->exec(
+          ("INSERT INTO meta VALUES ('schema_version', '" + std::to_string(kSchemaVersion) + "')")
+              .c_str());
     }
   }
   if (!e.empty()) {
@@ -103,7 +103,8 @@ std::string EvidenceDb::record(const std::vector<EvidenceRow>& rows) {
   // upgrade (SQLITE_BUSY inside a transaction, which the busy timeout cannot resolve).
   if (auto e = exec("BEGIN IMMEDIATE"); !e.empty()) return e;
   std::string e;
-  Statement run(db_, "INSERT INTO runs (name, revision) VALUES (?1, ?2) ON CONFLICT(name) DO NOTHING");
+  Statement run(db_,
+                "INSERT INTO runs (name, revision) VALUES (?1, ?2) ON CONFLICT(name) DO NOTHING");
   Statement run_id(db_, "SELECT id, revision FROM runs WHERE name = ?1");
   Statement put(db_,
                 "INSERT OR REPLACE INTO results (run_id, packet, verdict, cycles, seconds, stage) "

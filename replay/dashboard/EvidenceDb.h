@@ -22,7 +22,7 @@ struct EvidenceRow {
   std::string verdict;   ///< verdict_name()
   uint64_t cycles = 0;   ///< cycles replayed (end - start)
   double seconds = 0;
-  std::string stage;     ///< first failing stage (divergence stages, else empty)
+  std::string stage;       ///< first failing stage (divergence stages, else empty)
   uint64_t run_order = 0;  ///< order in which runs were first recorded (1, 2, ...)
 };
 
@@ -34,8 +34,7 @@ class EvidenceDb {
   static constexpr int kSchemaVersion = 1;
 
   /// Opens (creating if needed) the database at `path`. nullptr and `error` naming the file.
-  static std::unique_ptr<EvidenceDb> open(const std::string& path, bool create,
-                                          std::string& error);
+  static std::unique_ptr<EvidenceDb> open(const std::string& path, bool create, std::string& error);
   ~EvidenceDb();
   EvidenceDb(const EvidenceDb&) = delete;
   EvidenceDb& operator=(const EvidenceDb&) = delete;

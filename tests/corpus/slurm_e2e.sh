@@ -6,6 +6,8 @@
 # (bounded poll), and checks the merged report against a serial replay of the same corpus.
 # A daemon that does not start FAILS the test with its log; nothing is skipped.
 #   slurm_e2e.sh BUD CORPUS_DIR WORK_DIR        (as root; ctest corpus:slurm-e2e)
+# Environment: BUD_SLURM_PORT (16817), BUD_SLURM_TIMEOUT (300 s), BUD_SLURM_SHARDS (array tasks;
+# default one per packet).
 set -uo pipefail
 bud=$1
 corpus=$(cd "$2" && pwd)  # absolute, as bud corpus submit writes it
@@ -104,7 +106,8 @@ done
 [ -n "$idle" ] || fail "the node did not become idle in 20 s (sinfo: ${state:-no answer})"
 
 t0=$(date +%s.%N)
-"$bud" corpus submit --slurm "$corpus" --out "$work/run" --json >"$work/submit.json" \
+"$bud" corpus submit --slurm "$corpus" --out "$work/run" ${BUD_SLURM_SHARDS:+--shards "$BUD_SLURM_SHARDS"} \
+  --json >"$work/submit.json" \
   2>"$work/submit.err" || fail "bud corpus submit failed: $(cat "$work/submit.err")"
 cat "$work/submit.json"
 merge_job=$(sed -n 's/.*"merge_job":"\([0-9]*\)".*/\1/p' "$work/submit.json")

@@ -1,12 +1,13 @@
 // bud corpus merge: shard results files combined into one report; missing, duplicated and
 // mismatched shards named; and a sharded replay of the build's corpus merged equals the
 // unsharded replay.
+#include "replay/CorpusMerge.h"
+
 #include <catch2/catch.hpp>
 #include <regex>
 #include <string>
 
 #include "ReplayTestSupport.h"
-#include "replay/CorpusMerge.h"
 
 using namespace bud;
 using namespace bud::replay;

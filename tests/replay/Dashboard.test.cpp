@@ -1,5 +1,7 @@
 // The evidence database and dashboard: per-revision metrics from known histories, the schema
 // version, and many concurrent `bud corpus record` processes losing no row.
+#include "replay/dashboard/Dashboard.h"
+
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
@@ -8,7 +10,6 @@
 
 #include "ReplayTestSupport.h"
 #include "replay/ShardResults.h"
-#include "replay/dashboard/Dashboard.h"
 
 using namespace bud;
 using namespace bud::replay;
@@ -36,14 +37,14 @@ TEST_CASE("dashboard: still failing, newly failing, newly fixed, flaky per revis
   INFO(error);
   REQUIRE(db);
   // r1: a and b fail, c passes. r2 (two runs): a still fails, b fixed, c newly fails, d flaky.
-  REQUIRE(db->record({row("ci-1", "r1", "a.bpk", "reproduced"),
-                      row("ci-1", "r1", "b.bpk", "reproduced"),
-                      row("ci-1", "r1", "c.bpk", "passed")})
-              .empty());
-  REQUIRE(db->record({row("ci-2", "r2", "a.bpk", "reproduced"), row("ci-2", "r2", "b.bpk", "fixed"),
-                      row("ci-2", "r2", "c.bpk", "new-symptom"),
-                      row("ci-2", "r2", "d.bpk", "passed")})
-              .empty());
+  REQUIRE(
+      db->record({row("ci-1", "r1", "a.bpk", "reproduced"),
+                  row("ci-1", "r1", "b.bpk", "reproduced"), row("ci-1", "r1", "c.bpk", "passed")})
+          .empty());
+  REQUIRE(
+      db->record({row("ci-2", "r2", "a.bpk", "reproduced"), row("ci-2", "r2", "b.bpk", "fixed"),
+                  row("ci-2", "r2", "c.bpk", "new-symptom"), row("ci-2", "r2", "d.bpk", "passed")})
+          .empty());
   REQUIRE(db->record({row("ci-3", "r2", "d.bpk", "reproduced")}).empty());
   // A run tests one revision.
   CHECK(db->record({row("ci-3", "r9", "d.bpk", "passed")}).find("one revision") !=
@@ -109,9 +110,9 @@ TEST_CASE("bud corpus record: 16 concurrent writers lose no row", "[replay][dash
     }
     const auto file = dir / ("shard-" + std::to_string(w) + ".json");
     REQUIRE(write_file_atomically(file.string(), r.to_json().dump()).empty());
-    cmd += test::bud_exe() + " corpus record '" + (dir / "e.db").string() + "' '" +
-           file.string() + "' --run run-" + std::to_string(w) + " >/dev/null 2>>'" +
-           (dir / "err.txt").string() + "' & ";
+    cmd += test::bud_exe() + " corpus record '" + (dir / "e.db").string() + "' '" + file.string() +
+           "' --run run-" + std::to_string(w) + " >/dev/null 2>>'" + (dir / "err.txt").string() +
+           "' & ";
   }
   cmd += "wait";
   CHECK(test::shell(cmd) == 0);

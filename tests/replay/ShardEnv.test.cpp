@@ -1,11 +1,11 @@
 // Shard selection from the schedulers' variables (Slurm and LSF job arrays, Bazel, GitLab):
 // each engine's numbering, and one clear error naming the variable for anything malformed,
 // incomplete, out of range or in conflict.
+#include "replay/ShardEnv.h"
+
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
-
-#include "replay/ShardEnv.h"
 
 using namespace bud::replay;
 
@@ -38,8 +38,8 @@ bool error_names(const Vars& vars, const std::string& variable) {
 
 TEST_CASE("no scheduler variables: no shard", "[replay][shards]") {
   CHECK(select({}) == "none");
-  CHECK(select({{"CI_NODE_TOTAL", "1"}}) == "none");  // every GitLab job has it
-  CHECK(select({{"LSB_JOBINDEX", "0"}}) == "none");   // LSF: not an array job
+  CHECK(select({{"CI_NODE_TOTAL", "1"}}) == "none");       // every GitLab job has it
+  CHECK(select({{"LSB_JOBINDEX", "0"}}) == "none");        // LSF: not an array job
   CHECK(select({{"SLURM_ARRAY_TASK_ID", ""}}) == "none");  // empty is unset
 }
 

@@ -1,6 +1,8 @@
 // Window-parallel replay (`bud replay P -j N`): the same outcome as the serial replay, field by
 // field, for clean packets, recorded symptoms and divergences injected at several windows (a
 // recorded digest or a stage total changed), whatever the number of jobs.
+#include "replay/WindowReplay.h"
+
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -8,7 +10,6 @@
 #include "ReplayTestSupport.h"
 #include "replay/ReplayPlan.h"
 #include "replay/Replayer.h"
-#include "replay/WindowReplay.h"
 
 using namespace bud;
 using namespace bud::replay;
@@ -105,11 +106,11 @@ TEST_CASE("window-parallel replay: injected divergences give the serial first wi
   REQUIRE(n >= 6);
   // Divergences in the first, an early, a middle, the next-to-last and the last window; and
   // two at once (the earlier one is reported).
-  for (const std::vector<uint32_t> at : std::vector<std::vector<uint32_t>>{
-           {0}, {2}, {n / 2}, {n - 2}, {n - 1}, {n - 2, 1}}) {
+  for (const std::vector<uint32_t> at :
+       std::vector<std::vector<uint32_t>>{{0}, {2}, {n / 2}, {n - 2}, {n - 1}, {n - 2, 1}}) {
     for (const bool stage : {false, true}) {
-      const std::string name = "w" + std::to_string(at.front()) + "_" +
-                               std::to_string(at.size()) + (stage ? "_stage" : "_digest");
+      const std::string name = "w" + std::to_string(at.front()) + "_" + std::to_string(at.size()) +
+                               (stage ? "_stage" : "_digest");
       INFO(name);
       const auto path = (dir / (name + ".bpk")).string();
       test::PacketEdits edits;

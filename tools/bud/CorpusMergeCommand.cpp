@@ -76,8 +76,7 @@ int run_corpus_merge(const CorpusMergeOptions& options) {
   for (const auto& o : merged->result.outcomes)
     if (o.exit_code() != 0)
       std::cout << replay::printable(std::filesystem::path(o.packet).filename().string()) << ": "
-                << replay::verdict_name(o.verdict) << ": " << replay::printable(o.message)
-                << "\n";
+                << replay::verdict_name(o.verdict) << ": " << replay::printable(o.message) << "\n";
   std::cout << "corpus: " << merged->result.outcomes.size() << " of "
             << merged->result.total_packets << " packets from " << merged->files.size() << " of "
             << merged->shards << " shards: ";

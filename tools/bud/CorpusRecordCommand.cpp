@@ -39,9 +39,9 @@ int run_corpus_record(const CorpusRecordOptions& options) {
   std::vector<replay::EvidenceRow> rows;
   for (const auto& f : *files) {
     if (f.results.revision.empty())
-      return fail_command(cmd, options.json, 2,
-                          replay::printable(f.path) +
-                              ": no revision (written by an older bud replay --results)");
+      return fail_command(
+          cmd, options.json, 2,
+          replay::printable(f.path) + ": no revision (written by an older bud replay --results)");
     const auto& r = f.results.result;
     for (size_t i = 0; i < r.outcomes.size(); ++i) {
       const auto& o = r.outcomes[i];
@@ -65,8 +65,7 @@ int run_corpus_record(const CorpusRecordOptions& options) {
               << "\n";
   else
     std::cout << "recorded " << rows.size() << " packet results of run "
-              << replay::printable(options.run) << " in " << replay::printable(options.db)
-              << "\n";
+              << replay::printable(options.run) << " in " << replay::printable(options.db) << "\n";
   return 0;
 }
 

@@ -100,7 +100,8 @@ void setup_corpus_submit(CLI::App& corpus, CorpusSubmitOptions& options) {
   sub->footer(
       "Examples:\n"
       "  bud corpus submit --slurm corpus/ --out runs/r1             # one task per packet\n"
-      "  bud corpus submit --slurm corpus/ --out runs/r1 --shards 16 --partition ci --time 1:00:00\n"
+      "  bud corpus submit --slurm corpus/ --out runs/r1 --shards 16 --partition ci --time "
+      "1:00:00\n"
       "  bud corpus submit --slurm corpus/ --dry-run                 # write the scripts only\n"
       "  bud corpus submit --slurm corpus/ -- --allow-revision-mismatch   # bud replay options\n"
       "OUT gets replay.sbatch (the array: task I replays shard I/N and writes\n"
@@ -127,19 +128,20 @@ int run_corpus_submit(const CorpusSubmitOptions& options) {
   auto packets = replay::list_packets(options.slurm, error);
   if (!packets) return fail_command(cmd, options.json, 2, "--slurm " + replay::printable(error));
   if (packets->empty())
-    return fail_command(cmd, options.json, 2,
-                        "--slurm " + replay::printable(options.slurm) +
-                            ": no *.bpk packets in this directory");
+    return fail_command(
+        cmd, options.json, 2,
+        "--slurm " + replay::printable(options.slurm) + ": no *.bpk packets in this directory");
   replay::SlurmScripts s;
   std::error_code ec;
   s.bud = fs::read_symlink("/proc/self/exe", ec).string();
-  if (ec) return fail_command(cmd, options.json, 2, "cannot find the bud executable: " + ec.message());
+  if (ec)
+    return fail_command(cmd, options.json, 2, "cannot find the bud executable: " + ec.message());
   s.corpus = fs::absolute(options.slurm).lexically_normal().string();
   s.run_dir = fs::absolute(options.out).lexically_normal().string();
   while (s.run_dir.size() > 1 && s.run_dir.back() == '/') s.run_dir.pop_back();
-  s.shards = options.shards ? options.shards
-                            : std::min<uint32_t>(static_cast<uint32_t>(packets->size()),
-                                                 kMaxDefaultShards);
+  s.shards = options.shards
+                 ? options.shards
+                 : std::min<uint32_t>(static_cast<uint32_t>(packets->size()), kMaxDefaultShards);
   s.partition = options.partition;
   s.time_limit = options.time_limit;
   s.replay_args = options.replay_args;
@@ -156,8 +158,7 @@ int run_corpus_submit(const CorpusSubmitOptions& options) {
     if (auto e = replay::write_file_atomically(path, text); !e.empty())
       return fail_command(cmd, options.json, 2, e);
   }
-  const std::vector<std::string> array_cmd = {options.sbatch, "--parsable",
-                                              s.replay_script_path()};
+  const std::vector<std::string> array_cmd = {options.sbatch, "--parsable", s.replay_script_path()};
   auto merge_cmd = [&](const std::string& id) {
     return std::vector<std::string>{options.sbatch, "--parsable", "--dependency=afterany:" + id,
                                     s.merge_script_path()};

@@ -12,9 +12,9 @@
 namespace bud::cli {
 
 struct CorpusSubmitOptions {
-  std::string slurm;                ///< the corpus directory
+  std::string slurm;                   ///< the corpus directory
   std::string out = "bud-corpus-run";  ///< scripts, logs, results, merged report
-  uint32_t shards = 0;              ///< array tasks; 0: one per packet, at most 1000
+  uint32_t shards = 0;                 ///< array tasks; 0: one per packet, at most 1000
   std::string partition;
   std::string time_limit;
   std::string sbatch = "sbatch";

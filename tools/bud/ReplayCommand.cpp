@@ -59,7 +59,8 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
   sub->add_flag("--json", options.json, "Print one JSON object");
   sub->add_option("--junit", options.junit, "Write a JUnit XML report to FILE (corpus mode)");
   sub->add_option("-j,--jobs", options.jobs,
-                  "Packets replayed in parallel; with one packet, its checkpoint windows")->capture_default_str();
+                  "Packets replayed in parallel; with one packet, its checkpoint windows")
+      ->capture_default_str();
   sub->add_option("--shard", options.shard,
                   "Replay only shard I of N (0-based): I/N (else from Slurm, LSF, Bazel or "
                   "GitLab variables)");
@@ -160,7 +161,8 @@ int run_replay(const ReplayCommandOptions& options) {
     auto e = replay::write_file_atomically(stem + ".xml", xml);
     if (e.empty())
       e = replay::write_file_atomically(
-          stem + ".json", shard.to_json().dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
+          stem + ".json",
+          shard.to_json().dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
     if (!e.empty()) return fail_command("replay", options.json, 2, e);
   }
   const int code = aggregate(result.outcomes);
