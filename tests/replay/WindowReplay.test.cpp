@@ -80,6 +80,21 @@ TEST_CASE("window-parallel replay: a clean packet and a recorded symptom as seri
     const auto late = compare_jobs(path, at);
     CHECK(late.start_cycle == 2048);
   }
+  SECTION("result mismatch from an injected DRAM bit flip reproduces") {
+    run::RunOptions o;
+    o.workload = "gemm_small";
+    std::string e;
+    o.faults.push_back(*emu::parse_fault("memflip:dram:0x10000[3]@10", e));
+    RecordConfig fine;
+    fine.digest_interval = 64;
+    fine.checkpoint_interval = 256;
+    const auto path = (dir / "mismatch.bpk").string();
+    test::record(path, o, fine);
+    const auto serial = compare_jobs(path);
+    CHECK(serial.verdict == Verdict::Reproduced);
+    REQUIRE(serial.replay_symptom);
+    CHECK(serial.replay_symptom->kind() == pb::Symptom::RESULT_MISMATCH);
+  }
   SECTION("hang from a starved queue reproduces") {
     run::RunOptions o;
     o.workload = "gemm_small";
