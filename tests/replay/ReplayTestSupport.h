@@ -39,6 +39,26 @@ inline replay::RecordConfig small_intervals() {
   return c;
 }
 
+/// gemm_small with the L->C tokens stuck at 0 from cycle 100: the compute queue starves and the
+/// watchdog reports a hang after 3000 cycles without progress.
+inline run::RunOptions starved_queue_run() {
+  run::RunOptions o;
+  o.workload = "gemm_small";
+  o.emulator.hang_cycles = 3000;
+  std::string e;
+  o.faults.push_back(*emu::parse_fault("stuck:tokens[0][0]=0@100", e));
+  return o;
+}
+
+/// gemm_small with bit 3 of an input byte flipped in DRAM at cycle 10: a result mismatch.
+inline run::RunOptions memflip_run() {
+  run::RunOptions o;
+  o.workload = "gemm_small";
+  std::string e;
+  o.faults.push_back(*emu::parse_fault("memflip:dram:0x10000[3]@10", e));
+  return o;
+}
+
 /// Records `workload` with the given options to `path`; returns the outcome.
 inline replay::RecordOutcome record(const std::string& path, run::RunOptions options,
                                     replay::RecordConfig config = {}) {

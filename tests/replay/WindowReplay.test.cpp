@@ -81,28 +81,19 @@ TEST_CASE("window-parallel replay: a clean packet and a recorded symptom as seri
     CHECK(late.start_cycle == 2048);
   }
   SECTION("result mismatch from an injected DRAM bit flip reproduces") {
-    run::RunOptions o;
-    o.workload = "gemm_small";
-    std::string e;
-    o.faults.push_back(*emu::parse_fault("memflip:dram:0x10000[3]@10", e));
     RecordConfig fine;
     fine.digest_interval = 64;
     fine.checkpoint_interval = 256;
     const auto path = (dir / "mismatch.bpk").string();
-    test::record(path, o, fine);
+    test::record(path, test::memflip_run(), fine);
     const auto serial = compare_jobs(path);
     CHECK(serial.verdict == Verdict::Reproduced);
     REQUIRE(serial.replay_symptom);
     CHECK(serial.replay_symptom->kind() == pb::Symptom::RESULT_MISMATCH);
   }
   SECTION("hang from a starved queue reproduces") {
-    run::RunOptions o;
-    o.workload = "gemm_small";
-    o.emulator.hang_cycles = 3000;
-    std::string e;
-    o.faults.push_back(*emu::parse_fault("stuck:tokens[0][0]=0@100", e));
     const auto path = (dir / "hang.bpk").string();
-    test::record(path, o, small_intervals());
+    test::record(path, test::starved_queue_run(), small_intervals());
     CHECK(compare_jobs(path).verdict == Verdict::Reproduced);
   }
 }
