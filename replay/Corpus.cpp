@@ -358,35 +358,6 @@ ReplayOutcome replay_isolated(const std::string& path, const ReplayOptions& opti
   return reap_child(child, path, isolation);
 }
 
-namespace {
-
-std::optional<uint32_t> parse_u32(const std::string& s) {
-  if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), ::isdigit)) return std::nullopt;
-  return static_cast<uint32_t>(std::stoul(s));
-}
-
-}  // namespace
-
-std::optional<Shard> parse_shard(const std::string& text, std::string& error) {
-  const auto slash = text.find('/');
-  auto i = parse_u32(text.substr(0, slash));
-  auto n = slash == std::string::npos ? std::nullopt : parse_u32(text.substr(slash + 1));
-  if (!i || !n || *n == 0 || *i >= *n) {
-    error = "shard '" + text + "' must be I/N with 0 <= I < N";
-    return std::nullopt;
-  }
-  return Shard{*i, *n};
-}
-
-std::optional<Shard> shard_from_environment(std::string& error) {
-  const char* i = std::getenv("TEST_SHARD_INDEX");
-  const char* n = std::getenv("TEST_TOTAL_SHARDS");
-  if (!i || !n) return std::nullopt;
-  if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE"); status && *status)
-    std::ofstream(status, std::ios::app);
-  return parse_shard(std::string(i) + "/" + n, error);
-}
-
 int CorpusResult::exit_code() const {
   bool bad = false, untestable = false;
   for (const auto& o : outcomes) {
@@ -417,8 +388,11 @@ CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOp
   CorpusResult r;
   r.total_packets = paths.size();
   std::vector<std::string> mine;
-  for (size_t i = 0; i < paths.size(); ++i)
-    if (i % options.shard.total == options.shard.index) mine.push_back(paths[i]);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (i % options.shard.total != options.shard.index) continue;
+    mine.push_back(paths[i]);
+    r.corpus_index.push_back(i);
+  }
   r.outcomes.resize(mine.size());
   r.seconds.resize(mine.size());
   const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, mine.size()));
@@ -536,8 +510,9 @@ class XmlOut {
 
 }  // namespace
 
-std::string junit_xml(const CorpusResult& result, const std::string& suite_name) {
-  size_t failures = 0, errors = 0;
+std::string junit_xml(const CorpusResult& result, const std::string& suite_name,
+                      const std::vector<Shard>& missing_shards) {
+  size_t failures = 0, errors = missing_shards.size();
   for (const auto& o : result.outcomes) {
     if (o.verdict == Verdict::Reproduced || o.verdict == Verdict::NewSymptom) ++failures;
     // A packet that cannot be replayed (unreadable, truncated, incompatible) or that diverged
@@ -551,14 +526,14 @@ std::string junit_xml(const CorpusResult& result, const std::string& suite_name)
   XmlOut x;
   x.start("testsuites");
   x.attr("name", suite_name);
-  x.attr("tests", std::to_string(result.outcomes.size()));
+  x.attr("tests", std::to_string(result.outcomes.size() + missing_shards.size()));
   x.attr("failures", std::to_string(failures));
   x.attr("errors", std::to_string(errors));
   x.attr("skipped", "0");
   x.attr("time", seconds_text(total_seconds));
   x.start("testsuite");
   x.attr("name", suite_name);
-  x.attr("tests", std::to_string(result.outcomes.size()));
+  x.attr("tests", std::to_string(result.outcomes.size() + missing_shards.size()));
   x.attr("failures", std::to_string(failures));
   x.attr("errors", std::to_string(errors));
   x.attr("skipped", "0");
@@ -585,6 +560,20 @@ std::string junit_xml(const CorpusResult& result, const std::string& suite_name)
     x.start("system-out");
     x.text("verdict: " + v + "\n" + o.message + "\ncycles " + std::to_string(o.start_cycle) + ".." +
            std::to_string(o.end_cycle) + "\n");
+    x.end();
+    x.end();
+  }
+  for (const auto& s : missing_shards) {
+    x.start("testcase");
+    x.attr("name", s.file_stem());
+    x.attr("classname", suite_name);
+    x.attr("time", seconds_text(0));
+    x.start("error");
+    x.attr("type", "missing-shard");
+    const std::string what = "shard " + s.text() + " reported no results (no " + s.file_stem() +
+                             ".json): its packets were not replayed or their results were lost";
+    x.attr("message", what);
+    x.text(what);
     x.end();
     x.end();
   }

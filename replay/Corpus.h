@@ -8,20 +8,9 @@
 #include <vector>
 
 #include "replay/Replayer.h"
+#include "replay/ShardEnv.h"
 
 namespace bud::replay {
-
-/// Shard `index` of `total` (0-based index): packet i (in sorted name order) belongs to shard
-/// i % total.
-struct Shard {
-  uint32_t index = 0;
-  uint32_t total = 1;
-};
-/// Parses "I/N" (0 <= I < N). nullopt and `error` on bad text.
-std::optional<Shard> parse_shard(const std::string& text, std::string& error);
-/// The shard from Bazel's TEST_SHARD_INDEX / TEST_TOTAL_SHARDS, if both are set. Touches
-/// TEST_SHARD_STATUS_FILE when set, as Bazel asks of sharding-aware runners.
-std::optional<Shard> shard_from_environment(std::string& error);
 
 /// Per-packet isolation in corpus mode: each packet is replayed in a child process (fork) under
 /// these resource limits, so a crash, an abort or a limit becomes that packet's Crashed verdict
@@ -44,9 +33,11 @@ struct CorpusOptions {
 
 struct CorpusResult {
   std::vector<ReplayOutcome> outcomes;  ///< this shard's packets, sorted by name
+  /// Each outcome's index in the whole corpus (sorted by name, before sharding).
+  std::vector<uint64_t> corpus_index;
   /// Wall-clock seconds per outcome (same order), for the report only: never part of a verdict.
   std::vector<double> seconds;
-  uint64_t total_packets = 0;           ///< in the directory, before sharding
+  uint64_t total_packets = 0;  ///< in the directory, before sharding
   /// 0 all fixed/passed, 1 any reproduced/new symptom/diverged, 125 otherwise incompatible.
   int exit_code() const;
 };
@@ -66,6 +57,9 @@ CorpusResult replay_corpus(const std::vector<std::string>& paths, const CorpusOp
 /// the system-out. Suite totals: tests, failures, errors, skipped (always 0), time. An empty
 /// result is a valid report with tests="0". Text that is not valid UTF-8/XML is replaced (U+FFFD).
 /// Empty only if libxml2 fails.
-std::string junit_xml(const CorpusResult& result, const std::string& suite_name);
+/// `missing_shards` (bud corpus merge): one test case per shard whose results never arrived,
+/// named by the shard (shard-0002-of-0004), with <error type="missing-shard">.
+std::string junit_xml(const CorpusResult& result, const std::string& suite_name,
+                      const std::vector<Shard>& missing_shards = {});
 
 }  // namespace bud::replay

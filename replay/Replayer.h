@@ -20,6 +20,9 @@ struct ReplayOptions {
   bool allow_revision_mismatch = false;
   /// Replay the recorded prefix of a packet without footer (a killed recording).
   bool allow_incomplete = false;
+  /// Checkpoint windows verified in parallel, each from its recorded checkpoint on an emulator
+  /// of its own (replay/WindowReplay.h). The outcome is the same for every value.
+  unsigned window_jobs = 1;
 };
 
 enum class Verdict : uint8_t {

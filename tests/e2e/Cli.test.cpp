@@ -347,6 +347,16 @@ TEST_CASE("every --json command prints exactly one JSON object on success and on
                        2);
     check_error_object(bud({"attach", "unix:" + temp_path("no.sock"), "--json"}), 2);
   }
+  SECTION("corpus merge, submit, record, dashboard") {
+    check_error_object(bud({"corpus", "merge", temp_path("m"), missing, "--json"}), 2);
+    const std::string dup = temp_path("dup.json");
+    write_file(dup, "{\"format\": \"bud-corpus-shard\"}");
+    check_error_object(bud({"corpus", "merge", temp_path("m"), dup, "--json"}), 2);
+    check_error_object(bud({"corpus", "submit", "--slurm", missing, "--json"}), 2);
+    check_error_object(bud({"corpus", "record", temp_path("e.db"), missing, "--run", "r", "--json"}),
+                       2);
+    check_error_object(bud({"corpus", "dashboard", temp_path("none.db"), "--json"}), 2);
+  }
   SECTION("unknown command") { check_error_object(bud({"rn", "--json"}), 2); }
   for (const auto& p : {good, corrupt, odd}) std::remove(p.c_str());
 }
@@ -378,7 +388,12 @@ TEST_CASE("every subcommand's --help has an Examples section", "[e2e][help]") {
                                              {"trigger"},
                                              {"trigger", "check"},
                                              {"serve"},
-                                             {"attach"}}) {
+                                             {"attach"},
+                                             {"corpus"},
+                                             {"corpus", "merge"},
+                                             {"corpus", "submit"},
+                                             {"corpus", "record"},
+                                             {"corpus", "dashboard"}}) {
     auto args = sub;
     args.push_back("--help");
     const auto r = bud(args);

@@ -30,6 +30,35 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   return d;
 }
 
+/// Digest points every 256 cycles and a checkpoint window every 1024: many windows on a short
+/// run.
+inline replay::RecordConfig small_intervals() {
+  replay::RecordConfig c;
+  c.digest_interval = 256;
+  c.checkpoint_interval = 1024;
+  return c;
+}
+
+/// gemm_small with the L->C tokens stuck at 0 from cycle 100: the compute queue starves and the
+/// watchdog reports a hang after 3000 cycles without progress.
+inline run::RunOptions starved_queue_run() {
+  run::RunOptions o;
+  o.workload = "gemm_small";
+  o.emulator.hang_cycles = 3000;
+  std::string e;
+  o.faults.push_back(*emu::parse_fault("stuck:tokens[0][0]=0@100", e));
+  return o;
+}
+
+/// gemm_small with bit 3 of an input byte flipped in DRAM at cycle 10: a result mismatch.
+inline run::RunOptions memflip_run() {
+  run::RunOptions o;
+  o.workload = "gemm_small";
+  std::string e;
+  o.faults.push_back(*emu::parse_fault("memflip:dram:0x10000[3]@10", e));
+  return o;
+}
+
 /// Records `workload` with the given options to `path`; returns the outcome.
 inline replay::RecordOutcome record(const std::string& path, run::RunOptions options,
                                     replay::RecordConfig config = {}) {

@@ -14,12 +14,7 @@ using namespace bud::replay;
 
 namespace {
 
-RecordConfig small_intervals() {
-  RecordConfig c;
-  c.digest_interval = 256;
-  c.checkpoint_interval = 1024;
-  return c;
-}
+using test::small_intervals;
 
 struct MemCase {
   std::string name;
@@ -99,15 +94,11 @@ TEST_CASE("a recorded symptom reproduces and --at starts from the nearest checkp
           "[replay][roundtrip][symptom]") {
   const auto dir = test::temp_dir("symptom");
   SECTION("result mismatch from an injected fault") {
-    run::RunOptions o;
-    o.workload = "gemm_small";
-    std::string e;
-    o.faults.push_back(*emu::parse_fault("memflip:dram:0x10000[3]@10", e));
     const auto path = (dir / "mismatch.bpk").string();
     RecordConfig fine;
     fine.digest_interval = 64;
     fine.checkpoint_interval = 256;
-    const auto rec = test::record(path, o, fine);
+    const auto rec = test::record(path, test::memflip_run(), fine);
     CHECK_FALSE(rec.report.passed);
     std::string error;
     auto p = read_packet(path, error);
@@ -127,13 +118,8 @@ TEST_CASE("a recorded symptom reproduces and --at starts from the nearest checkp
     CHECK(late.start_cycle > 0);
   }
   SECTION("hang from a starved queue") {
-    run::RunOptions o;
-    o.workload = "gemm_small";
-    o.emulator.hang_cycles = 3000;
-    std::string e;
-    o.faults.push_back(*emu::parse_fault("stuck:tokens[0][0]=0@100", e));
     const auto path = (dir / "hang.bpk").string();
-    test::record(path, o, small_intervals());
+    test::record(path, test::starved_queue_run(), small_intervals());
     const auto out = replay_file(path, {});
     REQUIRE(out.replay_symptom);
     CHECK(out.replay_symptom->kind() == pb::Symptom::HANG);

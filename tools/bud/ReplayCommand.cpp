@@ -5,10 +5,12 @@
 #include <fstream>
 #include <iostream>
 
+#include "bud/ModelRevision.h"
 #include "debugger/json/Json.h"
 #include "replay/Corpus.h"
 #include "replay/InputFile.h"
 #include "replay/PacketRun.h"
+#include "replay/ShardResults.h"
 #include "tools/bud/Output.h"
 
 namespace bud::cli {
@@ -16,47 +18,6 @@ namespace bud::cli {
 using json::Json;
 
 namespace {
-
-Json symptom_json(const std::optional<replay::pb::Symptom>& s) {
-  if (!s) return nullptr;
-  Json j = Json::object();
-  j["kind"] = replay::symptom_kind_name(s->kind());
-  j["cycle"] = s->cycle();
-  j["message"] = s->message();
-  return j;
-}
-
-Json outcome_json(const replay::ReplayOutcome& o) {
-  Json j = Json::object();
-  j["packet"] = o.packet;
-  j["verdict"] = replay::verdict_name(o.verdict);
-  j["exit_code"] = o.exit_code();
-  j["message"] = o.message;
-  Json notes = Json::array();
-  for (const auto& n : o.notes) notes.push_back(n);
-  j["notes"] = std::move(notes);
-  j["recorded_revision"] = o.recorded_revision;
-  j["start_cycle"] = o.start_cycle;
-  j["end_cycle"] = o.end_cycle;
-  j["digests_checked"] = o.digests_checked;
-  j["windows_checked"] = o.windows_checked;
-  if (o.divergence) {
-    Json d = Json::object();
-    d["window"] = o.divergence->window;
-    d["window_start"] = o.divergence->window_start;
-    d["window_end"] = o.divergence->window_end;
-    d["cycle"] = o.divergence->cycle;
-    Json st = Json::array();
-    for (const auto& s : o.divergence->stages) st.push_back(s);
-    d["stages"] = std::move(st);
-    j["divergence"] = std::move(d);
-  } else {
-    j["divergence"] = nullptr;
-  }
-  j["recorded_symptom"] = symptom_json(o.recorded_symptom);
-  j["replay_symptom"] = symptom_json(o.replay_symptom);
-  return j;
-}
 
 int aggregate(const std::vector<replay::ReplayOutcome>& outcomes) {
   bool untestable = false;
@@ -76,6 +37,7 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
       "Examples:\n"
       "  bud run conv --fault memflip:dram:0x100[3]@0 --record fail.bpk; bud replay fail.bpk\n"
       "  bud replay fail.bpk --at 900000          # start from the checkpoint before 900000\n"
+      "  bud replay long.bpk -j 2                 # verify its checkpoint windows 2 at a time\n"
       "  git bisect run /tmp/git-bisect-rtl.sh fail.bpk   # copy of tools/git-bisect-rtl.sh\n"
       "  bud replay corpus/ --junit replay.xml -j 4 --shard 0/8   # CI corpus mode\n"
       "Verdicts: reproduced, fixed (symptom gone, results match the golden model), passed,\n"
@@ -83,7 +45,8 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
       "Exit status (git bisect run): 0 symptom absent, 1 symptom present, 125 cannot test\n"
       "(unreadable, incomplete or incompatible packet, other model revision, divergence), 2 "
       "usage.\n"
-      "Corpus mode shards with --shard I/N or Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, and\n"
+      "Corpus mode shards with --shard I/N or the scheduler's variables (Slurm and LSF job\n"
+      "arrays, Bazel, GitLab parallel jobs; docs/packets.md), and\n"
       "replays each packet in its own process: a crash or a limit is that packet's error\n"
       "(verdict crashed, exit 125) and the report is still written.");
   sub->add_option("packets", options.packets, "Packet files (.bpk) or directories of them")
@@ -95,8 +58,15 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
                 "Replay the recorded prefix of a packet whose recording was interrupted");
   sub->add_flag("--json", options.json, "Print one JSON object");
   sub->add_option("--junit", options.junit, "Write a JUnit XML report to FILE (corpus mode)");
-  sub->add_option("-j,--jobs", options.jobs, "Packets replayed in parallel")->capture_default_str();
-  sub->add_option("--shard", options.shard, "Replay only shard I of N (0-based): I/N");
+  sub->add_option("-j,--jobs", options.jobs,
+                  "Packets replayed in parallel; with one packet, its checkpoint windows")
+      ->capture_default_str();
+  sub->add_option("--shard", options.shard,
+                  "Replay only shard I of N (0-based): I/N (else from Slurm, LSF, Bazel or "
+                  "GitLab variables)");
+  sub->add_option("--results", options.results,
+                  "Corpus mode: write this shard's results to DIR/shard-I-of-N.{xml,json} (for "
+                  "bud corpus merge)");
   sub->add_option("--limit-memory-mb", options.limit_memory_mb,
                   "Corpus mode: address-space limit of each packet's replay process (0: none)")
       ->capture_default_str();
@@ -118,6 +88,7 @@ int run_replay(const ReplayCommandOptions& options) {
   co.replay.allow_incomplete = options.allow_incomplete;
   std::string error;
   bool corpus = !options.junit.empty() || !options.shard.empty();
+  std::string source = options.shard.empty() ? "" : "--shard";
   if (!options.shard.empty()) {
     auto s = replay::parse_shard(options.shard, error);
     if (!s) {
@@ -125,10 +96,21 @@ int run_replay(const ReplayCommandOptions& options) {
     }
     co.shard = *s;
   } else if (auto s = replay::shard_from_environment(error)) {
-    co.shard = *s;
+    co.shard = s->shard;
+    source = s->source;
     corpus = true;
   } else if (!error.empty()) {
-    return fail_command("replay", options.json, 2, "TEST_SHARD_INDEX/TEST_TOTAL_SHARDS: " + error);
+    return fail_command("replay", options.json, 2, "shard from the environment: " + error);
+  }
+  if (!options.results.empty()) {
+    corpus = true;
+    std::error_code ec;
+    std::filesystem::create_directories(options.results, ec);
+    if (ec || !std::filesystem::is_directory(options.results))
+      return fail_command("replay", options.json, 2,
+                          "--results " + replay::printable(options.results) +
+                              ": cannot create the directory" +
+                              (ec ? ": " + ec.message() : std::string()));
   }
   std::vector<std::string> paths;
   for (const auto& p : options.packets) {
@@ -146,6 +128,12 @@ int run_replay(const ReplayCommandOptions& options) {
     } else {
       paths.push_back(p);
     }
+  }
+  // One packet outside corpus mode: -j verifies its checkpoint windows in parallel (the same
+  // outcome as -j 1, docs/packets.md "Window-parallel replay").
+  if (!corpus && paths.size() == 1) {
+    co.replay.window_jobs = options.jobs;
+    co.jobs = 1;
   }
   // Corpus mode isolates each packet: a crash or a resource limit becomes that packet's
   // "crashed" verdict and the report is still written.
@@ -165,6 +153,18 @@ int run_replay(const ReplayCommandOptions& options) {
     out.close();
     if (!out) return fail_command("replay", options.json, 2, options.junit + ": cannot write");
   }
+  if (!options.results.empty()) {
+    // One shard's results, named by the shard, for `bud corpus merge`.
+    replay::ShardResults shard{co.shard, source, build::kModelRevision, result};
+    const auto stem = (std::filesystem::path(options.results) / co.shard.file_stem()).string();
+    const std::string xml = replay::junit_xml(result, "bud-replay");
+    auto e = replay::write_file_atomically(stem + ".xml", xml);
+    if (e.empty())
+      e = replay::write_file_atomically(
+          stem + ".json",
+          shard.to_json().dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
+    if (!e.empty()) return fail_command("replay", options.json, 2, e);
+  }
   const int code = aggregate(result.outcomes);
   if (options.json) {
     Json j = Json::object();
@@ -183,7 +183,7 @@ int run_replay(const ReplayCommandOptions& options) {
     j["total_packets"] = result.total_packets;
     j["shard"] = std::to_string(co.shard.index) + "/" + std::to_string(co.shard.total);
     Json arr = Json::array();
-    for (const auto& o : result.outcomes) arr.push_back(outcome_json(o));
+    for (const auto& o : result.outcomes) arr.push_back(replay::outcome_json(o));
     j["packets"] = std::move(arr);
     std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
     return code;

@@ -18,7 +18,8 @@ struct ReplayCommandOptions {
   bool json = false;
   std::string junit;
   unsigned jobs = 1;
-  std::string shard;  ///< "I/N"
+  std::string shard;    ///< "I/N"
+  std::string results;  ///< directory for this shard's results files (bud corpus merge)
   /// Corpus mode: each packet in its own process under these limits (0: none).
   bool no_isolation = false;
   uint64_t limit_memory_mb = 16384;

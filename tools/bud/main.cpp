@@ -8,6 +8,7 @@
 #include "bud/ModelRevision.h"
 #include "tools/bud/AttachCommand.h"
 #include "tools/bud/BisectCommand.h"
+#include "tools/bud/CorpusCommand.h"
 #include "tools/bud/DebugCommand.h"
 #include "tools/bud/MinimizeCommand.h"
 #include "tools/bud/Output.h"
@@ -93,6 +94,8 @@ int main(int argc, char** argv) {
   bud::cli::setup_serve(app, serve_options);
   bud::cli::AttachOptions attach_options;
   bud::cli::setup_attach(app, attach_options);
+  bud::cli::CorpusOptions corpus_options;
+  bud::cli::setup_corpus(app, corpus_options);
   // `bud help [SUBCOMMAND]` is `bud [SUBCOMMAND] --help`; an unknown first word gets a suggestion
   // instead of CLI11's "arguments were not expected".
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -149,5 +152,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("trigger")) return bud::cli::run_trigger(trigger_options);
   if (app.got_subcommand("serve")) return bud::cli::run_serve(serve_options);
   if (app.got_subcommand("attach")) return bud::cli::run_attach(attach_options);
+  if (app.got_subcommand("corpus")) return bud::cli::run_corpus(corpus_options);
   return 2;
 }

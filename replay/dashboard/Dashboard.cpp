@@ -1,0 +1,202 @@
+#include "replay/dashboard/Dashboard.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace bud::replay {
+
+namespace {
+
+bool is_failing(const std::string& v) {
+  return v == "reproduced" || v == "new-symptom" || v == "diverged";
+}
+bool is_passing(const std::string& v) { return v == "passed" || v == "fixed"; }
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  for (const char c : s) {
+    switch (c) {
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
+    }
+  }
+  return o;
+}
+
+std::string percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * f);
+  return buf;
+}
+
+}  // namespace
+
+Dashboard Dashboard::from(const std::vector<EvidenceRow>& rows) {
+  // Revisions in order of their first run; per revision each packet's verdicts in run order.
+  std::vector<std::string> order;
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> verdicts;
+  std::map<std::string, std::set<std::string>> runs;
+  std::vector<const EvidenceRow*> sorted;
+  for (const auto& r : rows) sorted.push_back(&r);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const EvidenceRow* a, const EvidenceRow* b) {
+    return a->run_order < b->run_order;
+  });
+  for (const auto* r : sorted) {
+    if (!verdicts.count(r->revision)) order.push_back(r->revision);
+    verdicts[r->revision][r->packet].push_back(r->verdict);
+    runs[r->revision].insert(r->run);
+  }
+  Dashboard d;
+  const std::map<std::string, std::vector<std::string>>* previous = nullptr;
+  for (const auto& rev : order) {
+    const auto& packets = verdicts[rev];
+    RevisionEvidence e;
+    e.revision = rev;
+    e.runs = runs[rev].size();
+    e.packets = packets.size();
+    for (const auto& [packet, vs] : packets) {
+      const std::string& latest = vs.back();
+      if (is_passing(latest)) ++e.passing;
+      const bool failing = is_failing(latest);
+      if (failing) ++e.failing;
+      if (std::set<std::string>(vs.begin(), vs.end()).size() > 1) e.flaky.push_back(packet);
+      bool failed_before = false, seen_before = false;
+      if (previous) {
+        if (auto it = previous->find(packet); it != previous->end()) {
+          seen_before = true;
+          failed_before = is_failing(it->second.back());
+        }
+      }
+      if (failing && failed_before) e.still_failing.push_back(packet);
+      if (failing && !failed_before) e.newly_failing.push_back(packet);
+      if (seen_before && failed_before && is_passing(latest)) e.newly_fixed.push_back(packet);
+    }
+    e.success_rate = e.packets ? static_cast<double>(e.passing) / e.packets : 0.0;
+    d.revisions.push_back(std::move(e));
+    previous = &packets;
+  }
+  return d;
+}
+
+json::Json Dashboard::json() const {
+  json::Json revs = json::Json::array();
+  for (const auto& e : revisions) {
+    json::Json j = json::Json::object();
+    j["revision"] = e.revision;
+    j["runs"] = e.runs;
+    j["packets"] = e.packets;
+    j["passing"] = e.passing;
+    j["failing"] = e.failing;
+    j["success_rate"] = e.success_rate;
+    j["still_failing"] = e.still_failing;
+    j["newly_failing"] = e.newly_failing;
+    j["newly_fixed"] = e.newly_fixed;
+    j["flaky"] = e.flaky;
+    revs.push_back(std::move(j));
+  }
+  json::Json trend = json::Json::array();
+  for (const auto& e : revisions) trend.push_back(e.failing);
+  return {{"revisions", std::move(revs)}, {"escape_risk_trend", std::move(trend)}};
+}
+
+std::string Dashboard::text() const {
+  std::string t;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-18s %5s %8s %8s %8s %6s %6s %6s %6s\n", "revision", "runs",
+                "packets", "success", "failing", "still", "new", "fixed", "flaky");
+  t += line;
+  for (const auto& e : revisions) {
+    std::snprintf(line, sizeof line, "%-18s %5llu %8llu %8s %8llu %6zu %6zu %6zu %6zu\n",
+                  e.revision.substr(0, 18).c_str(), static_cast<unsigned long long>(e.runs),
+                  static_cast<unsigned long long>(e.packets), percent(e.success_rate).c_str(),
+                  static_cast<unsigned long long>(e.failing), e.still_failing.size(),
+                  e.newly_failing.size(), e.newly_fixed.size(), e.flaky.size());
+    t += line;
+  }
+  if (!revisions.empty()) {
+    const auto& last = revisions.back();
+    auto list = [&](const char* what, const std::vector<std::string>& v) {
+      if (v.empty()) return;
+      t += std::string(what) + ":";
+      for (const auto& p : v) t += " " + p;
+      t += "\n";
+    };
+    t += "latest revision " + last.revision + "\n";
+    list("  still failing", last.still_failing);
+    list("  newly failing", last.newly_failing);
+    list("  newly fixed", last.newly_fixed);
+    list("  flaky", last.flaky);
+  }
+  return t;
+}
+
+std::string Dashboard::html() const {
+  // The chart: failing packets per revision (bars) and success rate (line), in an inline SVG.
+  const int w = 720, h = 240, pad = 40;
+  uint64_t most = 1;
+  for (const auto& e : revisions) most = std::max(most, e.failing);
+  const size_t n = std::max<size_t>(1, revisions.size());
+  const double step = static_cast<double>(w - 2 * pad) / static_cast<double>(n);
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) +
+                    "\" height=\"" + std::to_string(h) +
+                    "\" role=\"img\" aria-label=\"escape-risk trend\">";
+  std::string line;
+  char buf[256];
+  for (size_t i = 0; i < revisions.size(); ++i) {
+    const auto& e = revisions[i];
+    const double bh = (h - 2 * pad) * static_cast<double>(e.failing) / static_cast<double>(most);
+    const double x = pad + step * static_cast<double>(i);
+    std::snprintf(buf, sizeof buf,
+                  "<rect class=\"fail\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
+                  "<title>%llu failing</title></rect>",
+                  x + step * 0.15, h - pad - bh, step * 0.7, bh,
+                  static_cast<unsigned long long>(e.failing));
+    svg += buf;
+    std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", line.empty() ? "" : " ", x + step / 2,
+                  h - pad - (h - 2 * pad) * e.success_rate);
+    line += buf;
+    svg += "<text x=\"" + std::to_string(static_cast<int>(x + step / 2)) + "\" y=\"" +
+           std::to_string(h - pad / 2) + "\" text-anchor=\"middle\">" +
+           html_escape(e.revision.substr(0, 8)) + "</text>";
+  }
+  svg += "<polyline class=\"rate\" points=\"" + line + "\"/></svg>";
+  std::string rows;
+  for (const auto& e : revisions) {
+    auto cell = [](const std::vector<std::string>& v) {
+      std::string c;
+      for (const auto& p : v) c += (c.empty() ? "" : ", ") + html_escape(p);
+      return "<td>" + c + "</td>";
+    };
+    rows += "<tr><td>" + html_escape(e.revision) + "</td><td>" + std::to_string(e.runs) +
+            "</td><td>" + std::to_string(e.packets) + "</td><td>" + percent(e.success_rate) +
+            "</td><td>" + std::to_string(e.failing) + "</td>" + cell(e.still_failing) +
+            cell(e.newly_failing) + cell(e.newly_fixed) + cell(e.flaky) + "</tr>\n";
+  }
+  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>bud evidence "
+         "dashboard</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:"
+         "collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}rect.fail{fill:"
+         "#d9534f}polyline.rate{fill:none;stroke:#2a7;stroke-width:2}text{font-size:11px}"
+         "</style></head>\n<body><h1>Bring-up evidence</h1>\n<p>Bars: failing packets per "
+         "revision (escape risk); line: replay success rate (0 to 100%).</p>\n" +
+         svg +
+         "\n<table><tr><th>revision</th><th>runs</th><th>packets</th><th>success</th><th>"
+         "failing</th><th>still failing</th><th>newly failing</th><th>newly fixed</th><th>flaky"
+         "</th></tr>\n" +
+         rows + "</table></body></html>\n";
+}
+
+}  // namespace bud::replay

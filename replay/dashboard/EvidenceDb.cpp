@@ -1,0 +1,180 @@
+#include "replay/dashboard/EvidenceDb.h"
+
+#include <sqlite3.h>
+
+namespace bud::replay {
+
+namespace {
+
+// Writers wait this long for another writer's transaction (shards finishing together).
+constexpr int kBusyTimeoutMs = 60000;
+
+const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,  -- order of first record: the trend's time axis
+  name TEXT NOT NULL UNIQUE,
+  revision TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  packet TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  cycles INTEGER NOT NULL,
+  seconds REAL NOT NULL,
+  stage TEXT NOT NULL,
+  PRIMARY KEY (run_id, packet)
+);
+)sql";
+
+// A prepared statement, finalized on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~Statement() { sqlite3_finalize(s_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  sqlite3_stmt* get() const { return s_; }
+  void text(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+};
+
+std::string column_text(sqlite3_stmt* s, int i) {
+  const auto* t = sqlite3_column_text(s, i);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
+
+}  // namespace
+
+std::unique_ptr<EvidenceDb> EvidenceDb::open(const std::string& path, bool create,
+                                             std::string& error) {
+  sqlite3* raw = nullptr;
+  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  if (sqlite3_open_v2(path.c_str(), &raw, flags, nullptr) != SQLITE_OK) {
+    error = path +
+            ": cannot open the evidence database: " + (raw ? sqlite3_errmsg(raw) : "out of memory");
+    sqlite3_close(raw);
+    return nullptr;
+  }
+  std::unique_ptr<EvidenceDb> db(new EvidenceDb(raw, path));
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  // WAL lets readers run beside the one writer; concurrent writers queue on the busy timeout.
+  if (auto e = db->exec("PRAGMA journal_mode=WAL"); !e.empty()) return error = e, nullptr;
+  if (auto e = db->exec("BEGIN IMMEDIATE"); !e.empty()) return error = e, nullptr;
+  std::string e = db->exec(kSchema);
+  if (e.empty()) {
+    Statement get(raw, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (sqlite3_step(get.get()) == SQLITE_ROW) {
+      const std::string v = column_text(get.get(), 0);
+      if (v != std::to_string(kSchemaVersion))
+        e = path + ": evidence database schema version " + v + ", this bud reads version " +
+            std::to_string(kSchemaVersion);
+    } else {
+      e = db->exec(
+          ("INSERT INTO meta VALUES ('schema_version', '" + std::to_string(kSchemaVersion) + "')")
+              .c_str());
+    }
+  }
+  if (!e.empty()) {
+    db->exec("ROLLBACK");
+    error = e;
+    return nullptr;
+  }
+  if (auto c = db->exec("COMMIT"); !c.empty()) return error = c, nullptr;
+  return db;
+}
+
+EvidenceDb::~EvidenceDb() { sqlite3_close(db_); }
+
+std::string EvidenceDb::exec(const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) == SQLITE_OK) return {};
+  std::string e = path_ + ": " + (message ? message : sqlite3_errmsg(db_));
+  sqlite3_free(message);
+  return e;
+}
+
+std::string EvidenceDb::record(const std::vector<EvidenceRow>& rows) {
+  // IMMEDIATE takes the write lock up front, so two writers never both read and then fail to
+  // upgrade (SQLITE_BUSY inside a transaction, which the busy timeout cannot resolve).
+  if (auto e = exec("BEGIN IMMEDIATE"); !e.empty()) return e;
+  std::string e;
+  Statement run(db_,
+                "INSERT INTO runs (name, revision) VALUES (?1, ?2) ON CONFLICT(name) DO NOTHING");
+  Statement run_id(db_, "SELECT id, revision FROM runs WHERE name = ?1");
+  Statement put(db_,
+                "INSERT OR REPLACE INTO results (run_id, packet, verdict, cycles, seconds, stage) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  for (const auto& r : rows) {
+    sqlite3_reset(run.get());
+    run.text(1, r.run);
+    run.text(2, r.revision);
+    if (sqlite3_step(run.get()) != SQLITE_DONE) {
+      e = path_ + ": " + sqlite3_errmsg(db_);
+      break;
+    }
+    sqlite3_reset(run_id.get());
+    run_id.text(1, r.run);
+    if (sqlite3_step(run_id.get()) != SQLITE_ROW) {
+      e = path_ + ": " + sqlite3_errmsg(db_);
+      break;
+    }
+    const sqlite3_int64 id = sqlite3_column_int64(run_id.get(), 0);
+    if (const std::string rev = column_text(run_id.get(), 1); rev != r.revision) {
+      e = path_ + ": run '" + r.run + "' was recorded with model revision " + rev + ", not " +
+          r.revision + ": a run tests one revision";
+      break;
+    }
+    sqlite3_reset(put.get());
+    sqlite3_bind_int64(put.get(), 1, id);
+    put.text(2, r.packet);
+    put.text(3, r.verdict);
+    sqlite3_bind_int64(put.get(), 4, static_cast<sqlite3_int64>(r.cycles));
+    sqlite3_bind_double(put.get(), 5, r.seconds);
+    put.text(6, r.stage);
+    if (sqlite3_step(put.get()) != SQLITE_DONE) {
+      e = path_ + ": " + sqlite3_errmsg(db_);
+      break;
+    }
+  }
+  if (!e.empty()) {
+    exec("ROLLBACK");
+    return e;
+  }
+  return exec("COMMIT");
+}
+
+std::optional<std::vector<EvidenceRow>> EvidenceDb::rows(std::string& error) const {
+  Statement q(db_,
+              "SELECT runs.name, runs.revision, packet, verdict, cycles, seconds, stage, runs.id "
+              "FROM results JOIN runs ON runs.id = results.run_id ORDER BY runs.id, packet");
+  if (!q.get()) {
+    error = path_ + ": " + sqlite3_errmsg(db_);
+    return std::nullopt;
+  }
+  std::vector<EvidenceRow> out;
+  int rc;
+  while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) {
+    EvidenceRow r;
+    r.run = column_text(q.get(), 0);
+    r.revision = column_text(q.get(), 1);
+    r.packet = column_text(q.get(), 2);
+    r.verdict = column_text(q.get(), 3);
+    r.cycles = static_cast<uint64_t>(sqlite3_column_int64(q.get(), 4));
+    r.seconds = sqlite3_column_double(q.get(), 5);
+    r.stage = column_text(q.get(), 6);
+    r.run_order = static_cast<uint64_t>(sqlite3_column_int64(q.get(), 7));
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) {
+    error = path_ + ": " + sqlite3_errmsg(db_);
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace bud::replay

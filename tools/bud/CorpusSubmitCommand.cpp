@@ -1,0 +1,219 @@
+#include "tools/bud/CorpusSubmitCommand.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "replay/Corpus.h"
+#include "replay/InputFile.h"
+#include "replay/ShardResults.h"
+#include "replay/SlurmScripts.h"
+#include "tools/bud/Output.h"
+
+extern char** environ;
+
+namespace bud::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kExitSchedulerFailed = 3;
+// Slurm's default MaxArraySize is 1001 (task ids 0..1000).
+constexpr uint32_t kMaxDefaultShards = 1000;
+
+struct Ran {
+  int status = -1;  ///< exit status, or -1 if it could not run / was killed
+  std::string out, err;
+};
+
+// Runs `argv` (no shell) and collects its output; scheduler commands print a line or two.
+Ran run_program(const std::vector<std::string>& argv) {
+  Ran r;
+  int out[2], err[2];
+  if (::pipe(out) != 0) return r;
+  if (::pipe(err) != 0) {
+    ::close(out[0]), ::close(out[1]);
+    return r;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  posix_spawn_file_actions_addclose(&fa, err[0]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(out[1]), ::close(err[1]);
+  if (rc != 0) {
+    r.err = argv[0] + ": cannot run: " + std::strerror(rc);
+    ::close(out[0]), ::close(err[0]);
+    return r;
+  }
+  // Read stdout to its end, then stderr: the outputs are small (pipe buffers hold them).
+  const std::pair<int, std::string*> streams[] = {{out[0], &r.out}, {err[0], &r.err}};
+  for (auto [fd, text] : streams) {
+    char buf[4096];
+    for (;;) {
+      const ssize_t k = ::read(fd, buf, sizeof buf);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      text->append(buf, static_cast<size_t>(k));
+    }
+    ::close(fd);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+// `sbatch --parsable` prints "JOBID" or "JOBID;CLUSTER".
+std::string job_id(const std::string& out) {
+  std::string id = trimmed(out);
+  if (auto semi = id.find(';'); semi != std::string::npos) id.resize(semi);
+  const bool digits = !id.empty() && std::all_of(id.begin(), id.end(), ::isdigit);
+  return digits ? id : std::string();
+}
+
+}  // namespace
+
+void setup_corpus_submit(CLI::App& corpus, CorpusSubmitOptions& options) {
+  auto* sub = corpus.add_subcommand(
+      "submit", "Submit a corpus replay to a cluster scheduler: a job array and a merge job");
+  sub->footer(
+      "Examples:\n"
+      "  bud corpus submit --slurm corpus/ --out runs/r1             # one task per packet\n"
+      "  bud corpus submit --slurm corpus/ --out runs/r1 --shards 16 --partition ci --time "
+      "1:00:00\n"
+      "  bud corpus submit --slurm corpus/ --dry-run                 # write the scripts only\n"
+      "  bud corpus submit --slurm corpus/ -- --allow-revision-mismatch   # bud replay options\n"
+      "OUT gets replay.sbatch (the array: task I replays shard I/N and writes\n"
+      "results/shard-I-of-N.{xml,json}), merge.sbatch (bud corpus merge, after any end of the\n"
+      "array), logs/, and, when the merge job ran, merged/replay.xml and merged/summary.json.\n"
+      "Exit status: 0 submitted (or written), 2 bad input, 3 sbatch failed.");
+  sub->add_option("--slurm", options.slurm, "The corpus directory (*.bpk), submitted to Slurm")
+      ->required();
+  sub->add_option("--out", options.out, "Run directory: scripts, logs, results, merged report")
+      ->capture_default_str();
+  sub->add_option("--shards", options.shards,
+                  "Array tasks (default: one per packet, at most 1000)");
+  sub->add_option("--partition", options.partition, "sbatch --partition");
+  sub->add_option("--time", options.time_limit, "sbatch --time of each task and the merge");
+  sub->add_option("--sbatch", options.sbatch, "The sbatch program")->capture_default_str();
+  sub->add_flag("--dry-run", options.dry_run, "Write the scripts, submit nothing");
+  sub->add_flag("--json", options.json, "Print one JSON object");
+  sub->add_option("replay_args", options.replay_args, "After --: options for each bud replay");
+}
+
+int run_corpus_submit(const CorpusSubmitOptions& options) {
+  const char* cmd = "corpus submit";
+  std::string error;
+  auto packets = replay::list_packets(options.slurm, error);
+  if (!packets) return fail_command(cmd, options.json, 2, "--slurm " + replay::printable(error));
+  if (packets->empty())
+    return fail_command(
+        cmd, options.json, 2,
+        "--slurm " + replay::printable(options.slurm) + ": no *.bpk packets in this directory");
+  replay::SlurmScripts s;
+  std::error_code ec;
+  s.bud = fs::read_symlink("/proc/self/exe", ec).string();
+  if (ec)
+    return fail_command(cmd, options.json, 2, "cannot find the bud executable: " + ec.message());
+  s.corpus = fs::absolute(options.slurm).lexically_normal().string();
+  s.run_dir = fs::absolute(options.out).lexically_normal().string();
+  while (s.run_dir.size() > 1 && s.run_dir.back() == '/') s.run_dir.pop_back();
+  s.shards = options.shards
+                 ? options.shards
+                 : std::min<uint32_t>(static_cast<uint32_t>(packets->size()), kMaxDefaultShards);
+  s.partition = options.partition;
+  s.time_limit = options.time_limit;
+  s.replay_args = options.replay_args;
+  for (const auto& dir : {s.run_dir, s.logs_dir(), s.results_dir()}) {
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+      return fail_command(cmd, options.json, 2,
+                          replay::printable(dir) + ": cannot create the directory" +
+                              (ec ? ": " + ec.message() : std::string()));
+  }
+  const std::pair<std::string, std::string> scripts[] = {
+      {s.replay_script_path(), s.replay_script()}, {s.merge_script_path(), s.merge_script()}};
+  for (const auto& [path, text] : scripts) {
+    if (auto e = replay::write_file_atomically(path, text); !e.empty())
+      return fail_command(cmd, options.json, 2, e);
+  }
+  const std::vector<std::string> array_cmd = {options.sbatch, "--parsable", s.replay_script_path()};
+  auto merge_cmd = [&](const std::string& id) {
+    return std::vector<std::string>{options.sbatch, "--parsable", "--dependency=afterany:" + id,
+                                    s.merge_script_path()};
+  };
+  auto joined = [](const std::vector<std::string>& argv) {
+    std::string t;
+    for (const auto& a : argv) t += (t.empty() ? "" : " ") + replay::shell_quote(a);
+    return t;
+  };
+  Json j = Json::object();
+  j["corpus"] = s.corpus;
+  j["packets"] = packets->size();
+  j["shards"] = s.shards;
+  j["replay_script"] = s.replay_script_path();
+  j["merge_script"] = s.merge_script_path();
+  j["report"] = s.merged_dir() + "/replay.xml";
+  if (options.dry_run) {
+    j["dry_run"] = true;
+    j["commands"] = {joined(array_cmd), joined(merge_cmd("ARRAY_JOB_ID"))};
+    if (options.json) {
+      std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+    } else {
+      std::cout << "wrote " << s.replay_script_path() << " (" << s.shards << " tasks, "
+                << packets->size() << " packets) and " << s.merge_script_path()
+                << "\nto submit:\n  " << joined(array_cmd) << "\n  "
+                << joined(merge_cmd("ARRAY_JOB_ID")) << "\n";
+    }
+    return 0;
+  }
+  const Ran array = run_program(array_cmd);
+  const std::string array_id = array.status == 0 ? job_id(array.out) : "";
+  if (array_id.empty())
+    return fail_command(cmd, options.json, kExitSchedulerFailed,
+                        joined(array_cmd) + " failed (status " + std::to_string(array.status) +
+                            "): " + trimmed(array.err.empty() ? array.out : array.err));
+  const auto mcmd = merge_cmd(array_id);
+  const Ran merge = run_program(mcmd);
+  const std::string merge_id = merge.status == 0 ? job_id(merge.out) : "";
+  if (merge_id.empty())
+    return fail_command(cmd, options.json, kExitSchedulerFailed,
+                        "the replay array is job " + array_id + ", but " + joined(mcmd) +
+                            " failed (status " + std::to_string(merge.status) +
+                            "): " + trimmed(merge.err.empty() ? merge.out : merge.err));
+  j["array_job"] = array_id;
+  j["merge_job"] = merge_id;
+  if (options.json) {
+    std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << "submitted replay array job " << array_id << " (" << s.shards << " tasks, "
+              << packets->size() << " packets): " << s.replay_script_path() << "\n"
+              << "submitted merge job " << merge_id << " (after any end of " << array_id
+              << "): " << s.merge_script_path() << "\n"
+              << "report: " << s.merged_dir() << "/replay.xml\n";
+  }
+  return 0;
+}
+
+}  // namespace bud::cli
