@@ -101,8 +101,8 @@ std::unique_ptr<Attribution> Attribution::attach(emu::Emulator& emu,
   for (int e = 0; e < isa::kNumEngines; ++e) {
     const auto engine = static_cast<isa::Engine>(e);
     for (int c = 0; c < isa::kNumClasses; ++c) {
-      const std::string name = std::string(isa::kEngineNames[e]) + "." +
-                               std::string(isa::kClassNames[c]);
+      const std::string name =
+          std::string(isa::kEngineNames[e]) + "." + std::string(isa::kClassNames[c]);
       if (!track(holder_of(engine), class_slot(engine, static_cast<isa::CycleClass>(c)), name))
         return nullptr;
     }
@@ -146,8 +146,7 @@ bool Attribution::after_cycle(uint64_t cycle) {
 // The counters after edge t include cycle t, whose class the design computed from the state
 // after edge t-1, when the holder still held `old_cmd`: the growth up to now is old_cmd's (or,
 // if it held nothing, the next command's: `new_cmd`).
-void Attribution::attribute(int h, uint32_t old_cmd, uint32_t new_cmd, uint64_t cycle,
-                            bool final) {
+void Attribution::attribute(int h, uint32_t old_cmd, uint32_t new_cmd, uint64_t cycle, bool final) {
   ++changes_;
   const size_t tail = counts_.size() - 1;
   auto bucket = [&](uint32_t cmd) { return cmd < tail ? cmd : tail; };

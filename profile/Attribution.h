@@ -60,8 +60,8 @@ class Attribution final : public drive::Participant, public emu::CycleHook {
  public:
   /// Binds to `emu` (which must run the NPU ISA and expose the holders' signals and the PMU
   /// counters by address) for a run of `program`. Null and `error` set when it cannot.
-  static std::unique_ptr<Attribution> attach(emu::Emulator& emu,
-                                             const workload::Program& program, std::string& error);
+  static std::unique_ptr<Attribution> attach(emu::Emulator& emu, const workload::Program& program,
+                                             std::string& error);
 
   emu::CycleHook* cycle_hook() override { return this; }
   void on_start(uint64_t cycle) override;
