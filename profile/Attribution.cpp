@@ -6,10 +6,31 @@ namespace bud::profile {
 
 namespace {
 
-uint64_t read_le(const void* p, uint32_t bytes) {
-  uint64_t v = 0;
-  std::memcpy(&v, p, bytes);  // little-endian host (x86-64, aarch64): the low bytes
+// Fixed-size loads (inlined) for the widths a signal can have; little-endian host (x86-64,
+// aarch64): the low bytes are the value.
+template <class T>
+uint64_t load(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
   return v;
+}
+
+uint64_t read_le(const void* p, uint32_t bytes) {
+  switch (bytes) {
+    case 1:
+      return load<uint8_t>(p);
+    case 2:
+      return load<uint16_t>(p);
+    case 4:
+      return load<uint32_t>(p);
+    case 8:
+      return load<uint64_t>(p);
+    default: {
+      uint64_t v = 0;
+      std::memcpy(&v, p, bytes);
+      return v;
+    }
+  }
 }
 
 // The signals that say what each holder holds: a state that is non-zero while it holds a
@@ -131,7 +152,7 @@ void Attribution::on_start(uint64_t cycle) {
   (void)cycle;
   for (int h = 0; h < kNumHolders; ++h) {
     current_[h] = held(probes_[h]);
-    for (const Tracked& t : tracked_[h]) last_[h][t.slot] = read_le(t.counter, 8);
+    for (const Tracked& t : tracked_[h]) last_[h][t.slot] = load<uint64_t>(t.counter);
   }
 }
 
@@ -154,7 +175,7 @@ void Attribution::attribute(int h, uint32_t old_cmd, uint32_t new_cmd, uint64_t 
   CommandCounts& target = counts_[bucket(to_old ? old_cmd : new_cmd)];
   SlotCounts& into = to_old ? target.held : target.empty;
   for (const Tracked& t : tracked_[h]) {
-    const uint64_t v = read_le(t.counter, 8);
+    const uint64_t v = load<uint64_t>(t.counter);
     into[t.slot] += v - last_[h][t.slot];
     last_[h][t.slot] = v;
   }
@@ -181,7 +202,7 @@ void Attribution::finish() {
     }
   }
   for (int s = 0; s < kNumSlots; ++s)
-    totals_[s] = slot_counter_[s] ? read_le(slot_counter_[s], 8) : 0;
+    totals_[s] = slot_counter_[s] ? load<uint64_t>(slot_counter_[s]) : 0;
 }
 
 }  // namespace bud::profile
