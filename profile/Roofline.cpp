@@ -17,7 +17,10 @@ constexpr double kStoreChunkOverhead = 3;   // plan the chunk, read pipeline, re
 constexpr uint32_t kLoadTags = 8;           // requests the load engine keeps in flight (isa.md)
 constexpr uint32_t kStoreChunkEntries = 8;  // OUT entries per 64-byte write
 
+// Engine work runs only on cycles the clock is enabled (divide by the clock fraction f); DRAM
+// latency and its response channel run on every cycle (throttle clamps the NPU, not the memory).
 double load_cycles(const isa::Command& c, const MachineModel& m) {
+  const double f = m.clock_fraction;
   const auto b = static_cast<size_t>(c.buffer);
   const double ebytes = b < isa::kBuffers.size() ? isa::kBuffers[b].entry_bytes : 8;
   const uint32_t per_req =
@@ -25,31 +28,37 @@ double load_cycles(const isa::Command& c, const MachineModel& m) {
   const double entries = static_cast<double>(c.y_size) * c.x_size;
   const double nreq =
       static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) / per_req);
-  if (nreq == 0) return kLoadOverhead;
+  if (nreq == 0) return kLoadOverhead / f;
   const double req_bytes = entries * ebytes / nreq;
   const double resp = std::ceil(req_bytes / m.bytes_per_cycle);  // response channel occupancy
-  const double per_req_entries = entries / nreq;
+  const double per_req_entries = entries / nreq / f;
   // A tag is busy from its request until its entries are written.
   const double round_trip = m.latency + resp + per_req_entries;
   const double channel = m.latency + nreq * resp + per_req_entries;
-  const double write_port = m.latency + entries;
-  const double tags = nreq / m.in_flight * round_trip;
-  return kLoadOverhead + std::max({channel, write_port, tags, round_trip});
+  const double write_port = m.latency + entries / f;
+  // Fetch reads this command from the ring through the same DRAM port: one request of the
+  // outstanding limit's share per command when that limit, not load's tags, is what binds.
+  const double slots =
+      m.outstanding < kLoadTags + 4
+          ? std::min<double>(kLoadTags, std::max(1.0, m.outstanding * nreq / (nreq + 1)))
+          : m.in_flight;
+  const double tags = nreq / slots * round_trip;
+  return kLoadOverhead / f + std::max({channel, write_port, tags, round_trip});
 }
 
 double store_cycles(const isa::Command& c, const MachineModel& m) {
   const double chunks =
       static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) / kStoreChunkEntries);
   const double entries = static_cast<double>(c.y_size) * c.x_size;
-  return kStoreOverhead + entries + chunks * kStoreChunkOverhead + m.latency;
+  return (kStoreOverhead + entries + chunks * kStoreChunkOverhead) / m.clock_fraction + m.latency;
 }
 
-double compute_cycles(const isa::Command& c) {
+double compute_cycles(const isa::Command& c, const MachineModel& m) {
   if (c.opcode == isa::Opcode::Gemm) {
     const double kb = std::ceil(c.k / 8.0), nb = std::ceil(c.n / 8.0);
-    return kComputeOverhead + static_cast<double>(c.m) * kb * nb;
+    return (kComputeOverhead + static_cast<double>(c.m) * kb * nb) / m.clock_fraction;
   }
-  return kComputeOverhead + c.count;  // POST: one ACC entry per cycle
+  return (kComputeOverhead + c.count) / m.clock_fraction;  // POST: one ACC entry per cycle
 }
 
 struct Tile {
@@ -86,8 +95,16 @@ MachineModel machine_model(const emu::EmulatorConfig& config, uint32_t array_mac
   MachineModel m;
   m.array_macs = array_macs;
   m.latency = config.dram.base_latency + config.dram.jitter / 2.0;
+  if (config.dram.bursty) {
+    // A request finds the request channel stalled with probability duty, and then waits the
+    // rest of a stretch: stretches are uniform on [1, 2 mean - 1], so that rest is 2 mean / 3.
+    const double duty = config.dram.burst_duty_pct / 100.0;
+    const double stretch = std::max(1.0, config.dram.burst_period * duty);
+    m.latency += duty * 2.0 * stretch / 3.0;
+  }
   m.bytes_per_cycle = std::max<uint32_t>(1, config.dram.bytes_per_cycle);
   m.in_flight = std::max<uint32_t>(1, std::min(kLoadTags, config.dram.max_outstanding));
+  m.outstanding = std::max<uint32_t>(1, config.dram.max_outstanding);
   if (config.throttle.period > 0)
     m.clock_fraction =
         1.0 - static_cast<double>(config.throttle.on_cycles) / config.throttle.period;
@@ -118,7 +135,7 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
           break;
         case isa::Opcode::Gemm:
         case isa::Opcode::Post:
-          tiles.back().compute += compute_cycles(cmd);
+          tiles.back().compute += compute_cycles(cmd, m);
           tiles.back().has_compute = true;
           break;
         case isa::Opcode::Store:
@@ -151,7 +168,7 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
     }
     p.compute_cycles = static_cast<uint64_t>(std::llround(compute));
     p.memory_cycles = static_cast<uint64_t>(std::llround(memory));
-    p.projected = static_cast<uint64_t>(std::llround(total / m.clock_fraction));
+    p.projected = static_cast<uint64_t>(std::llround(total));
     p.bound = compute >= memory ? "compute" : "memory";
     p.measured = profile.layers[li].cycles;
     p.error = p.measured ? (static_cast<double>(p.projected) - static_cast<double>(p.measured)) /

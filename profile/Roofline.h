@@ -20,6 +20,7 @@ struct MachineModel {
   double latency = 0;          ///< mean DRAM read latency: base + jitter / 2 (cycles)
   double bytes_per_cycle = 0;  ///< DRAM response bandwidth
   uint32_t in_flight = 0;      ///< min(load tags (8), DRAM outstanding limit)
+  uint32_t outstanding = 0;    ///< the DRAM outstanding limit (fetch reads share it with load)
   double clock_fraction = 1;   ///< 1 - throttled share of cycles (throttle on/period)
 };
 MachineModel machine_model(const emu::EmulatorConfig& config, uint32_t array_macs);
@@ -31,7 +32,7 @@ struct LayerProjection {
   uint64_t compute_cycles = 0;  ///< sum over tiles: GEMM iterations + POST entries + overheads
   uint64_t memory_cycles = 0;   ///< sum over tiles: LOAD and STORE time
   uint64_t projected = 0;       ///< fill + sum of per-tile max(compute, next load, previous store)
-                                ///< + drain, scaled by the clock fraction
+                                ///< + drain (engine work scaled by the clock fraction)
   uint64_t measured = 0;        ///< the layer's measured cycles (first dispatch..last retire)
   double error = 0;             ///< (projected - measured) / measured
   std::string bound;            ///< "compute" or "memory": the larger of the two sums

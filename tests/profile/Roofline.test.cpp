@@ -76,3 +76,43 @@ TEST_CASE("the roofline follows the memory configuration", "[profile][roofline]"
   CHECK(slow.layers[0].measured > base.layers[0].measured);
   CHECK(slow.layers[0].bound == "memory");
 }
+
+TEST_CASE("the roofline stays within 10% under bursts, throttling and a small outstanding limit",
+          "[profile][roofline]") {
+  for (const auto& w : workload::list_builtins()) {
+    for (int config = 0; config < 3; ++config) {
+      run::RunOptions o;
+      o.workload = w.name;
+      if (config == 0) o.emulator.dram.bursty = true;
+      if (config == 1) o.emulator.throttle = {.period = 2, .on_cycles = 1};
+      if (config == 2) o.emulator.dram.max_outstanding = 4;
+      Profile p;
+      const auto rf = roofline_of(o, &p);
+      check_consistent(rf, p);
+      for (const auto& l : rf.layers) {
+        INFO(w.name << " config " << config << " " << l.name << ": projected " << l.projected
+                    << ", measured " << l.measured);
+        CHECK(std::fabs(l.error) <= 0.10);
+      }
+    }
+  }
+}
+
+TEST_CASE("a layer the roofline misses by more than 10% has its residual named",
+          "[profile][roofline]") {
+  run::RunOptions o;
+  o.workload = "conv";
+  o.emulator.dram.base_latency = 120;  // the add and relu layers' drains grow: not modelled
+  Profile p;
+  const auto rf = roofline_of(o, &p);
+  check_consistent(rf, p);
+  int missed = 0;
+  for (const auto& l : rf.layers) {
+    if (std::fabs(l.error) <= 0.10) continue;
+    ++missed;
+    INFO(l.name << ": " << l.residual);
+    CHECK(l.residual.rfind(l.error < 0 ? "under-projected; " : "over-projected; ", 0) == 0);
+    CHECK(l.residual.find('%') != std::string::npos);
+  }
+  CHECK(missed >= 1);
+}
