@@ -12,7 +12,6 @@ using isa::CycleClass;
 using isa::Engine;
 
 constexpr int cls(CycleClass c) { return static_cast<int>(c); }
-constexpr int eng(Engine e) { return static_cast<int>(e); }
 constexpr size_t sub(SubClass s) { return static_cast<size_t>(s); }
 
 // What top-down needs of one scope, summed over its commands.
@@ -187,121 +186,120 @@ void add_scope(ScopeMetrics& into, const ScopeMetrics& m) {
   into.topdown += m.topdown;
 }
 
-// The triage flow of docs/profiling.md, applied to one layer's dominant loss.
+// The triage flow of docs/profiling.md, as a table: the first rule whose class (and, when it
+// names any, dominant sub-class) matches fires. Evidence names the layer's counters to show.
+struct TriageRule {
+  const char* name;
+  TopClass top;
+  std::array<SubClass, 2> subs;  // SubClass::Count: any sub-class
+  const char* advice;
+  std::array<const char*, 4> evidence;  // nullptr-terminated
+};
+constexpr SubClass kAny = SubClass::Count;
+constexpr std::array<TriageRule, 14> kTriage = {{
+    {"T1 throttled",
+     TopClass::Throttled,
+     {kAny, kAny},
+     "the clock-enable clamp (DVFS/thermal) held the engines: check the throttle before tuning "
+     "anything else",
+     {"gemm.throttled"}},
+    {"T2 host",
+     TopClass::Host,
+     {kAny, kAny},
+     "no program was running: host orchestration (start-up, doorbell, read-back) dominates; "
+     "batch requests or overlap host work",
+     {"gemm.idle", "fetch.idle"}},
+    {"T3a memory: occupancy low, DRAM stalls high",
+     TopClass::Memory,
+     {SubClass::DramWait, kAny},
+     "the array waited for loads that waited on DRAM: locality and scheduling first (reuse tiles "
+     "longer, more requests in flight, prefetch earlier)",
+     {"gemm.stall_dep", "load.active", "load.stall_mem", "dram_rd_bytes"}},
+    {"T3b memory: load engine saturated",
+     TopClass::Memory,
+     {kAny, kAny},
+     "the array waited for loads that were busy transferring: bandwidth or scratchpad write rate "
+     "bound; raise arithmetic intensity (bigger tiles)",
+     {"gemm.stall_dep", "load.active", "load.stall_mem", "dram_rd_bytes"}},
+    {"T4a scheduling: compute starved",
+     TopClass::Scheduling,
+     {SubClass::Starvation, kAny},
+     "the compute queue was empty: the command stream did not supply GEMMs in time",
+     {"gemm.starve", "fetch.stall_out", "fetch.stall_dep"}},
+    {"T4b scheduling: back-pressure",
+     TopClass::Scheduling,
+     {SubClass::BackPressure, kAny},
+     "compute could not hand off (token FIFO full): the consumer is the limit",
+     {"gemm.stall_out", "store.stall_mem"}},
+    {"T4d scheduling: layer-boundary drain",
+     TopClass::Scheduling,
+     {SubClass::SyncDrain, SubClass::Drain},
+     "a SYNC (or the END) waited for the machine to drain: the next layer cannot start early; "
+     "fewer, larger layers or overlap across the boundary",
+     {"fetch.stall_dep", "gemm.starve"}},
+    {"T4e scheduling: command fetch",
+     TopClass::Scheduling,
+     {SubClass::CommandFetch, kAny},
+     "fetch waited for its ring reads: command latency shows against short commands",
+     {"fetch.stall_mem", "gemm.starve"}},
+    {"T4c scheduling: under-buffered",
+     TopClass::Scheduling,
+     {kAny, kAny},
+     "the array waited on loads that themselves waited on tokens or commands: deepen buffering "
+     "or reorder the stream",
+     {"gemm.stall_dep", "load.stall_dep", "load.starve"}},
+    {"T5a compute hazard: padding lanes",
+     TopClass::ComputeHazard,
+     {SubClass::Padding, kAny},
+     "K or N does not fill the 8x8 array: pad or reshape the layer",
+     {"macs_issued", "macs_useful"}},
+    {"T5b compute hazard: POST occupies the engine",
+     TopClass::ComputeHazard,
+     {SubClass::PostOccupancy, kAny},
+     "requantisation (POST) runs on the compute engine: larger reductions per output, or fewer "
+     "POST entries per MAC",
+     {"post.active", "gemm.starve"}},
+    {"T5c compute hazard: bank conflicts",
+     TopClass::ComputeHazard,
+     {SubClass::BankConflict, kAny},
+     "scratchpad bank conflicts held the array: change the layout",
+     {"gemm.stall_mem"}},
+    {"T5d compute hazard: pipeline",
+     TopClass::ComputeHazard,
+     {kAny, kAny},
+     "per-command overhead (token pops, pipeline drain, pushes) is large against short GEMMs: "
+     "fewer, longer commands",
+     {"gemm.active", "macs_issued"}},
+    {"T6 unattributed",
+     TopClass::Unattributed,
+     {kAny, kAny},
+     "no rule explains the loss: look at the engine classes directly",
+     {"gemm.starve"}},
+}};
+
+// A layer's value of an evidence counter: "<engine>.<class>" (attributed engine-cycles), or one
+// of the scope's own sums.
+uint64_t evidence_value(const ScopeMetrics& m, std::string_view name) {
+  if (name == "dram_rd_bytes") return m.dram_rd_bytes;
+  if (name == "macs_issued") return m.macs_issued;
+  if (name == "macs_useful") return m.macs_useful;
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    for (int c = 0; c < isa::kNumClasses; ++c)
+      if (name == std::string(isa::kEngineNames[e]) + "." + std::string(isa::kClassNames[c]))
+        return m.engine[e][c];
+  return 0;
+}
+
 void triage(Bottleneck& b, const ScopeMetrics& m) {
-  using E = Engine;
-  using C = CycleClass;
-  auto ev = [&](E e, C c) {
-    b.evidence.emplace_back(
-        std::string(isa::kEngineNames[eng(e)]) + "." + std::string(isa::kClassNames[cls(c)]),
-        m.engine[eng(e)][cls(c)]);
-  };
-  const auto& s = m.topdown.sub;
-  switch (b.dominant) {
-    case TopClass::Throttled:
-      b.rule = "T1 throttled";
-      b.advice =
-          "the clock-enable clamp (DVFS/thermal) held the engines: check the throttle "
-          "before tuning anything else";
-      ev(E::Gemm, C::Throttled);
-      break;
-    case TopClass::Host:
-      b.rule = "T2 host";
-      b.advice =
-          "no program was running: host orchestration (start-up, doorbell, read-back) "
-          "dominates; batch requests or overlap host work";
-      ev(E::Gemm, C::Idle);
-      ev(E::Fetch, C::Idle);
-      break;
-    case TopClass::Memory:
-      if (s[sub(SubClass::DramWait)] >= s[sub(SubClass::LoadTransfer)]) {
-        b.rule = "T3a memory: occupancy low, DRAM stalls high";
-        b.advice =
-            "the array waited for loads that waited on DRAM: locality and scheduling "
-            "first (reuse tiles longer, more requests in flight, prefetch earlier)";
-      } else {
-        b.rule = "T3b memory: load engine saturated";
-        b.advice =
-            "the array waited for loads that were busy transferring: bandwidth or "
-            "scratchpad write rate bound; raise arithmetic intensity (bigger tiles)";
-      }
-      ev(E::Gemm, C::StallDep);
-      ev(E::Load, C::Active);
-      ev(E::Load, C::StallMem);
-      b.evidence.emplace_back("dram_rd_bytes", m.dram_rd_bytes);
-      break;
-    case TopClass::Scheduling:
-      if (b.dominant_sub == SubClass::Starvation) {
-        b.rule = "T4a scheduling: compute starved";
-        b.advice =
-            "the compute queue was empty: the command stream did not supply GEMMs in "
-            "time (in-order dispatch behind a full queue, SYNC drains)";
-        ev(E::Gemm, C::Starve);
-        ev(E::Fetch, C::StallOut);
-        ev(E::Fetch, C::StallDep);
-      } else if (b.dominant_sub == SubClass::BackPressure) {
-        b.rule = "T4b scheduling: back-pressure";
-        b.advice = "compute could not hand off (token FIFO full): the consumer is the limit";
-        ev(E::Gemm, C::StallOut);
-        ev(E::Store, C::StallMem);
-      } else if (b.dominant_sub == SubClass::SyncDrain || b.dominant_sub == SubClass::Drain) {
-        b.rule = "T4d scheduling: layer-boundary drain";
-        b.advice =
-            "a SYNC (or the END) waited for the machine to drain: the next layer cannot "
-            "start early; fewer, larger layers or overlap across the boundary";
-        ev(E::Fetch, C::StallDep);
-        ev(E::Gemm, C::Starve);
-      } else if (b.dominant_sub == SubClass::CommandFetch) {
-        b.rule = "T4e scheduling: command fetch";
-        b.advice =
-            "fetch waited for its ring reads: command latency shows against short "
-            "commands";
-        ev(E::Fetch, C::StallMem);
-        ev(E::Gemm, C::Starve);
-      } else {
-        b.rule = "T4c scheduling: under-buffered";
-        b.advice =
-            "the array waited on loads that themselves waited on tokens or commands: "
-            "deepen buffering or reorder the stream";
-        ev(E::Gemm, C::StallDep);
-        ev(E::Load, C::StallDep);
-        ev(E::Load, C::Starve);
-      }
-      break;
-    case TopClass::ComputeHazard:
-      if (b.dominant_sub == SubClass::Padding) {
-        b.rule = "T5a compute hazard: padding lanes";
-        b.advice = "K or N does not fill the 8x8 array: pad or reshape the layer";
-        b.evidence.emplace_back("macs_issued", m.macs_issued);
-        b.evidence.emplace_back("macs_useful", m.macs_useful);
-      } else if (b.dominant_sub == SubClass::PostOccupancy) {
-        b.rule = "T5b compute hazard: POST occupies the engine";
-        b.advice =
-            "requantisation (POST) runs on the compute engine: larger reductions per "
-            "output, or fewer POST entries per MAC";
-        ev(E::Post, C::Active);
-        ev(E::Gemm, C::Starve);
-      } else if (b.dominant_sub == SubClass::BankConflict) {
-        b.rule = "T5c compute hazard: bank conflicts";
-        b.advice = "scratchpad bank conflicts held the array: change the layout";
-        ev(E::Gemm, C::StallMem);
-      } else {
-        b.rule = "T5d compute hazard: pipeline";
-        b.advice =
-            "per-command overhead (token pops, pipeline drain, pushes) is large against "
-            "short GEMMs: fewer, longer commands";
-        ev(E::Gemm, C::Active);
-        b.evidence.emplace_back("macs_issued", m.macs_issued);
-      }
-      break;
-    case TopClass::Useful:
-    case TopClass::Precision:
-    case TopClass::Unattributed:
-    case TopClass::Count:
-      b.rule = "T6 unattributed";
-      b.advice = "no rule explains the loss: look at the engine classes directly";
-      ev(E::Gemm, C::Starve);
-      break;
+  for (const auto& rule : kTriage) {
+    if (rule.top != b.dominant) continue;
+    const bool any = rule.subs[0] == kAny;
+    if (!any && rule.subs[0] != b.dominant_sub && rule.subs[1] != b.dominant_sub) continue;
+    b.rule = rule.name;
+    b.advice = rule.advice;
+    for (const char* name : rule.evidence)
+      if (name) b.evidence.emplace_back(name, evidence_value(m, name));
+    return;
   }
 }
 
@@ -432,8 +430,14 @@ TopDown& TopDown::operator+=(const TopDown& o) {
 
 uint64_t ScopeMetrics::engine_cycles(isa::Engine e) const {
   uint64_t v = 0;
-  for (auto c : engine[eng(e)]) v += c;
+  for (auto c : engine[static_cast<size_t>(e)]) v += c;
   return v;
+}
+
+std::vector<std::string> triage_rule_names() {
+  std::vector<std::string> names = {"T0 at peak"};
+  for (const auto& r : kTriage) names.emplace_back(r.name);
+  return names;
 }
 
 uint64_t command_read_bytes(const isa::Command& c) {

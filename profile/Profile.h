@@ -116,6 +116,9 @@ struct Profile {
 /// with (every command).
 uint64_t command_read_bytes(const isa::Command& c);
 
+/// The triage rules' names, in the order they are tried (docs/profiling.md lists each).
+std::vector<std::string> triage_rule_names();
+
 /// Computes the profile of a finished attributed run of `program`.
 Profile build_profile(const Attribution& a, const workload::Program& program,
                       const run::RunReport& report);

@@ -199,6 +199,29 @@ std::string profile_text(const Profile& p, const Roofline& roofline) {
   scope_table("per layer (cycles: first dispatch .. last retire)", p.layers, nullptr);
   scope_table("per layer type", p.types, &p.model);
 
+  o << "\nattributed engine-cycles per layer (active share)\n";
+  std::snprintf(buf, sizeof buf, "  %-12s", "name");
+  o << buf;
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    std::snprintf(buf, sizeof buf, " %17s", std::string(isa::kEngineNames[e]).c_str());
+    o << buf;
+  }
+  o << "\n";
+  auto engine_row = [&](const ScopeMetrics& m) {
+    std::snprintf(buf, sizeof buf, "  %-12s", m.name.c_str());
+    o << buf;
+    for (int e = 0; e < isa::kNumEngines; ++e) {
+      const uint64_t total = m.engine_cycles(static_cast<isa::Engine>(e));
+      const uint64_t active = m.engine[e][static_cast<int>(isa::CycleClass::Active)];
+      std::snprintf(buf, sizeof buf, " %10s (%3.0f%%)", grouped(total).c_str(),
+                    total ? 100.0 * active / total : 0.0);
+      o << buf;
+    }
+    o << "\n";
+  };
+  for (const auto& l : p.layers) engine_row(l);
+  engine_row(p.tail);
+
   o << "\ntop-down (MAC slots; classes >= " << kDrillThresholdBp / 100 << "% drilled into)\n";
   std::snprintf(buf, sizeof buf, "  %-12s", "scope");
   o << buf;

@@ -3,6 +3,8 @@
 #include "profile/Profile.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
 
 #include "emu/workload/Builtins.h"
 #include "tests/profile/ProfileTestSupport.h"
@@ -175,5 +177,17 @@ TEST_CASE("a throttled run is dominated by the throttled class", "[profile][scen
   for (const auto& rk : b.profile.ranking) {
     CHECK(rk.dominant == TopClass::Throttled);
     CHECK(rk.rule.rfind("T1", 0) == 0);
+  }
+}
+
+TEST_CASE("every triage rule is written down in docs/profiling.md", "[profile][ranking]") {
+  std::ifstream f(std::string(BUD_SOURCE_DIR) + "/docs/profiling.md");
+  std::stringstream doc;
+  doc << f.rdbuf();
+  const auto names = triage_rule_names();
+  CHECK(names.size() >= 15);
+  for (const auto& n : names) {
+    INFO(n);
+    CHECK(doc.str().find("| " + n + " |") != std::string::npos);
   }
 }
