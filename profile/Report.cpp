@@ -148,7 +148,7 @@ Json profile_json(const Profile& p, const Roofline& roofline) {
     lj["tiles"] = l.tiles;
     lj["compute_cycles"] = l.compute_cycles;
     lj["memory_cycles"] = l.memory_cycles;
-    lj["bound"] = l.bound;
+    lj["bound"] = bound_name(l.bound);
     lj["projected"] = l.projected;
     lj["measured"] = l.measured;
     lj["error"] = l.error;
@@ -259,8 +259,9 @@ std::string profile_text(const Profile& p, const Roofline& roofline) {
   for (const auto& l : roofline.layers) {
     std::snprintf(buf, sizeof buf, "  %-12s %-7s %5d %10s %10s %-7s %10s %10s %+7.1f%%  %s\n",
                   l.name.c_str(), l.kind.c_str(), l.tiles, grouped(l.compute_cycles).c_str(),
-                  grouped(l.memory_cycles).c_str(), l.bound.c_str(), grouped(l.projected).c_str(),
-                  grouped(l.measured).c_str(), 100 * l.error, l.residual.c_str());
+                  grouped(l.memory_cycles).c_str(), bound_name(l.bound),
+                  grouped(l.projected).c_str(), grouped(l.measured).c_str(), 100 * l.error,
+                  l.residual.c_str());
     o << buf;
   }
   for (const auto& t : roofline.types) {

@@ -91,6 +91,8 @@ std::string residual_of(const ScopeMetrics& m, double error) {
 
 }  // namespace
 
+const char* bound_name(Bound b) { return b == Bound::Compute ? "compute" : "memory"; }
+
 MachineModel machine_model(const emu::EmulatorConfig& config, uint32_t array_macs) {
   MachineModel m;
   m.array_macs = array_macs;
@@ -169,7 +171,7 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
     p.compute_cycles = static_cast<uint64_t>(std::llround(compute));
     p.memory_cycles = static_cast<uint64_t>(std::llround(memory));
     p.projected = static_cast<uint64_t>(std::llround(total));
-    p.bound = compute >= memory ? "compute" : "memory";
+    p.bound = compute >= memory ? Bound::Compute : Bound::Memory;
     p.measured = profile.layers[li].cycles;
     p.error = p.measured ? (static_cast<double>(p.projected) - static_cast<double>(p.measured)) /
                                static_cast<double>(p.measured)

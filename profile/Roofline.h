@@ -25,18 +25,22 @@ struct MachineModel {
 };
 MachineModel machine_model(const emu::EmulatorConfig& config, uint32_t array_macs);
 
+/// Which of a layer's projected times is larger.
+enum class Bound : uint8_t { Compute, Memory };
+const char* bound_name(Bound b);  ///< "compute", "memory"
+
 /// One layer's projection.
 struct LayerProjection {
   std::string name, kind;
   int tiles = 0;
-  uint64_t compute_cycles = 0;  ///< sum over tiles: GEMM iterations + POST entries + overheads
-  uint64_t memory_cycles = 0;   ///< sum over tiles: LOAD and STORE time
-  uint64_t projected = 0;       ///< fill + sum of per-tile max(compute, next load, previous store)
-                                ///< + drain (engine work scaled by the clock fraction)
-  uint64_t measured = 0;        ///< the layer's measured cycles (first dispatch..last retire)
-  double error = 0;             ///< (projected - measured) / measured
-  std::string bound;            ///< "compute" or "memory": the larger of the two sums
-  std::string residual;         ///< |error| > 10%: the top-down classes that explain it
+  uint64_t compute_cycles = 0;   ///< sum over tiles: GEMM iterations + POST entries + overheads
+  uint64_t memory_cycles = 0;    ///< sum over tiles: LOAD and STORE time
+  uint64_t projected = 0;        ///< fill + sum of per-tile max(compute, next load, previous store)
+                                 ///< + drain (engine work scaled by the clock fraction)
+  uint64_t measured = 0;         ///< the layer's measured cycles (first dispatch..last retire)
+  double error = 0;              ///< (projected - measured) / measured
+  Bound bound = Bound::Compute;  ///< the larger of the two sums
+  std::string residual;          ///< |error| > 10%: the top-down classes that explain it
 };
 
 /// Error of one layer type.

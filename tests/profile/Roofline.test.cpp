@@ -74,7 +74,7 @@ TEST_CASE("the roofline follows the memory configuration", "[profile][roofline]"
   CHECK(slow.machine.latency > base.machine.latency);
   CHECK(slow.layers[0].projected > base.layers[0].projected);
   CHECK(slow.layers[0].measured > base.layers[0].measured);
-  CHECK(slow.layers[0].bound == "memory");
+  CHECK(slow.layers[0].bound == Bound::Memory);
 }
 
 TEST_CASE("the roofline stays within 10% under bursts, throttling and a small outstanding limit",
