@@ -81,6 +81,21 @@ Holder holder_of(isa::Engine e) {
   return Holder::Fetch;
 }
 
+Holder holder_of(isa::Opcode op) {
+  switch (op) {
+    case isa::Opcode::Load:
+      return holder_of(isa::Engine::Load);
+    case isa::Opcode::Gemm:
+      return holder_of(isa::Engine::Gemm);
+    case isa::Opcode::Post:
+      return holder_of(isa::Engine::Post);
+    case isa::Opcode::Store:
+      return holder_of(isa::Engine::Store);
+    default:
+      return Holder::Fetch;
+  }
+}
+
 std::unique_ptr<Attribution> Attribution::attach(emu::Emulator& emu,
                                                  const workload::Program& program,
                                                  std::string& error) {

@@ -43,6 +43,8 @@ inline constexpr int kNumHolders = static_cast<int>(Holder::Count);
 const char* holder_name(Holder h);
 /// The holder whose commands an engine's cycles are attributed to.
 Holder holder_of(isa::Engine e);
+/// The holder that executes a command of this opcode (SYNC, END: fetch, which retires them).
+Holder holder_of(isa::Opcode op);
 
 /// One command's share of the run.
 struct CommandCounts {
@@ -55,7 +57,9 @@ struct CommandCounts {
 };
 
 /// The attribution observer. Create with attach(), add to the run's driver, run, then
-/// finish() once the driver has stopped.
+/// finish() once the driver has stopped. It attributes a forward run: a driver that goes back in
+/// time (a Rewinder) would count the re-executed cycles' growth again, so `bud profile` drives
+/// without one.
 class Attribution final : public drive::Participant, public emu::CycleHook {
  public:
   /// Binds to `emu` (which must run the NPU ISA and expose the holders' signals and the PMU

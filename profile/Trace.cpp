@@ -13,20 +13,6 @@ constexpr int kPid = 1;
 
 int tid_of(Holder h) { return static_cast<int>(h) + 1; }
 
-Holder holder_of_opcode(isa::Opcode op) {
-  switch (op) {
-    case isa::Opcode::Load:
-      return Holder::Load;
-    case isa::Opcode::Gemm:
-    case isa::Opcode::Post:
-      return Holder::Compute;
-    case isa::Opcode::Store:
-      return Holder::Store;
-    default:
-      return Holder::Fetch;
-  }
-}
-
 Json meta(const char* name, int tid, const std::string& value) {
   Json e;
   e["name"] = name;
@@ -95,7 +81,7 @@ Json trace_json(const Attribution& a, const workload::Program& program,
     std::vector<std::pair<uint64_t, uint32_t>> taken;
     for (uint32_t i = 0; i < program.commands.size(); ++i) {
       const auto& cc = a.commands()[i];
-      if (holder_of_opcode(program.commands[i].opcode) == static_cast<Holder>(h) &&
+      if (holder_of(program.commands[i].opcode) == static_cast<Holder>(h) &&
           cc.taken != UINT64_MAX && cc.released != UINT64_MAX)
         taken.emplace_back(cc.taken, i);
     }
