@@ -65,5 +65,8 @@ fi
 # Minimize (docs/performance.md, "Minimize").
 "$root/tests/bench/minimize_bench.sh" "$build"
 
+# Profiling (docs/performance.md, "Profiling").
+"$root/tests/bench/profile_bench.sh" "$build"
+
 # Remote attach (docs/performance.md, "Remote attach").
 "$root/tests/bench/remote_bench.sh" "$build"

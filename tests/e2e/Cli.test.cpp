@@ -294,6 +294,12 @@ TEST_CASE("every --json command prints exactly one JSON object on success and on
     check_error_object(bud({"run", "gemm_small", "--json", "--mem-outstanding", "0"}), 2);
     check_error_object(bud({"run", odd_missing, "--json"}), 2);
   }
+  SECTION("profile") {
+    CHECK(one_object(bud({"profile", "gemm_small", "--json"})).at("run").at("passed") == true);
+    check_error_object(bud({"profile", "nosuch", "--json"}), 2);
+    check_error_object(bud({"profile", "gemm_small", "--json", "--bogus-flag"}), 2);
+    check_error_object(bud({"profile", "gemm_small", "--json", "--mem-outstanding", "0"}), 2);
+  }
   SECTION("workloads") {
     const auto r = bud({"workloads", "--json"});
     CHECK(r.status == 0);
@@ -379,6 +385,7 @@ TEST_CASE("unknown commands get a suggestion, bud help works", "[e2e][help]") {
 TEST_CASE("every subcommand's --help has an Examples section", "[e2e][help]") {
   for (const std::vector<std::string> sub : {std::vector<std::string>{"run"},
                                              {"workloads"},
+                                             {"profile"},
                                              {"debug"},
                                              {"packet"},
                                              {"packet", "inspect"},

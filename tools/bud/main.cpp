@@ -13,6 +13,7 @@
 #include "tools/bud/MinimizeCommand.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/PacketCommand.h"
+#include "tools/bud/ProfileCommand.h"
 #include "tools/bud/ReplayCommand.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/ServeCommand.h"
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
       "  bud workloads                 # what can run\n"
       "  bud run gemm_small            # run and check bit-exactly against the golden model\n"
       "  bud run conv --json           # machine-readable result\n"
+      "  bud profile conv              # where the cycles went, per layer (docs/profiling.md)\n"
       "  bud debug conv                # interactive: break, step, print, goto, wave dump\n"
       "  bud trigger check my.trig     # validate a trigger file (docs/triggers.md)\n"
       "  bud serve conv --listen unix:/tmp/conv.sock; bud attach unix:/tmp/conv.sock  # remote\n"
@@ -78,6 +80,8 @@ int main(int argc, char** argv) {
   bud::cli::WorkloadsOptions workloads_options;
   bud::cli::setup_run(app, run_options);
   bud::cli::setup_workloads(app, workloads_options);
+  bud::cli::ProfileCommandOptions profile_options;
+  bud::cli::setup_profile(app, profile_options);
   bud::cli::DebugOptions debug_options;
   bud::cli::setup_debug(app, debug_options);
   bud::cli::PacketOptions packet_options;
@@ -143,6 +147,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (app.got_subcommand("run")) return bud::cli::run_run(run_options);
+  if (app.got_subcommand("profile")) return bud::cli::run_profile(profile_options);
   if (app.got_subcommand("workloads")) return bud::cli::run_workloads(workloads_options);
   if (app.got_subcommand("debug")) return bud::cli::run_debug(debug_options);
   if (app.got_subcommand("packet")) return bud::cli::run_packet(packet_options);

@@ -1,0 +1,550 @@
+#include "profile/Profile.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+
+namespace bud::profile {
+
+namespace {
+
+using isa::CycleClass;
+using isa::Engine;
+
+constexpr int cls(CycleClass c) { return static_cast<int>(c); }
+constexpr size_t sub(SubClass s) { return static_cast<size_t>(s); }
+
+// What top-down needs of one scope, summed over its commands.
+struct Raw {
+  std::array<uint64_t, isa::kNumClasses> gemm_by_gemm{};  // gemm classes while a GEMM was held
+  std::array<uint64_t, isa::kNumClasses> gemm_by_post{};  // ... while a POST was held
+  std::array<uint64_t, isa::kNumClasses> gemm_empty{};    // ... while compute held nothing
+  std::array<uint64_t, isa::kNumClasses> gemm_other{};    // ... held by an id outside the program
+  std::array<uint64_t, isa::kNumClasses> load{};          // load classes, held and empty
+  std::array<uint64_t, isa::kNumClasses> fetch{};         // fetch classes
+  uint64_t issued = 0, useful = 0;
+};
+
+// Splits `total` over `weights` in proportion, by largest remainder: the parts sum to `total`.
+// (long double keeps the products exact far beyond any run's slot counts: 64-bit mantissa.)
+template <size_t N>
+std::array<uint64_t, N> split(uint64_t total, const std::array<uint64_t, N>& weights) {
+  std::array<uint64_t, N> parts{};
+  long double sum = 0;
+  for (auto w : weights) sum += static_cast<long double>(w);
+  if (sum == 0) return parts;
+  std::array<long double, N> rem{};
+  uint64_t given = 0;
+  for (size_t i = 0; i < N; ++i) {
+    const long double x = static_cast<long double>(total) * weights[i] / sum;
+    parts[i] = std::min<uint64_t>(static_cast<uint64_t>(x), total - given);
+    rem[i] = x - static_cast<long double>(parts[i]);
+    given += parts[i];
+  }
+  while (given < total) {  // a few rounds; ties go to the earlier index
+    size_t best = 0;
+    for (size_t i = 1; i < N; ++i)
+      if (rem[i] > rem[best]) best = i;
+    ++parts[best];
+    rem[best] = -1;
+    ++given;
+  }
+  return parts;
+}
+
+TopDown top_down(const Raw& r, uint64_t m, bool tail) {
+  TopDown t;
+  uint64_t gemm_cycles = 0;
+  for (int c = 0; c < isa::kNumClasses; ++c)
+    gemm_cycles += r.gemm_by_gemm[c] + r.gemm_by_post[c] + r.gemm_empty[c] + r.gemm_other[c];
+  t.slots = gemm_cycles * m;
+  auto& s = t.sub;
+  s[sub(SubClass::Useful)] = r.useful;
+  s[sub(SubClass::Padding)] = r.issued - r.useful;
+  const uint64_t active = r.gemm_by_gemm[cls(CycleClass::Active)] * m;
+  s[sub(SubClass::Pipeline)] = active >= r.issued ? active - r.issued : 0;
+  s[sub(SubClass::BankConflict)] = r.gemm_by_gemm[cls(CycleClass::StallMem)] * m;
+  // While the compute engine holds a POST, gemm is "starve" (not its command): the POST
+  // occupies the array's engine.
+  s[sub(SubClass::PostOccupancy)] =
+      (r.gemm_by_post[cls(CycleClass::Starve)] + r.gemm_by_post[cls(CycleClass::Active)] +
+       r.gemm_by_post[cls(CycleClass::StallMem)] + r.gemm_by_post[cls(CycleClass::StallDep)] +
+       r.gemm_by_post[cls(CycleClass::StallOut)]) *
+      m;
+  // A GEMM waiting on its tokens waits for the load engine (L->C): what load was doing in the
+  // same layer apportions it (docs/profiling.md: an estimate of the split, the sum is exact).
+  const std::array<uint64_t, 4> load_weights = {
+      r.load[cls(CycleClass::StallMem)], r.load[cls(CycleClass::Active)],
+      r.load[cls(CycleClass::StallDep)],
+      r.load[cls(CycleClass::Starve)] + r.load[cls(CycleClass::StallOut)]};
+  const auto parts = split<4>(r.gemm_by_gemm[cls(CycleClass::StallDep)] * m, load_weights);
+  const bool no_load = parts[0] + parts[1] + parts[2] + parts[3] == 0;
+  s[sub(SubClass::DramWait)] = parts[0];
+  s[sub(SubClass::LoadTransfer)] = parts[1];
+  s[sub(SubClass::UnderBuffering)] = parts[2];
+  s[sub(SubClass::LoadStarved)] = parts[3];
+  // The compute queue was empty (gemm.starve with nothing held). What fetch was doing in the same
+  // scope apportions why: dispatch blocked behind a full queue (in-order dispatch: the GEMM is
+  // behind the LOADs, so that share goes the way load's own activity says), a SYNC/END waiting
+  // for the machine to drain, waiting for its ring reads, or dispatching other commands.
+  const uint64_t empty_starve = r.gemm_empty[cls(CycleClass::Starve)] * m;
+  if (tail) {
+    s[sub(SubClass::Drain)] = empty_starve;
+  } else {
+    const auto why = split<4>(
+        empty_starve, {r.fetch[cls(CycleClass::StallOut)], r.fetch[cls(CycleClass::StallDep)],
+                       r.fetch[cls(CycleClass::StallMem)] + r.fetch[cls(CycleClass::Starve)],
+                       r.fetch[cls(CycleClass::Active)] + r.fetch[cls(CycleClass::Idle)] +
+                           r.fetch[cls(CycleClass::Throttled)]});
+    const auto behind = split<4>(why[0], load_weights);
+    s[sub(SubClass::DramWait)] += behind[0];
+    s[sub(SubClass::LoadTransfer)] += behind[1];
+    s[sub(SubClass::UnderBuffering)] += behind[2];
+    s[sub(SubClass::LoadStarved)] += behind[3];
+    const uint64_t unexplained = why[0] - behind[0] - behind[1] - behind[2] - behind[3];
+    s[sub(SubClass::SyncDrain)] = why[1];
+    s[sub(SubClass::CommandFetch)] = why[2];
+    s[sub(SubClass::Starvation)] = why[3] + unexplained;
+    if (why[0] + why[1] + why[2] + why[3] == 0) s[sub(SubClass::Starvation)] = empty_starve;
+  }
+  s[sub(SubClass::BackPressure)] = r.gemm_by_gemm[cls(CycleClass::StallOut)] * m;
+  s[sub(SubClass::Idle)] =
+      (r.gemm_by_gemm[cls(CycleClass::Idle)] + r.gemm_by_post[cls(CycleClass::Idle)] +
+       r.gemm_empty[cls(CycleClass::Idle)]) *
+      m;
+  s[sub(SubClass::Throttled)] =
+      (r.gemm_by_gemm[cls(CycleClass::Throttled)] + r.gemm_by_post[cls(CycleClass::Throttled)] +
+       r.gemm_empty[cls(CycleClass::Throttled)]) *
+      m;
+  s[sub(SubClass::Precision)] = 0;
+  // Whatever no rule explains: gemm "starve" while it held its own GEMM, a non-idle, non-starve
+  // class with nothing held, a stall_dep with no load activity to apportion it, ids outside the
+  // program, and a pipeline count that would be negative.
+  uint64_t other = 0;
+  for (auto v : r.gemm_other) other += v;
+  uint64_t rest = r.gemm_by_gemm[cls(CycleClass::Starve)] + other +
+                  r.gemm_empty[cls(CycleClass::Active)] + r.gemm_empty[cls(CycleClass::StallMem)] +
+                  r.gemm_empty[cls(CycleClass::StallDep)] + r.gemm_empty[cls(CycleClass::StallOut)];
+  rest *= m;
+  if (no_load) rest += r.gemm_by_gemm[cls(CycleClass::StallDep)] * m;
+  if (active < r.issued) rest += r.issued - active;  // cannot happen: issue is an active cycle
+  s[sub(SubClass::Unattributed)] = rest;
+  uint64_t total = 0;
+  for (auto v : s) total += v;
+  assert(total == t.slots && "top-down classes must partition the slots");
+  (void)total;
+  return t;
+}
+
+void add_command(ScopeMetrics& m, Raw& raw, const CommandCounts& cc, const isa::Command* cmd) {
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    for (int c = 0; c < isa::kNumClasses; ++c)
+      m.engine[e][c] += cc.total(class_slot(static_cast<Engine>(e), static_cast<CycleClass>(c)));
+  m.macs_issued += cc.total(static_cast<int>(Slot::MacsIssued));
+  m.macs_useful += cc.total(static_cast<int>(Slot::MacsUseful));
+  m.dram_wr_bytes += cc.total(static_cast<int>(Slot::DramWrBytes));
+  if (cmd) m.dram_rd_bytes += command_read_bytes(*cmd);
+  raw.issued += cc.total(static_cast<int>(Slot::MacsIssued));
+  raw.useful += cc.total(static_cast<int>(Slot::MacsUseful));
+  for (int c = 0; c < isa::kNumClasses; ++c) {
+    const int g = class_slot(Engine::Gemm, static_cast<CycleClass>(c));
+    const int l = class_slot(Engine::Load, static_cast<CycleClass>(c));
+    raw.gemm_empty[c] += cc.empty[g];
+    if (cmd && cmd->opcode == isa::Opcode::Gemm)
+      raw.gemm_by_gemm[c] += cc.held[g];
+    else if (cmd && cmd->opcode == isa::Opcode::Post)
+      raw.gemm_by_post[c] += cc.held[g];
+    else
+      raw.gemm_other[c] += cc.held[g];
+    raw.load[c] += cc.total(l);
+    raw.fetch[c] += cc.total(class_slot(Engine::Fetch, static_cast<CycleClass>(c)));
+  }
+}
+
+// Figures from the sums; `m.topdown` is already set (a layer's or the tail's own, or the sum of
+// its parts for a type and the model, so that they add up).
+void finish_scope(ScopeMetrics& m, uint32_t array_macs, uint64_t model_useful) {
+  const double cycles = static_cast<double>(m.cycles);
+  const double bytes = static_cast<double>(m.dram_rd_bytes + m.dram_wr_bytes);
+  m.peak_fraction = cycles > 0 ? m.macs_useful / (cycles * array_macs) : 0;
+  m.model_mac_fraction = model_useful ? static_cast<double>(m.macs_useful) / model_useful : 0;
+  m.bandwidth = cycles > 0 ? bytes / cycles : 0;
+  m.intensity = bytes > 0 ? m.macs_useful / bytes : 0;
+  m.memory_stall_fraction =
+      m.topdown.slots ? static_cast<double>(m.topdown.top(TopClass::Memory)) / m.topdown.slots : 0;
+}
+
+void add_scope(ScopeMetrics& into, const ScopeMetrics& m) {
+  into.layers += m.layers;
+  into.cycles += m.cycles;
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    for (int c = 0; c < isa::kNumClasses; ++c) into.engine[e][c] += m.engine[e][c];
+  into.macs_useful += m.macs_useful;
+  into.macs_issued += m.macs_issued;
+  into.dram_rd_bytes += m.dram_rd_bytes;
+  into.dram_wr_bytes += m.dram_wr_bytes;
+  into.topdown += m.topdown;
+}
+
+// The triage flow of docs/profiling.md, as a table: the first rule whose class (and, when it
+// names any, dominant sub-class) matches fires. Evidence names the layer's counters to show.
+struct TriageRule {
+  const char* name;
+  TopClass top;
+  std::array<SubClass, 2> subs;  // SubClass::Count: any sub-class
+  const char* advice;
+  std::array<const char*, 4> evidence;  // nullptr-terminated
+};
+constexpr SubClass kAny = SubClass::Count;
+constexpr std::array<TriageRule, 14> kTriage = {{
+    {"T1 throttled",
+     TopClass::Throttled,
+     {kAny, kAny},
+     "the clock-enable clamp (DVFS/thermal) held the engines: check the throttle before tuning "
+     "anything else",
+     {"gemm.throttled"}},
+    {"T2 host",
+     TopClass::Host,
+     {kAny, kAny},
+     "no program was running: host orchestration (start-up, doorbell, read-back) dominates; "
+     "batch requests or overlap host work",
+     {"gemm.idle", "fetch.idle"}},
+    {"T3a memory: occupancy low, DRAM stalls high",
+     TopClass::Memory,
+     {SubClass::DramWait, kAny},
+     "the array waited for loads that waited on DRAM: locality and scheduling first (reuse tiles "
+     "longer, more requests in flight, prefetch earlier)",
+     {"gemm.stall_dep", "load.active", "load.stall_mem", "dram_rd_bytes"}},
+    {"T3b memory: load engine saturated",
+     TopClass::Memory,
+     {kAny, kAny},
+     "the array waited for loads that were busy transferring: bandwidth or scratchpad write rate "
+     "bound; raise arithmetic intensity (bigger tiles)",
+     {"gemm.stall_dep", "load.active", "load.stall_mem", "dram_rd_bytes"}},
+    {"T4a scheduling: compute starved",
+     TopClass::Scheduling,
+     {SubClass::Starvation, kAny},
+     "the compute queue was empty: the command stream did not supply GEMMs in time",
+     {"gemm.starve", "fetch.stall_out", "fetch.stall_dep"}},
+    {"T4b scheduling: back-pressure",
+     TopClass::Scheduling,
+     {SubClass::BackPressure, kAny},
+     "compute could not hand off (token FIFO full): the consumer is the limit",
+     {"gemm.stall_out", "store.stall_mem"}},
+    {"T4d scheduling: layer-boundary drain",
+     TopClass::Scheduling,
+     {SubClass::SyncDrain, SubClass::Drain},
+     "a SYNC (or the END) waited for the machine to drain: the next layer cannot start early; "
+     "fewer, larger layers or overlap across the boundary",
+     {"fetch.stall_dep", "gemm.starve"}},
+    {"T4e scheduling: command fetch",
+     TopClass::Scheduling,
+     {SubClass::CommandFetch, kAny},
+     "fetch waited for its ring reads: command latency shows against short commands",
+     {"fetch.stall_mem", "gemm.starve"}},
+    {"T4c scheduling: under-buffered",
+     TopClass::Scheduling,
+     {kAny, kAny},
+     "the array waited on loads that themselves waited on tokens or commands: deepen buffering "
+     "or reorder the stream",
+     {"gemm.stall_dep", "load.stall_dep", "load.starve"}},
+    {"T5a compute hazard: padding lanes",
+     TopClass::ComputeHazard,
+     {SubClass::Padding, kAny},
+     "K or N does not fill the 8x8 array: pad or reshape the layer",
+     {"macs_issued", "macs_useful"}},
+    {"T5b compute hazard: POST occupies the engine",
+     TopClass::ComputeHazard,
+     {SubClass::PostOccupancy, kAny},
+     "requantisation (POST) runs on the compute engine: larger reductions per output, or fewer "
+     "POST entries per MAC",
+     {"post.active", "gemm.starve"}},
+    {"T5c compute hazard: bank conflicts",
+     TopClass::ComputeHazard,
+     {SubClass::BankConflict, kAny},
+     "scratchpad bank conflicts held the array: change the layout",
+     {"gemm.stall_mem"}},
+    {"T5d compute hazard: pipeline",
+     TopClass::ComputeHazard,
+     {kAny, kAny},
+     "per-command overhead (token pops, pipeline drain, pushes) is large against short GEMMs: "
+     "fewer, longer commands",
+     {"gemm.active", "macs_issued"}},
+    {"T6 unattributed",
+     TopClass::Unattributed,
+     {kAny, kAny},
+     "no rule explains the loss: look at the engine classes directly",
+     {"gemm.starve"}},
+}};
+
+// A layer's value of an evidence counter: "<engine>.<class>" (attributed engine-cycles), or one
+// of the scope's own sums.
+uint64_t evidence_value(const ScopeMetrics& m, std::string_view name) {
+  if (name == "dram_rd_bytes") return m.dram_rd_bytes;
+  if (name == "macs_issued") return m.macs_issued;
+  if (name == "macs_useful") return m.macs_useful;
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    for (int c = 0; c < isa::kNumClasses; ++c)
+      if (name == std::string(isa::kEngineNames[e]) + "." + std::string(isa::kClassNames[c]))
+        return m.engine[e][c];
+  return 0;
+}
+
+void triage(Bottleneck& b, const ScopeMetrics& m) {
+  for (const auto& rule : kTriage) {
+    if (rule.top != b.dominant) continue;
+    const bool any = rule.subs[0] == kAny;
+    if (!any && rule.subs[0] != b.dominant_sub && rule.subs[1] != b.dominant_sub) continue;
+    b.rule = rule.name;
+    b.advice = rule.advice;
+    for (const char* name : rule.evidence)
+      if (name) b.evidence.emplace_back(name, evidence_value(m, name));
+    return;
+  }
+}
+
+}  // namespace
+
+const char* top_class_name(TopClass c) {
+  switch (c) {
+    case TopClass::Useful:
+      return "useful";
+    case TopClass::ComputeHazard:
+      return "compute_hazard";
+    case TopClass::Memory:
+      return "memory";
+    case TopClass::Scheduling:
+      return "scheduling";
+    case TopClass::Host:
+      return "host";
+    case TopClass::Throttled:
+      return "throttled";
+    case TopClass::Precision:
+      return "precision";
+    case TopClass::Unattributed:
+      return "unattributed";
+    case TopClass::Count:
+      break;
+  }
+  return "?";
+}
+
+const char* sub_class_name(SubClass c) {
+  switch (c) {
+    case SubClass::Useful:
+      return "useful";
+    case SubClass::Padding:
+      return "padding";
+    case SubClass::Pipeline:
+      return "pipeline";
+    case SubClass::BankConflict:
+      return "bank_conflict";
+    case SubClass::PostOccupancy:
+      return "post_occupancy";
+    case SubClass::DramWait:
+      return "dram_wait";
+    case SubClass::LoadTransfer:
+      return "load_transfer";
+    case SubClass::UnderBuffering:
+      return "under_buffering";
+    case SubClass::LoadStarved:
+      return "load_starved";
+    case SubClass::SyncDrain:
+      return "sync_drain";
+    case SubClass::CommandFetch:
+      return "command_fetch";
+    case SubClass::Starvation:
+      return "starvation";
+    case SubClass::Drain:
+      return "drain";
+    case SubClass::BackPressure:
+      return "back_pressure";
+    case SubClass::Idle:
+      return "idle";
+    case SubClass::Throttled:
+      return "throttled";
+    case SubClass::Precision:
+      return "precision";
+    case SubClass::Unattributed:
+      return "unattributed";
+    case SubClass::Count:
+      break;
+  }
+  return "?";
+}
+
+TopClass parent_of(SubClass c) {
+  switch (c) {
+    case SubClass::Useful:
+      return TopClass::Useful;
+    case SubClass::Padding:
+    case SubClass::Pipeline:
+    case SubClass::BankConflict:
+    case SubClass::PostOccupancy:
+      return TopClass::ComputeHazard;
+    case SubClass::DramWait:
+    case SubClass::LoadTransfer:
+      return TopClass::Memory;
+    case SubClass::UnderBuffering:
+    case SubClass::LoadStarved:
+    case SubClass::SyncDrain:
+    case SubClass::CommandFetch:
+    case SubClass::Starvation:
+    case SubClass::Drain:
+    case SubClass::BackPressure:
+      return TopClass::Scheduling;
+    case SubClass::Idle:
+      return TopClass::Host;
+    case SubClass::Throttled:
+      return TopClass::Throttled;
+    case SubClass::Precision:
+      return TopClass::Precision;
+    case SubClass::Unattributed:
+    case SubClass::Count:
+      break;
+  }
+  return TopClass::Unattributed;
+}
+
+uint64_t TopDown::top(TopClass c) const {
+  uint64_t v = 0;
+  for (int i = 0; i < kNumSubClasses; ++i)
+    if (parent_of(static_cast<SubClass>(i)) == c) v += sub[i];
+  return v;
+}
+
+std::array<uint32_t, kNumTopClasses> TopDown::basis_points() const {
+  std::array<uint64_t, kNumTopClasses> w{};
+  for (int c = 0; c < kNumTopClasses; ++c) w[c] = top(static_cast<TopClass>(c));
+  const auto parts = split<kNumTopClasses>(slots ? 10000 : 0, w);
+  std::array<uint32_t, kNumTopClasses> out{};
+  for (int c = 0; c < kNumTopClasses; ++c) out[c] = static_cast<uint32_t>(parts[c]);
+  return out;
+}
+
+TopDown& TopDown::operator+=(const TopDown& o) {
+  slots += o.slots;
+  for (int i = 0; i < kNumSubClasses; ++i) sub[i] += o.sub[i];
+  return *this;
+}
+
+uint64_t ScopeMetrics::engine_cycles(isa::Engine e) const {
+  uint64_t v = 0;
+  for (auto c : engine[static_cast<size_t>(e)]) v += c;
+  return v;
+}
+
+std::vector<std::string> triage_rule_names() {
+  std::vector<std::string> names = {"T0 at peak"};
+  for (const auto& r : kTriage) names.emplace_back(r.name);
+  return names;
+}
+
+uint64_t command_read_bytes(const isa::Command& c) {
+  uint64_t bytes = isa::kCommandBytes;  // fetch reads every command from the ring
+  if (c.opcode == isa::Opcode::Load) {
+    const auto b = static_cast<size_t>(c.buffer);
+    const uint32_t entry = b < isa::kBuffers.size() ? isa::kBuffers[b].entry_bytes : 0;
+    bytes += uint64_t{c.y_size} * c.x_size * entry;
+  }
+  return bytes;
+}
+
+Profile build_profile(const Attribution& a, const workload::Program& program,
+                      const run::RunReport& report) {
+  Profile p;
+  p.array_macs = a.array_macs();
+  p.cycles = report.counter("cycles");
+  const auto& counts = a.commands();
+  std::vector<Raw> raws(program.layers.size());
+  std::vector<bool> in_layer(program.commands.size(), false);
+  for (size_t li = 0; li < program.layers.size(); ++li) {
+    const auto& layer = program.layers[li];
+    ScopeMetrics m;
+    m.name = layer.name;
+    m.kind = workload::layer_kind_name(layer.kind);
+    m.layers = 1;
+    uint64_t first = UINT64_MAX, last = 0;
+    for (uint32_t c = layer.first_cmd; c <= layer.last_cmd && c < program.commands.size(); ++c) {
+      in_layer[c] = true;
+      add_command(m, raws[li], counts[c], &program.commands[c]);
+      const auto& cc = counts[c];
+      first = std::min(first, cc.dispatched);
+      const uint64_t end = cc.released != UINT64_MAX ? cc.released : cc.dispatched;
+      if (end != UINT64_MAX) last = std::max(last, end);
+    }
+    m.first_dispatch = first == UINT64_MAX ? 0 : first;
+    m.last_retire = last;
+    m.cycles = first == UINT64_MAX || last < first ? 0 : last - first + 1;
+    m.topdown = top_down(raws[li], p.array_macs, false);
+    p.layers.push_back(std::move(m));
+  }
+  // The tail: every engine's cycles after its last command, and commands outside every layer.
+  Raw tail_raw;
+  p.tail.name = "tail";
+  p.tail.kind = "tail";
+  add_command(p.tail, tail_raw, counts[a.tail_index()], nullptr);
+  for (size_t c = 0; c < program.commands.size(); ++c)
+    if (!in_layer[c]) add_command(p.tail, tail_raw, counts[c], &program.commands[c]);
+  p.tail.topdown = top_down(tail_raw, p.array_macs, true);
+
+  // The model and each type are the sums of their parts (top-down included).
+  p.model.name = "model";
+  p.model.kind = "model";
+  add_scope(p.model, p.tail);
+  for (const auto& l : p.layers) add_scope(p.model, l);
+  p.model.cycles = p.cycles;  // the whole run, not only the layers' spans
+  for (const auto& l : p.layers) {
+    auto it = std::find_if(p.types.begin(), p.types.end(),
+                           [&](const ScopeMetrics& t) { return t.name == l.kind; });
+    if (it == p.types.end()) {
+      ScopeMetrics t;
+      t.name = t.kind = l.kind;
+      p.types.push_back(t);
+      it = p.types.end() - 1;
+    }
+    add_scope(*it, l);
+  }
+  const uint64_t model_useful = p.model.macs_useful;
+  for (auto& l : p.layers) finish_scope(l, p.array_macs, model_useful);
+  for (auto& t : p.types) finish_scope(t, p.array_macs, model_useful);
+  finish_scope(p.tail, p.array_macs, model_useful);
+  finish_scope(p.model, p.array_macs, model_useful);
+
+  // Bottleneck ranking.
+  for (size_t li = 0; li < p.layers.size(); ++li) {
+    const auto& m = p.layers[li];
+    Bottleneck b;
+    b.layer = static_cast<int>(li);
+    b.lost_cycles = (m.topdown.slots - m.topdown.sub[sub(SubClass::Useful)]) / p.array_macs;
+    uint64_t best = 0;
+    for (int c = 1; c < kNumTopClasses; ++c) {
+      const uint64_t v = m.topdown.top(static_cast<TopClass>(c));
+      if (v > best) {
+        best = v;
+        b.dominant = static_cast<TopClass>(c);
+      }
+    }
+    best = 0;
+    for (int s = 0; s < kNumSubClasses; ++s) {
+      if (parent_of(static_cast<SubClass>(s)) != b.dominant) continue;
+      if (m.topdown.sub[s] > best || b.dominant_sub == SubClass::Useful) {
+        best = m.topdown.sub[s];
+        b.dominant_sub = static_cast<SubClass>(s);
+      }
+    }
+    if (b.dominant == TopClass::Useful) {
+      b.rule = "T0 at peak";
+      b.advice = "no loss: the array did useful work every cycle";
+    } else {
+      triage(b, m);
+    }
+    p.ranking.push_back(std::move(b));
+  }
+  std::stable_sort(
+      p.ranking.begin(), p.ranking.end(),
+      [](const Bottleneck& x, const Bottleneck& y) { return x.lost_cycles > y.lost_cycles; });
+  return p;
+}
+
+}  // namespace bud::profile

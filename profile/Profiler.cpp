@@ -1,0 +1,40 @@
+#include "profile/Profiler.h"
+
+#include "emu/run/Designs.h"
+
+namespace bud::profile {
+
+ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions& options,
+                         uint64_t trace_window) {
+  ProfiledRun out;
+  std::string error;
+  auto emu = emu::make_emulator(options.emulator, error);
+  if (emu) error = run::start(prepared, options, *emu);
+  if (!error.empty()) {
+    out.error = error;
+    out.bad_input = true;
+    return out;
+  }
+  out.attribution = Attribution::attach(*emu, prepared.program, error);
+  if (!out.attribution) {
+    out.error = "cannot profile: " + error;
+    return out;
+  }
+  out.design = emu->describe();
+  drive::Driver driver(*emu);
+  driver.add(*out.attribution);
+  if (trace_window > 0) {
+    out.windows = std::make_unique<TraceWindows>(*emu, trace_window);
+    driver.add(*out.windows);
+  }
+  out.report = run::finish(prepared, options, driver);
+  driver.remove(*out.attribution);
+  out.attribution->finish();
+  if (out.windows) {
+    driver.remove(*out.windows);
+    out.windows->finish(emu->cycle());
+  }
+  return out;
+}
+
+}  // namespace bud::profile

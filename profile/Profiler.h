@@ -1,0 +1,30 @@
+// A profiled run: the same checked run as `bud run` (run::finish through one driver), with the
+// attribution observer taking part. Nothing else steps the emulator.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "emu/run/RunJob.h"
+#include "profile/Attribution.h"
+#include "profile/Trace.h"
+
+namespace bud::profile {
+
+/// The outcome of one profiled run.
+struct ProfiledRun {
+  run::RunReport report;  ///< the checked run's report, exactly as `bud run` would give it
+  std::unique_ptr<Attribution> attribution;  ///< finished; null when the run could not start
+  std::unique_ptr<TraceWindows> windows;     ///< counter samples, when a trace window was asked
+  emu::DesignInfo design;                    ///< what the design said about itself
+  std::string error;       ///< why it could not start or be profiled (bad_input says which)
+  bool bad_input = false;  ///< the run's options were rejected (fault on no signal, ...)
+};
+
+/// Runs `prepared` on a fresh emulator of the design the options name, profiling it; with
+/// `trace_window` > 0 it also samples the counters every that many cycles (for --trace).
+/// A design the profiler cannot read (not the NPU ISA) is an error, not bad input.
+ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions& options,
+                         uint64_t trace_window = 0);
+
+}  // namespace bud::profile

@@ -1,0 +1,201 @@
+#include "profile/Roofline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace bud::profile {
+
+namespace {
+
+// Per-command fixed costs of the engines' FSMs (docs/profiling.md, "Roofline"): pop from the
+// queue, token wait/start, and push/retire for load and store; plus pipeline drain for compute.
+constexpr double kLoadOverhead = 3;
+constexpr double kComputeOverhead = 4;
+constexpr double kStoreOverhead = 3;
+constexpr double kStoreChunkOverhead = 3;   // plan the chunk, read pipeline, request
+constexpr uint32_t kLoadTags = 8;           // requests the load engine keeps in flight (isa.md)
+constexpr uint32_t kStoreChunkEntries = 8;  // OUT entries per 64-byte write
+
+// Engine work runs only on cycles the clock is enabled (divide by the clock fraction f); DRAM
+// latency and its response channel run on every cycle (throttle clamps the NPU, not the memory).
+double load_cycles(const isa::Command& c, const MachineModel& m) {
+  const double f = m.clock_fraction;
+  const auto b = static_cast<size_t>(c.buffer);
+  const double ebytes = b < isa::kBuffers.size() ? isa::kBuffers[b].entry_bytes : 8;
+  const uint32_t per_req =
+      std::max<uint32_t>(1, isa::kMaxRequestBytes / static_cast<uint32_t>(ebytes));
+  const double entries = static_cast<double>(c.y_size) * c.x_size;
+  const double nreq =
+      static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) / per_req);
+  if (nreq == 0) return kLoadOverhead / f;
+  const double req_bytes = entries * ebytes / nreq;
+  const double resp = std::ceil(req_bytes / m.bytes_per_cycle);  // response channel occupancy
+  const double per_req_entries = entries / nreq / f;
+  // A tag is busy from its request until its entries are written.
+  const double round_trip = m.latency + resp + per_req_entries;
+  const double channel = m.latency + nreq * resp + per_req_entries;
+  const double write_port = m.latency + entries / f;
+  // Fetch reads this command from the ring through the same DRAM port: one request of the
+  // outstanding limit's share per command when that limit, not load's tags, is what binds.
+  const double slots =
+      m.outstanding < kLoadTags + 4
+          ? std::min<double>(kLoadTags, std::max(1.0, m.outstanding * nreq / (nreq + 1)))
+          : m.in_flight;
+  const double tags = nreq / slots * round_trip;
+  return kLoadOverhead / f + std::max({channel, write_port, tags, round_trip});
+}
+
+double store_cycles(const isa::Command& c, const MachineModel& m) {
+  const double chunks =
+      static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) / kStoreChunkEntries);
+  const double entries = static_cast<double>(c.y_size) * c.x_size;
+  return (kStoreOverhead + entries + chunks * kStoreChunkOverhead) / m.clock_fraction + m.latency;
+}
+
+double compute_cycles(const isa::Command& c, const MachineModel& m) {
+  if (c.opcode == isa::Opcode::Gemm) {
+    const double kb = std::ceil(c.k / 8.0), nb = std::ceil(c.n / 8.0);
+    return (kComputeOverhead + static_cast<double>(c.m) * kb * nb) / m.clock_fraction;
+  }
+  return (kComputeOverhead + c.count) / m.clock_fraction;  // POST: one ACC entry per cycle
+}
+
+struct Tile {
+  double load = 0, compute = 0, store = 0;
+  bool has_compute = false;
+};
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * v);
+  return buf;
+}
+
+// The top-down sub-classes (besides useful work) that the projection does not model, largest
+// first: what explains a projection off by more than 10%.
+std::string residual_of(const ScopeMetrics& m, double error) {
+  if (std::fabs(error) <= 0.10 || m.topdown.slots == 0) return {};
+  std::vector<std::pair<uint64_t, SubClass>> v;
+  for (int s = 1; s < kNumSubClasses; ++s)
+    if (m.topdown.sub[s] > 0) v.emplace_back(m.topdown.sub[s], static_cast<SubClass>(s));
+  std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  std::string out = error < 0 ? "under-projected; " : "over-projected; ";
+  for (size_t i = 0; i < v.size() && i < 3; ++i) {
+    if (i) out += ", ";
+    out += std::string(sub_class_name(v[i].second)) + " " +
+           percent(static_cast<double>(v[i].first) / m.topdown.slots);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* bound_name(Bound b) { return b == Bound::Compute ? "compute" : "memory"; }
+
+MachineModel machine_model(const emu::EmulatorConfig& config, uint32_t array_macs) {
+  MachineModel m;
+  m.array_macs = array_macs;
+  m.latency = config.dram.base_latency + config.dram.jitter / 2.0;
+  if (config.dram.bursty) {
+    // A request finds the request channel stalled with probability duty, and then waits the
+    // rest of a stretch: stretches are uniform on [1, 2 mean - 1], so that rest is 2 mean / 3.
+    const double duty = config.dram.burst_duty_pct / 100.0;
+    const double stretch = std::max(1.0, config.dram.burst_period * duty);
+    m.latency += duty * 2.0 * stretch / 3.0;
+  }
+  m.bytes_per_cycle = std::max<uint32_t>(1, config.dram.bytes_per_cycle);
+  m.in_flight = std::max<uint32_t>(1, std::min(kLoadTags, config.dram.max_outstanding));
+  m.outstanding = std::max<uint32_t>(1, config.dram.max_outstanding);
+  if (config.throttle.period > 0)
+    m.clock_fraction =
+        1.0 - static_cast<double>(config.throttle.on_cycles) / config.throttle.period;
+  if (m.clock_fraction <= 0) m.clock_fraction = 1;
+  return m;
+}
+
+Roofline project(const workload::Workload& w, const workload::Program& program,
+                 const emu::EmulatorConfig& config, const Profile& profile) {
+  Roofline r;
+  r.machine = machine_model(config, profile.array_macs);
+  const MachineModel& m = r.machine;
+  double abs_sum = 0;
+  for (size_t li = 0; li < program.layers.size() && li < profile.layers.size(); ++li) {
+    const auto& layer = program.layers[li];
+    LayerProjection p;
+    p.name = layer.name;
+    p.kind = workload::layer_kind_name(layer.kind);
+    // The lowering's tiles, as its commands lay them out: a tile's LOADs, then its GEMMs and
+    // POST, then its STOREs (docs/workloads.md). A LOAD after compute starts the next tile.
+    std::vector<Tile> tiles(1);
+    for (uint32_t c = layer.first_cmd; c <= layer.last_cmd && c < program.commands.size(); ++c) {
+      const auto& cmd = program.commands[c];
+      switch (cmd.opcode) {
+        case isa::Opcode::Load:
+          if (tiles.back().has_compute) tiles.emplace_back();
+          tiles.back().load += load_cycles(cmd, m);
+          break;
+        case isa::Opcode::Gemm:
+        case isa::Opcode::Post:
+          tiles.back().compute += compute_cycles(cmd, m);
+          tiles.back().has_compute = true;
+          break;
+        case isa::Opcode::Store:
+          tiles.back().store += store_cycles(cmd, m);
+          break;
+        default:
+          break;
+      }
+    }
+    // The tile count the lowering planned (dense/conv2d) must be what its commands show.
+    if (li < w.layers.size()) {
+      const auto plan = workload::plan_tiles(w.layers[li]);
+      if (plan &&
+          (layer.kind == workload::LayerKind::Dense || layer.kind == workload::LayerKind::Conv2d) &&
+          static_cast<int64_t>(tiles.size()) != plan->m_tiles * plan->n_tiles)
+        p.residual = "tiling differs from plan_tiles";
+    }
+    p.tiles = static_cast<int>(tiles.size());
+    double compute = 0, memory = 0;
+    for (const auto& t : tiles) {
+      compute += t.compute;
+      memory += t.load + t.store;
+    }
+    // Double buffering: tile t computes while t+1 loads and t-1 stores.
+    double total = tiles.front().load + tiles.back().store;
+    for (size_t t = 0; t < tiles.size(); ++t) {
+      const double next_load = t + 1 < tiles.size() ? tiles[t + 1].load : 0;
+      const double prev_store = t > 0 ? tiles[t - 1].store : 0;
+      total += std::max({tiles[t].compute, next_load, prev_store});
+    }
+    p.compute_cycles = static_cast<uint64_t>(std::llround(compute));
+    p.memory_cycles = static_cast<uint64_t>(std::llround(memory));
+    p.projected = static_cast<uint64_t>(std::llround(total));
+    p.bound = compute >= memory ? Bound::Compute : Bound::Memory;
+    p.measured = profile.layers[li].cycles;
+    p.error = p.measured ? (static_cast<double>(p.projected) - static_cast<double>(p.measured)) /
+                               static_cast<double>(p.measured)
+                         : 0;
+    if (p.residual.empty()) p.residual = residual_of(profile.layers[li], p.error);
+    abs_sum += std::fabs(p.error);
+    if (std::fabs(p.error) <= 0.10) ++r.within_10pct;
+    auto it = std::find_if(r.types.begin(), r.types.end(),
+                           [&](const TypeError& t) { return t.kind == p.kind; });
+    if (it == r.types.end()) {
+      r.types.push_back({p.kind, 0, 0, 0});
+      it = r.types.end() - 1;
+    }
+    ++it->layers;
+    it->mean_error += p.error;
+    it->mape += std::fabs(p.error);
+    r.layers.push_back(std::move(p));
+  }
+  for (auto& t : r.types) {
+    t.mean_error /= t.layers;
+    t.mape /= t.layers;
+  }
+  r.mape = r.layers.empty() ? 0 : abs_sum / static_cast<double>(r.layers.size());
+  return r;
+}
+
+}  // namespace bud::profile

@@ -1,0 +1,53 @@
+// The timeline of a profiled run as Chrome trace-event JSON (Perfetto, chrome://tracing): one
+// track per command holder with a slice per command, and counter tracks sampled per window.
+// Timestamps are cycles (1 cycle = 1 "microsecond" of the format). docs/profiling.md "Timeline".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "debugger/json/Json.h"
+#include "emu/drive/Driver.h"
+#include "profile/Attribution.h"
+
+namespace bud::profile {
+
+/// Samples the design's counters every `window` cycles of a run (at pauses it asks for; nothing
+/// per cycle), for the trace's counter tracks.
+class TraceWindows final : public drive::Participant {
+ public:
+  TraceWindows(const emu::Emulator& emu, uint64_t window);
+  uint64_t next_pause(uint64_t now) const override { return (now / window_ + 1) * window_; }
+  void on_start(uint64_t cycle) override { sample(cycle); }
+  drive::PauseAction on_pause(uint64_t cycle) override {
+    sample(cycle);
+    return drive::PauseAction::Continue;
+  }
+  /// Takes the last sample at the end of the run (call once the driver has stopped).
+  void finish(uint64_t cycle) { sample(cycle); }
+
+  struct Sample {
+    uint64_t cycle = 0;
+    std::vector<uint64_t> counters;  ///< every counter, the design's order
+  };
+  const std::vector<Sample>& samples() const { return samples_; }
+  uint64_t window() const { return window_; }
+
+ private:
+  void sample(uint64_t cycle);
+  const emu::Emulator& emu_;
+  uint64_t window_;
+  std::vector<Sample> samples_;
+};
+
+/// The trace: metadata, one slice ("X") per command on its holder's track (fetch: from the cycle
+/// after the previous dispatch to its own dispatch), counter ("C") events per window: each
+/// engine's stall rate, DRAM read/write bytes per cycle and the MAC array's utilisation.
+json::Json trace_json(const Attribution& a, const workload::Program& program,
+                      const emu::DesignInfo& design, const TraceWindows& windows);
+
+/// Writes `trace` to `path`. Error message or empty.
+std::string write_trace(const json::Json& trace, const std::string& path);
+
+}  // namespace bud::profile

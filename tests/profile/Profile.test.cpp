@@ -1,0 +1,193 @@
+// The profile's figures: per layer and type, top-down (integer slots, exact partition, exactly
+// 100%), the bottleneck ranking, and the scenarios whose dominant class is known.
+#include "profile/Profile.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "emu/workload/Builtins.h"
+#include "tests/profile/ProfileTestSupport.h"
+
+using namespace bud;
+using namespace bud::profile;
+
+namespace {
+
+struct Built {
+  profile_test::Profiled run;
+  Profile profile;
+};
+
+Built build(const run::RunOptions& o) {
+  Built b{profile_test::profiled(o), {}};
+  b.profile = build_profile(*b.run.run.attribution, b.run.prepared.program, b.run.run.report);
+  return b;
+}
+
+Built build(const std::string& workload) {
+  run::RunOptions o;
+  o.workload = workload;
+  return build(o);
+}
+
+void check_partition(const TopDown& t) {
+  uint64_t sum = 0;
+  for (auto v : t.sub) sum += v;
+  CHECK(sum == t.slots);
+  uint64_t tops = 0;
+  for (int c = 0; c < kNumTopClasses; ++c) tops += t.top(static_cast<TopClass>(c));
+  CHECK(tops == t.slots);
+  if (t.slots > 0) {
+    uint32_t bp = 0;
+    for (auto v : t.basis_points()) bp += v;
+    CHECK(bp == 10000);
+  }
+  CHECK(t.top(TopClass::Precision) == 0);
+}
+
+double share(const TopDown& t, TopClass c) {
+  return t.slots ? static_cast<double>(t.top(c)) / static_cast<double>(t.slots) : 0;
+}
+
+TopClass dominant_loss(const TopDown& t) {
+  TopClass best = TopClass::ComputeHazard;
+  for (int c = 1; c < kNumTopClasses; ++c)
+    if (t.top(static_cast<TopClass>(c)) > t.top(best)) best = static_cast<TopClass>(c);
+  return best;
+}
+
+void check_profile(const Built& b) {
+  const Profile& p = b.profile;
+  const run::RunReport& r = b.run.run.report;
+  const auto& prog = b.run.prepared.program;
+  REQUIRE(p.layers.size() == prog.layers.size());
+  // Whole model: every MAC slot of the run, exactly once.
+  CHECK(p.model.topdown.slots == uint64_t{p.array_macs} * r.counter("cycles"));
+  CHECK(p.model.macs_useful == r.counter("macs_useful"));
+  CHECK(p.model.macs_issued == r.counter("macs_issued"));
+  CHECK(p.model.dram_rd_bytes == r.counter("dram_rd_bytes"));
+  CHECK(p.model.dram_wr_bytes == r.counter("dram_wr_bytes"));
+  check_partition(p.model.topdown);
+  check_partition(p.tail.topdown);
+  CHECK(p.model.topdown.sub[static_cast<size_t>(SubClass::Useful)] == r.counter("macs_useful"));
+  TopDown sum = p.tail.topdown;
+  uint64_t useful = 0, spans = 0;
+  for (size_t i = 0; i < p.layers.size(); ++i) {
+    const auto& l = p.layers[i];
+    INFO(l.name);
+    check_partition(l.topdown);
+    CHECK(l.topdown.slots == uint64_t{p.array_macs} * l.engine_cycles(isa::Engine::Gemm));
+    CHECK(l.macs_useful == prog.layers[i].useful_macs);
+    CHECK(l.cycles == l.last_retire - l.first_dispatch + 1);
+    CHECK(l.cycles > 0);
+    if (i > 0) CHECK(l.first_dispatch > p.layers[i - 1].last_retire);  // SYNC between layers
+    CHECK(l.peak_fraction == Approx(static_cast<double>(l.macs_useful) /
+                                    (static_cast<double>(l.cycles) * p.array_macs)));
+    CHECK(l.intensity ==
+          Approx(static_cast<double>(l.macs_useful) / (l.dram_rd_bytes + l.dram_wr_bytes)));
+    CHECK(l.peak_fraction <= 1.0);
+    sum += l.topdown;
+    useful += l.macs_useful;
+    spans += l.cycles;
+  }
+  CHECK(sum.slots == p.model.topdown.slots);
+  CHECK(sum.sub == p.model.topdown.sub);
+  CHECK(spans <= p.cycles);
+  // Types add up to the layers.
+  uint64_t type_macs = 0, type_cycles = 0;
+  double type_model_fraction = 0;
+  for (const auto& t : p.types) {
+    type_macs += t.macs_useful;
+    type_cycles += t.cycles;
+    type_model_fraction += t.model_mac_fraction;
+    check_partition(t.topdown);
+  }
+  CHECK(type_macs == useful);
+  CHECK(type_cycles == spans);
+  CHECK(type_model_fraction == Approx(1.0));
+  // Ranking: every layer once, by lost cycles, each with its rule and evidence.
+  REQUIRE(p.ranking.size() == p.layers.size());
+  for (size_t i = 0; i < p.ranking.size(); ++i) {
+    const auto& rk = p.ranking[i];
+    const auto& l = p.layers[rk.layer];
+    CHECK(rk.lost_cycles ==
+          (l.topdown.slots - l.topdown.sub[static_cast<size_t>(SubClass::Useful)]) / p.array_macs);
+    if (i > 0) CHECK(p.ranking[i - 1].lost_cycles >= rk.lost_cycles);
+    CHECK_FALSE(rk.rule.empty());
+    if (rk.lost_cycles > 0) {
+      CHECK(rk.dominant == dominant_loss(l.topdown));
+      CHECK(parent_of(rk.dominant_sub) == rk.dominant);
+      CHECK_FALSE(rk.evidence.empty());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("per-layer figures and top-down add up on every built-in", "[profile][topdown]") {
+  for (const auto& w : workload::list_builtins()) {
+    SECTION(w.name) { check_profile(build(w.name)); }
+  }
+}
+
+TEST_CASE("top-down partitions every slot under other memory configurations",
+          "[profile][topdown]") {
+  run::RunOptions o;
+  o.workload = "mlp";
+  o.emulator.dram.base_latency = 150;
+  o.emulator.dram.bytes_per_cycle = 4;
+  o.emulator.dram.bursty = true;
+  check_profile(build(o));
+  o.emulator.dram = {};
+  o.emulator.dram.max_outstanding = 1;
+  o.emulator.dram.reorder = false;
+  check_profile(build(o));
+}
+
+TEST_CASE("compute_bound keeps the array useful at least 90% of its slots", "[profile][scenario]") {
+  const auto b = build("compute_bound");
+  check_profile(b);
+  CHECK(share(b.profile.model.topdown, TopClass::Useful) >= 0.90);
+  CHECK(share(b.profile.layers[0].topdown, TopClass::Useful) >= 0.90);
+}
+
+TEST_CASE("mem_bound is dominated by memory", "[profile][scenario]") {
+  const auto b = build("mem_bound");
+  CHECK(dominant_loss(b.profile.model.topdown) == TopClass::Memory);
+  CHECK(share(b.profile.model.topdown, TopClass::Memory) > 0.5);
+  REQUIRE_FALSE(b.profile.ranking.empty());
+  CHECK(b.profile.ranking[0].dominant == TopClass::Memory);
+  CHECK(b.profile.ranking[0].rule.rfind("T3", 0) == 0);
+}
+
+TEST_CASE("a throttled run is dominated by the throttled class", "[profile][scenario]") {
+  run::RunOptions o;
+  o.workload = "mlp";
+  o.emulator.throttle.period = 4;
+  o.emulator.throttle.on_cycles = 3;
+  const auto b = build(o);
+  check_profile(b);
+  const auto& t = b.profile.model.topdown;
+  CHECK(t.top(TopClass::Throttled) ==
+        uint64_t{b.profile.array_macs} * b.run.run.report.counter("gemm.throttled"));
+  for (int c = 0; c < kNumTopClasses; ++c)
+    if (static_cast<TopClass>(c) != TopClass::Throttled)
+      CHECK(t.top(static_cast<TopClass>(c)) < t.top(TopClass::Throttled));
+  for (const auto& rk : b.profile.ranking) {
+    CHECK(rk.dominant == TopClass::Throttled);
+    CHECK(rk.rule.rfind("T1", 0) == 0);
+  }
+}
+
+TEST_CASE("every triage rule is written down in docs/profiling.md", "[profile][ranking]") {
+  std::ifstream f(std::string(BUD_SOURCE_DIR) + "/docs/profiling.md");
+  std::stringstream doc;
+  doc << f.rdbuf();
+  const auto names = triage_rule_names();
+  CHECK(names.size() >= 15);
+  for (const auto& n : names) {
+    INFO(n);
+    CHECK(doc.str().find("| " + n + " |") != std::string::npos);
+  }
+}

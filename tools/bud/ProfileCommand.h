@@ -1,0 +1,27 @@
+// `bud profile`: run a workload exactly as `bud run` does (checked bit-exactly) with the profiler
+// observing, and report per layer and type, top-down, the bottleneck ranking and the roofline
+// (docs/profiling.md).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "emu/run/RunJob.h"
+
+namespace bud::cli {
+
+struct ProfileCommandOptions {
+  run::RunOptions run;
+  std::vector<std::string> fault_texts;
+  bool json = false;
+  std::string trace;             ///< --trace FILE: Chrome trace-event JSON of the run
+  uint64_t trace_window = 1024;  ///< --trace-window N: cycles per counter sample
+};
+
+void setup_profile(CLI::App& app, ProfileCommandOptions& options);
+/// Exit code: 0 passed, 1 the run failed a check or hung, 2 bad input, 3 cycle limit,
+/// 4 the design cannot be profiled or the trace cannot be written.
+int run_profile(const ProfileCommandOptions& options);
+
+}  // namespace bud::cli
