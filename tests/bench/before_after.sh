@@ -7,7 +7,8 @@
 #   cmake --build ../before/build --target bud
 # Measures on tests/replay/data/long_gemm.textpb: `bud run`; `--triggers` with the 8 triggers of
 # trigger_bench.trig; `--record`; `bud debug` continue with 4 conditions armed; 20 `goto`s; and
-# the checkpoint bytes of that session. Each is wall seconds (median) per build, then after/before.
+# the checkpoint bytes of that session. Each is wall seconds per build (median, and the minimum:
+# the least disturbed run on a shared machine), then after/before.
 set -euo pipefail
 # shellcheck source=tests/bench/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -63,13 +64,17 @@ echo "## Before/after ($(basename "$work"), $cycles cycles; median of $reps, alt
 echo
 echo "before: $1    after: ${2:-build}"
 echo
-printf "| %-40s | %10s | %10s | %12s |\n" "measure" "before s" "after s" "after/before"
-printf "|%s|%s|%s|%s|\n" "------------------------------------------" "------------" "------------" "--------------"
+printf "| %-40s | %10s | %10s | %12s | %9s | %9s | %12s |\n" "measure" "before s" "after s" \
+  "after/before" "before min" "after min" "min ratio"
+printf "|%s|%s|%s|%s|%s|%s|%s|\n" "------------------------------------------" "------------" \
+  "------------" "--------------" "-----------" "-----------" "--------------"
 for ((m = 0; m < ${#names[@]}; m++)); do
   b=$(echo "${t[b$m]}" | med)
   a=$(echo "${t[a$m]}" | med)
-  awk -v n="${names[$m]}" -v b="$b" -v a="$a" \
-    'BEGIN { printf "| %-40s | %10.3f | %10.3f | %12.3f |\n", n, b, a, a / b }'
+  bm=$(echo "${t[b$m]}" | tr -s ' ' '\n' | grep -v '^$' | sort -n | head -1)
+  am=$(echo "${t[a$m]}" | tr -s ' ' '\n' | grep -v '^$' | sort -n | head -1)
+  awk -v n="${names[$m]}" -v b="$b" -v a="$a" -v bm="$bm" -v am="$am" 'BEGIN {
+    printf "| %-40s | %10.3f | %10.3f | %12.3f | %9.3f | %9.3f | %12.3f |\n", n, b, a, a / b, bm, am, am / bm }'
 done
 # Relative figures per build: overhead of each feature over a plain run of the same build.
 echo
