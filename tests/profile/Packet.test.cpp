@@ -75,3 +75,64 @@ TEST_CASE("bud profile P.bpk refuses what it cannot profile exactly", "[profile]
   std::remove(cut.c_str());
   std::remove(trace.c_str());
 }
+
+namespace {
+
+// A packet recorded at the `bud debug` prompt by `script` (the commands, one per line).
+std::string record_at_prompt(const std::string& name, const std::string& script) {
+  const std::string packet = bud::profile_test::scratch(name + ".bpk");
+  const std::string file = bud::profile_test::scratch(name + ".script");
+  std::string text = script;
+  for (size_t at = text.find("PACKET"); at != std::string::npos; at = text.find("PACKET"))
+    text.replace(at, 6, packet);
+  bud::profile_test::write_file(file, text);
+  const auto d = run_bud("debug gemm_small --batch --no-break-on-mismatch -x " + file);
+  INFO(d.out << d.err);
+  CHECK(d.out.find("recorded cycles") != std::string::npos);
+  std::remove(file.c_str());
+  return packet;
+}
+
+}  // namespace
+
+TEST_CASE("bud profile P.bpk: prefixes, ranges and interventions as recorded",
+          "[profile][packet][cli]") {
+  SECTION("a recording stopped at cycle 300 profiles cycles 0..300, as --max-cycles 300") {
+    const auto packet = record_at_prompt("prefix", "record start PACKET\nuntil 300\nrecord stop\n");
+    const auto p = run_bud("profile " + packet + " --json");
+    const auto d = run_bud("profile gemm_small --max-cycles 300 --json");
+    CHECK(p.status == 3);
+    CHECK(d.status == 3);
+    const auto pj = one_object(p.out);
+    CHECK(pj["run"]["cycles"] == 300);
+    CHECK(pj["run"]["state"] == "cycle_limit");
+    CHECK(pj["profile"] == one_object(d.out)["profile"]);
+    std::remove(packet.c_str());
+  }
+  SECTION("a range that starts after cycle 0 is refused") {
+    const auto packet =
+        record_at_prompt("range", "until 200\nrecord start PACKET\nuntil 400\nrecord stop\n");
+    const auto p = run_bud("profile " + packet + " --json");
+    CHECK(p.status == 2);
+    CHECK(one_object(p.out)["message"].get<std::string>().find("from cycle 0") !=
+          std::string::npos);
+    std::remove(packet.c_str());
+  }
+  SECTION("a deposit made at the prompt is applied again at its cycle") {
+    // Without it gemm_small passes; with it the GEMM addresses a scratchpad out of range.
+    const auto packet = record_at_prompt("deposit",
+                                         "record start PACKET\nuntil 400\ndeposit "
+                                         "compute.m_left[0] 0x1234\ncontinue\nrecord stop\n");
+    const auto p = run_bud("profile " + packet + " --json");
+    CHECK(p.status == 1);
+    const auto pj = one_object(p.out);
+    CHECK(pj["run"]["state"] == "assertion");
+    const auto r = run_bud("replay " + packet + " --json");
+    CHECK(r.status == 1);
+    const auto rj = one_object(r.out);
+    CHECK(rj["packets"][0]["verdict"] == "reproduced");
+    CHECK(pj["run"]["cycles"] == rj["packets"][0]["end_cycle"]);
+    CHECK(run_bud("profile gemm_small --json").status == 0);
+    std::remove(packet.c_str());
+  }
+}
