@@ -97,7 +97,7 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
                   "Compare two `bud profile --json` outputs of one workload: per-layer deltas, "
                   "the first persistent divergence and its mechanism, the ranking before/after")
       ->expected(2)
-      ->type_name("BASE.json NEW.json");
+      ->type_name("FILE");
   sub->add_option("--tolerance", options.tolerance_pct,
                   "With --compare: relative cycle change (percent) that counts as a divergence")
       ->capture_default_str();
