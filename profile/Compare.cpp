@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "profile/RecordedRun.h"
 #include "profile/Report.h"
 
 namespace bud::profile {
@@ -253,6 +254,23 @@ workload::Result<ProfileInput> read_profile_file(const std::string& path) {
     return Error{path + ": not JSON (byte " + std::to_string(e.byte) + ")"};
   }
   return read_profile_json(j, path);
+}
+
+workload::Result<ProfileInput> read_profile_input(const std::string& path) {
+  if (!is_packet_file(path)) return read_profile_file(path);
+  auto recorded = load_recorded_run(path);
+  if (!recorded) return Error{recorded.error()};
+  const auto profiled = run_recorded(*recorded);
+  if (!profiled.attribution) return Error{path + ": " + profiled.error};
+  ProfileInput in;
+  in.file = path;
+  const run::RunReport& r = profiled.report;
+  in.workload = r.workload;
+  in.model_revision = r.model_revision;
+  in.seed = r.seed;
+  in.mem_seed = r.mem_seed;
+  in.profile = build_profile(*profiled.attribution, recorded->prepared.program, r);
+  return in;
 }
 
 std::string check_comparable(const ProfileInput& base, const ProfileInput& next) {

@@ -31,6 +31,9 @@ struct ProfileInput {
 workload::Result<ProfileInput> read_profile_json(const json::Json& j, const std::string& file);
 /// Reads and parses the file at `path`; unreadable files and non-JSON are errors naming it.
 workload::Result<ProfileInput> read_profile_file(const std::string& path);
+/// What --compare reads: a replay packet (profiled by re-executing the run it recorded, as
+/// `bud profile P.bpk`) or else the output of `bud profile --json` (read_profile_file).
+workload::Result<ProfileInput> read_profile_input(const std::string& path);
 
 /// One figure before and after.
 struct Delta {

@@ -283,3 +283,34 @@ TEST_CASE("bud profile --compare end to end", "[profile][compare][cli]") {
   std::remove(next.c_str());
   std::remove(other.c_str());
 }
+
+TEST_CASE("bud profile --compare on two packets, or a packet and a profile",
+          "[profile][compare][packet][cli]") {
+  using profile_test::one_object;
+  using profile_test::run_bud;
+  const std::string before = profile_test::scratch("before.bpk");
+  const std::string after = profile_test::scratch("after.bpk");
+  const std::string base = profile_test::scratch("before.json");
+  REQUIRE(run_bud("run mlp --record " + before).status == 0);
+  REQUIRE(run_bud("run mlp --mem-latency 160 --record " + after).status == 0);
+  const auto b = run_bud("profile mlp --json");
+  REQUIRE(b.status == 0);
+  profile_test::write_file(base, b.out);
+
+  // Packets are profiled as recorded: the same verdict as from the two --json outputs.
+  const auto packets = run_bud("profile --compare " + before + " " + after + " --json");
+  INFO(packets.err);
+  CHECK(packets.status == 1);
+  auto j = one_object(packets.out);
+  CHECK(j["compare"]["divergence"]["mechanism"] == "memory");
+  CHECK(j["compare"]["base"]["file"] == before);
+  const auto mixed = run_bud("profile --compare " + base + " " + after + " --json");
+  CHECK(mixed.status == 1);
+  CHECK(one_object(mixed.out)["compare"]["layers"] == j["compare"]["layers"]);
+  const auto same = run_bud("profile --compare " + base + " " + before + " --json");
+  CHECK(same.status == 0);
+  CHECK(one_object(same.out)["compare"]["cycles"]["change"] == 0);
+  std::remove(before.c_str());
+  std::remove(after.c_str());
+  std::remove(base.c_str());
+}

@@ -45,9 +45,9 @@ int run_compare(const ProfileCommandOptions& options) {
     return fail("--compare reads two profiles and runs nothing: " + name + " does not apply");
   if (!std::isfinite(options.tolerance_pct) || options.tolerance_pct < 0)
     return fail("--tolerance must be a percentage >= 0");
-  auto base = profile::read_profile_file(options.compare[0]);
+  auto base = profile::read_profile_input(options.compare[0]);
   if (!base) return fail(base.error());
-  auto next = profile::read_profile_file(options.compare[1]);
+  auto next = profile::read_profile_input(options.compare[1]);
   if (!next) return fail(next.error());
   if (auto e = profile::check_comparable(*base, *next); !e.empty()) return fail(e);
   const auto c = profile::compare(base->profile, next->profile, options.tolerance_pct / 100);
@@ -75,6 +75,7 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
       "  bud profile conv --trace conv.trace.json   # open in Perfetto / chrome://tracing\n"
       "  bud profile bad.bpk                   # the run a packet recorded (bud run --record)\n"
       "  bud profile --compare base.json new.json --tolerance 2   # two `--json` outputs\n"
+      "  bud profile --compare before.bpk after.bpk   # or two packets, profiled as recorded\n"
       "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input,\n"
       "3 cycle limit, 4 the design cannot be profiled or the trace cannot be written.\n"
       "With --compare: 0 within the tolerance, 1 a persistent divergence, 2 bad input.\n"
@@ -94,7 +95,8 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
                   "With --trace: cycles per counter-track sample")
       ->capture_default_str();
   sub->add_option("--compare", options.compare,
-                  "Compare two `bud profile --json` outputs of one workload: per-layer deltas, "
+                  "Compare two profiles of one workload (`bud profile --json` outputs or replay "
+                  "packets, profiled as recorded): per-layer deltas, "
                   "the first persistent divergence and its mechanism, the ranking before/after")
       ->expected(2)
       ->type_name("FILE");
