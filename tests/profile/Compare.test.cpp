@@ -169,6 +169,26 @@ TEST_CASE("compare: the first persistent layer, not a transient one", "[profile]
     CHECK(c.divergence->layer == -1);
     CHECK(c.divergence->scope == "tail");
   }
+  SECTION("a longer start-up: accumulated from the first layer, class host") {
+    // The host starts the program later: every layer keeps its span but ends later, and the
+    // idle cycles before the first command are attributed to that command (layer 0's slots).
+    Profile next = base.profile;
+    const uint64_t later = next.cycles / 10;
+    for (auto& l : next.layers) {
+      l.first_dispatch += later;
+      l.last_retire += later;
+    }
+    next.layers[0].topdown.slots += later * next.array_macs;
+    next.layers[0].topdown.sub[static_cast<size_t>(SubClass::Idle)] += later * next.array_macs;
+    next.cycles += later;
+    const auto c = compare(base.profile, next, tol);
+    REQUIRE(c.divergence);
+    CHECK(c.divergence->kind == CompareDivergence::Kind::Accumulated);
+    CHECK(c.divergence->layer == 0);
+    CHECK(c.divergence->mechanism == TopClass::Host);
+    CHECK(c.divergence->class_cycles_change == static_cast<int64_t>(later));
+    for (const auto& l : c.layers) CHECK_FALSE(l.diverges);
+  }
   SECTION("within the tolerance nothing diverges") {
     Profile next = base.profile;
     slow_down(next, 1, next.cycles / 100);  // +1% of the run
