@@ -277,32 +277,6 @@ constexpr std::array<TriageRule, 14> kTriage = {{
      {"gemm.starve"}},
 }};
 
-// A layer's value of an evidence counter: "<engine>.<class>" (attributed engine-cycles), or one
-// of the scope's own sums.
-uint64_t evidence_value(const ScopeMetrics& m, std::string_view name) {
-  if (name == "dram_rd_bytes") return m.dram_rd_bytes;
-  if (name == "macs_issued") return m.macs_issued;
-  if (name == "macs_useful") return m.macs_useful;
-  for (int e = 0; e < isa::kNumEngines; ++e)
-    for (int c = 0; c < isa::kNumClasses; ++c)
-      if (name == std::string(isa::kEngineNames[e]) + "." + std::string(isa::kClassNames[c]))
-        return m.engine[e][c];
-  return 0;
-}
-
-void triage(Bottleneck& b, const ScopeMetrics& m) {
-  for (const auto& rule : kTriage) {
-    if (rule.top != b.dominant) continue;
-    const bool any = rule.subs[0] == kAny;
-    if (!any && rule.subs[0] != b.dominant_sub && rule.subs[1] != b.dominant_sub) continue;
-    b.rule = rule.name;
-    b.advice = rule.advice;
-    for (const char* name : rule.evidence)
-      if (name) b.evidence.emplace_back(name, evidence_value(m, name));
-    return;
-  }
-}
-
 }  // namespace
 
 const char* top_class_name(TopClass c) {
@@ -434,6 +408,39 @@ uint64_t ScopeMetrics::engine_cycles(isa::Engine e) const {
   return v;
 }
 
+// A layer's value of an evidence counter: "<engine>.<class>" (attributed engine-cycles), or one
+// of the scope's own sums.
+uint64_t evidence_value(const ScopeMetrics& m, std::string_view name) {
+  if (name == "dram_rd_bytes") return m.dram_rd_bytes;
+  if (name == "macs_issued") return m.macs_issued;
+  if (name == "macs_useful") return m.macs_useful;
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    for (int c = 0; c < isa::kNumClasses; ++c)
+      if (name == std::string(isa::kEngineNames[e]) + "." + std::string(isa::kClassNames[c]))
+        return m.engine[e][c];
+  return 0;
+}
+
+TriageRuleInfo triage_rule(TopClass top, SubClass sub) {
+  TriageRuleInfo info;
+  if (top == TopClass::Useful) {
+    info.rule = "T0 at peak";
+    info.advice = "no loss: the array did useful work every cycle";
+    return info;
+  }
+  for (const auto& rule : kTriage) {
+    if (rule.top != top) continue;
+    const bool any = rule.subs[0] == kAny;
+    if (!any && rule.subs[0] != sub && rule.subs[1] != sub) continue;
+    info.rule = rule.name;
+    info.advice = rule.advice;
+    for (const char* name : rule.evidence)
+      if (name) info.evidence.emplace_back(name);
+    break;
+  }
+  return info;
+}
+
 std::vector<std::string> triage_rule_names() {
   std::vector<std::string> names = {"T0 at peak"};
   for (const auto& r : kTriage) names.emplace_back(r.name);
@@ -448,6 +455,42 @@ uint64_t command_read_bytes(const isa::Command& c) {
     bytes += uint64_t{c.y_size} * c.x_size * entry;
   }
   return bytes;
+}
+
+std::vector<Bottleneck> rank_layers(const std::vector<ScopeMetrics>& layers, uint32_t array_macs) {
+  std::vector<Bottleneck> ranking;
+  for (size_t li = 0; li < layers.size(); ++li) {
+    const auto& m = layers[li];
+    Bottleneck b;
+    b.layer = static_cast<int>(li);
+    b.lost_cycles =
+        array_macs ? (m.topdown.slots - m.topdown.sub[sub(SubClass::Useful)]) / array_macs : 0;
+    uint64_t best = 0;
+    for (int c = 1; c < kNumTopClasses; ++c) {
+      const uint64_t v = m.topdown.top(static_cast<TopClass>(c));
+      if (v > best) {
+        best = v;
+        b.dominant = static_cast<TopClass>(c);
+      }
+    }
+    best = 0;
+    for (int s = 0; s < kNumSubClasses; ++s) {
+      if (parent_of(static_cast<SubClass>(s)) != b.dominant) continue;
+      if (m.topdown.sub[s] > best || b.dominant_sub == SubClass::Useful) {
+        best = m.topdown.sub[s];
+        b.dominant_sub = static_cast<SubClass>(s);
+      }
+    }
+    const auto rule = triage_rule(b.dominant, b.dominant_sub);
+    b.rule = rule.rule;
+    b.advice = rule.advice;
+    for (const auto& name : rule.evidence) b.evidence.emplace_back(name, evidence_value(m, name));
+    ranking.push_back(std::move(b));
+  }
+  std::stable_sort(ranking.begin(), ranking.end(), [](const Bottleneck& x, const Bottleneck& y) {
+    return x.lost_cycles > y.lost_cycles;
+  });
+  return ranking;
 }
 
 Profile build_profile(const Attribution& a, const workload::Program& program,
@@ -511,39 +554,7 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
   finish_scope(p.tail, p.array_macs, model_useful);
   finish_scope(p.model, p.array_macs, model_useful);
 
-  // Bottleneck ranking.
-  for (size_t li = 0; li < p.layers.size(); ++li) {
-    const auto& m = p.layers[li];
-    Bottleneck b;
-    b.layer = static_cast<int>(li);
-    b.lost_cycles = (m.topdown.slots - m.topdown.sub[sub(SubClass::Useful)]) / p.array_macs;
-    uint64_t best = 0;
-    for (int c = 1; c < kNumTopClasses; ++c) {
-      const uint64_t v = m.topdown.top(static_cast<TopClass>(c));
-      if (v > best) {
-        best = v;
-        b.dominant = static_cast<TopClass>(c);
-      }
-    }
-    best = 0;
-    for (int s = 0; s < kNumSubClasses; ++s) {
-      if (parent_of(static_cast<SubClass>(s)) != b.dominant) continue;
-      if (m.topdown.sub[s] > best || b.dominant_sub == SubClass::Useful) {
-        best = m.topdown.sub[s];
-        b.dominant_sub = static_cast<SubClass>(s);
-      }
-    }
-    if (b.dominant == TopClass::Useful) {
-      b.rule = "T0 at peak";
-      b.advice = "no loss: the array did useful work every cycle";
-    } else {
-      triage(b, m);
-    }
-    p.ranking.push_back(std::move(b));
-  }
-  std::stable_sort(
-      p.ranking.begin(), p.ranking.end(),
-      [](const Bottleneck& x, const Bottleneck& y) { return x.lost_cycles > y.lost_cycles; });
+  p.ranking = rank_layers(p.layers, p.array_macs);
   return p;
 }
 

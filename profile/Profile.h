@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "emu/run/RunJob.h"
@@ -118,6 +119,22 @@ uint64_t command_read_bytes(const isa::Command& c);
 
 /// The triage rules' names, in the order they are tried (docs/profiling.md lists each).
 std::vector<std::string> triage_rule_names();
+
+/// A triage rule of docs/profiling.md: its name, advice and the counters it shows as evidence.
+struct TriageRuleInfo {
+  std::string rule;
+  std::string advice;
+  std::vector<std::string> evidence;  ///< "<engine>.<class>", "dram_rd_bytes", "macs_*"
+};
+/// The first rule of the triage flow that fires for a loss in `top` whose largest sub-class is
+/// `sub` ("T0 at peak" for TopClass::Useful).
+TriageRuleInfo triage_rule(TopClass top, SubClass sub);
+/// A scope's value of an evidence counter named as in TriageRuleInfo::evidence (0 if unknown).
+uint64_t evidence_value(const ScopeMetrics& m, std::string_view name);
+
+/// The bottleneck ranking of `layers` (program order): each layer's lost cycles, dominant
+/// class and sub-class and the triage rule that fires, largest loss first (ties: program order).
+std::vector<Bottleneck> rank_layers(const std::vector<ScopeMetrics>& layers, uint32_t array_macs);
 
 /// Computes the profile of a finished attributed run of `program`.
 Profile build_profile(const Attribution& a, const workload::Program& program,

@@ -5,7 +5,7 @@
 namespace bud::profile {
 
 ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions& options,
-                         uint64_t trace_window) {
+                         uint64_t trace_window, const InterventionSource& interventions) {
   ProfiledRun out;
   std::string error;
   auto emu = emu::make_emulator(options.emulator, error);
@@ -20,8 +20,21 @@ ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions
     out.error = "cannot profile: " + error;
     return out;
   }
+  std::vector<drive::Intervention> log;
+  if (interventions) {
+    auto resolved = interventions(*emu, error);
+    if (!resolved) {
+      out.attribution.reset();
+      out.error = error;
+      out.bad_input = true;
+      return out;
+    }
+    log = std::move(*resolved);
+  }
   out.design = emu->describe();
   drive::Driver driver(*emu);
+  drive::InterventionActor actor(*emu, log);
+  if (!log.empty()) driver.add(actor);
   driver.add(*out.attribution);
   if (trace_window > 0) {
     out.windows = std::make_unique<TraceWindows>(*emu, trace_window);

@@ -2,9 +2,13 @@
 // attribution observer taking part. Nothing else steps the emulator.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "emu/drive/Intervention.h"
 #include "emu/run/RunJob.h"
 #include "profile/Attribution.h"
 #include "profile/Trace.h"
@@ -21,10 +25,17 @@ struct ProfiledRun {
   bool bad_input = false;  ///< the run's options were rejected (fault on no signal, ...)
 };
 
+/// Changes from outside the design to apply during the run (a packet's recorded deposits,
+/// forces, memory writes), resolved against the started emulator: nullopt and `error` when one
+/// cannot apply to it.
+using InterventionSource = std::function<std::optional<std::vector<drive::Intervention>>(
+    const emu::Emulator&, std::string& error)>;
+
 /// Runs `prepared` on a fresh emulator of the design the options name, profiling it; with
-/// `trace_window` > 0 it also samples the counters every that many cycles (for --trace).
+/// `trace_window` > 0 it also samples the counters every that many cycles (for --trace), and
+/// with `interventions` it applies them at their cycles (as a replay does).
 /// A design the profiler cannot read (not the NPU ISA) is an error, not bad input.
 ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions& options,
-                         uint64_t trace_window = 0);
+                         uint64_t trace_window = 0, const InterventionSource& interventions = {});
 
 }  // namespace bud::profile

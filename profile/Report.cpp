@@ -5,10 +5,6 @@
 
 namespace bud::profile {
 
-namespace {
-
-using json::Json;
-
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -24,6 +20,10 @@ std::string grouped(uint64_t v) {
   }
   return out;
 }
+
+namespace {
+
+using json::Json;
 
 Json topdown_json(const TopDown& t) {
   Json j;
@@ -105,18 +105,7 @@ std::string topdown_row(const std::string& name, const TopDown& t) {
 
 }  // namespace
 
-Json profile_json(const Profile& p, const Roofline& roofline) {
-  Json j;
-  j["array_macs"] = p.array_macs;
-  j["cycles"] = p.cycles;
-  Json layers = Json::array();
-  for (const auto& l : p.layers) layers.push_back(scope_json(l));
-  j["layers"] = layers;
-  Json types = Json::array();
-  for (const auto& t : p.types) types.push_back(scope_json(t));
-  j["types"] = types;
-  j["model"] = scope_json(p.model);
-  j["tail"] = scope_json(p.tail);
+Json ranking_json(const Profile& p) {
   Json ranking = Json::array();
   for (const auto& b : p.ranking) {
     Json bj;
@@ -131,7 +120,42 @@ Json profile_json(const Profile& p, const Roofline& roofline) {
     bj["evidence"] = ev;
     ranking.push_back(bj);
   }
-  j["ranking"] = ranking;
+  return ranking;
+}
+
+std::string ranking_text(const Profile& p, bool details) {
+  std::ostringstream o;
+  char buf[512];
+  int rank = 1;
+  for (const auto& b : p.ranking) {
+    std::snprintf(buf, sizeof buf, "  %d. %-12s %10s lost  %s / %s  [%s]\n", rank++,
+                  p.layers[b.layer].name.c_str(), grouped(b.lost_cycles).c_str(),
+                  top_class_name(b.dominant), sub_class_name(b.dominant_sub), b.rule.c_str());
+    o << buf;
+    if (!details) continue;
+    o << "     " << b.advice << "\n";
+    if (!b.evidence.empty()) {
+      o << "     evidence:";
+      for (const auto& [name, value] : b.evidence) o << " " << name << "=" << grouped(value);
+      o << "\n";
+    }
+  }
+  return o.str();
+}
+
+Json profile_json(const Profile& p, const Roofline& roofline) {
+  Json j;
+  j["array_macs"] = p.array_macs;
+  j["cycles"] = p.cycles;
+  Json layers = Json::array();
+  for (const auto& l : p.layers) layers.push_back(scope_json(l));
+  j["layers"] = layers;
+  Json types = Json::array();
+  for (const auto& t : p.types) types.push_back(scope_json(t));
+  j["types"] = types;
+  j["model"] = scope_json(p.model);
+  j["tail"] = scope_json(p.tail);
+  j["ranking"] = ranking_json(p);
   Json rf;
   Json machine;
   machine["array_macs"] = roofline.machine.array_macs;
@@ -234,20 +258,7 @@ std::string profile_text(const Profile& p, const Roofline& roofline) {
   o << topdown_row("tail", p.tail.topdown);
   o << topdown_row("model", p.model.topdown);
 
-  o << "\nbottlenecks (layers by lost cycles)\n";
-  int rank = 1;
-  for (const auto& b : p.ranking) {
-    std::snprintf(buf, sizeof buf, "  %d. %-12s %10s lost  %s / %s  [%s]\n", rank++,
-                  p.layers[b.layer].name.c_str(), grouped(b.lost_cycles).c_str(),
-                  top_class_name(b.dominant), sub_class_name(b.dominant_sub), b.rule.c_str());
-    o << buf;
-    o << "     " << b.advice << "\n";
-    if (!b.evidence.empty()) {
-      o << "     evidence:";
-      for (const auto& [name, value] : b.evidence) o << " " << name << "=" << grouped(value);
-      o << "\n";
-    }
-  }
+  o << "\nbottlenecks (layers by lost cycles)\n" << ranking_text(p, true);
 
   o << "\nroofline (latency " << fmt("%.0f", roofline.machine.latency) << " cycles, "
     << fmt("%.0f", roofline.machine.bytes_per_cycle) << " B/cycle, " << roofline.machine.in_flight

@@ -1,55 +1,10 @@
 // `bud profile` end to end: the binary is run as a user would, its exit status, its one JSON
 // object on every path (errors included), and a run still checked bit-exactly as `bud run`.
-#include <sys/wait.h>
-#include <unistd.h>
+#include "tests/profile/CliSupport.h"
 
-#include <catch2/catch.hpp>
-#include <cstdlib>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
-#include <string>
-
-namespace {
-
-struct Bud {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string read_all(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-/// `${BUD_BINARY_DIR}/bud ARGS` from the source directory (ARGS need no shell quoting).
-Bud run_bud(const std::string& args) {
-  static int n = 0;
-  const std::string base = std::string(BUD_BINARY_DIR) + "/profile_cli_" +
-                           std::to_string(getpid()) + "_" + std::to_string(n++);
-  const std::string cmd = std::string("cd ") + BUD_SOURCE_DIR + " && " + BUD_BINARY_DIR + "/bud " +
-                          args + " >" + base + ".out 2>" + base + ".err </dev/null";
-  const int s = std::system(cmd.c_str());
-  Bud r;
-  if (WIFEXITED(s)) r.status = WEXITSTATUS(s);
-  r.out = read_all(base + ".out");
-  r.err = read_all(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
-  return r;
-}
-
-/// The whole of stdout must be exactly one JSON object.
-nlohmann::json one_object(const std::string& out) {
-  nlohmann::json j;
-  REQUIRE_NOTHROW(j = nlohmann::json::parse(out));
-  REQUIRE(j.is_object());
-  return j;
-}
-
-}  // namespace
+using bud::profile_test::one_object;
+using bud::profile_test::read_all;
+using bud::profile_test::run_bud;
 
 TEST_CASE("bud profile --json: one object, the run checked as bud run", "[profile][cli]") {
   const auto p = run_bud("profile conv --json");

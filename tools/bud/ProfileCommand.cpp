@@ -1,9 +1,14 @@
 #include "tools/bud/ProfileCommand.h"
 
+#include <cmath>
+#include <functional>
 #include <iostream>
+#include <optional>
 
 #include "debugger/json/Json.h"
+#include "profile/Compare.h"
 #include "profile/Profiler.h"
+#include "profile/RecordedRun.h"
 #include "profile/Report.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/RunCommand.h"
@@ -11,7 +16,51 @@
 namespace bud::cli {
 
 namespace {
+
 constexpr int kCannotProfile = 4;
+
+// The options that change the run: a packet defines them all, and --compare runs nothing.
+bool is_run_option(const std::string& name) {
+  return name != "--json" && name != "--trace" && name != "--trace-window" && name != "workload" &&
+         name != "--compare" && name != "--tolerance" && name != "--help";
+}
+
+std::string first_given(const ProfileCommandOptions& options,
+                        const std::function<bool(const std::string&)>& which) {
+  for (const auto& name : options.given)
+    if (which(name)) return name;
+  return {};
+}
+
+int run_compare(const ProfileCommandOptions& options) {
+  const auto fail = [&](const std::string& e) {
+    return fail_command("profile", options.json, 2, e);
+  };
+  if (auto name = first_given(options,
+                              [](const std::string& n) {
+                                return is_run_option(n) || n == "workload" || n == "--trace" ||
+                                       n == "--trace-window";
+                              });
+      !name.empty())
+    return fail("--compare reads two profiles and runs nothing: " + name + " does not apply");
+  if (!std::isfinite(options.tolerance_pct) || options.tolerance_pct < 0)
+    return fail("--tolerance must be a percentage >= 0");
+  auto base = profile::read_profile_input(options.compare[0]);
+  if (!base) return fail(base.error());
+  auto next = profile::read_profile_input(options.compare[1]);
+  if (!next) return fail(next.error());
+  if (auto e = profile::check_comparable(*base, *next); !e.empty()) return fail(e);
+  const auto c = profile::compare(base->profile, next->profile, options.tolerance_pct / 100);
+  if (options.json) {
+    json::Json j = json::Json::object();
+    j["compare"] = profile::comparison_json(c, *base, *next);
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << profile::comparison_text(c, *base, *next);
+  }
+  return c.divergence ? 1 : 0;
+}
+
 }  // namespace
 
 void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
@@ -24,10 +73,16 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
       "  bud profile mlp --mem-latency 120 --mem-bw 8\n"
       "  bud profile compute_bound --throttle 1 --throttle-period 2\n"
       "  bud profile conv --trace conv.trace.json   # open in Perfetto / chrome://tracing\n"
+      "  bud profile bad.bpk                   # the run a packet recorded (bud run --record)\n"
+      "  bud profile --compare base.json new.json --tolerance 2   # two `--json` outputs\n"
+      "  bud profile --compare before.bpk after.bpk   # or two packets, profiled as recorded\n"
       "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input,\n"
       "3 cycle limit, 4 the design cannot be profiled or the trace cannot be written.\n"
+      "With --compare: 0 within the tolerance, 1 a persistent divergence, 2 bad input.\n"
       "docs/profiling.md explains every figure.");
-  sub->add_option("workload", options.run.workload, "Built-in name (see `bud workloads`) or file")
+  sub->add_option("workload", options.run.workload,
+                  "Built-in name (see `bud workloads`), workload file, or replay packet (.bpk: "
+                  "profiles the run it recorded)")
       ->capture_default_str();
   add_emulation_options(*sub, options.run);
   sub->add_option("--fault", options.fault_texts,
@@ -39,22 +94,61 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
   sub->add_option("--trace-window", options.trace_window,
                   "With --trace: cycles per counter-track sample")
       ->capture_default_str();
+  sub->add_option("--compare", options.compare,
+                  "Compare two profiles of one workload (`bud profile --json` outputs or replay "
+                  "packets, profiled as recorded): per-layer deltas, "
+                  "the first persistent divergence and its mechanism, the ranking before/after")
+      ->expected(2)
+      ->type_name("FILE");
+  sub->add_option("--tolerance", options.tolerance_pct,
+                  "With --compare: relative cycle change (percent) that counts as a divergence")
+      ->capture_default_str();
+  sub->parse_complete_callback([sub, &options] {
+    options.given.clear();
+    for (const auto* opt : sub->get_options())
+      if (opt->count() > 0) options.given.push_back(opt->get_name());
+  });
 }
 
 int run_profile(const ProfileCommandOptions& options) {
-  if (auto e = validate_emulation_options(options.run); !e.empty())
-    return fail_command("profile", options.json, 2, e);
+  if (!options.compare.empty()) return run_compare(options);
+  if (!first_given(options, [](const std::string& n) { return n == "--tolerance"; }).empty())
+    return fail_command("profile", options.json, 2, "--tolerance applies to --compare only");
+  std::optional<profile::RecordedRun> recorded;
+  if (profile::is_packet_file(options.run.workload)) {
+    if (auto name = first_given(options, is_run_option); !name.empty())
+      return fail_command("profile", options.json, 2,
+                          options.run.workload + " is a replay packet: its run is recorded, " +
+                              name + " does not apply");
+    auto loaded = profile::load_recorded_run(options.run.workload);
+    if (!loaded) return fail_command("profile", options.json, 2, loaded.error());
+    recorded = std::move(loaded).value();
+  }
   if (options.trace_window == 0)
     return fail_command("profile", options.json, 2, "--trace-window must be positive");
-  run::RunOptions ro = options.run;
-  if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty())
-    return fail_command("profile", options.json, 2, e);
+  const uint64_t trace_window = options.trace.empty() ? 0 : options.trace_window;
   ProgressLine progress("profile");
-  ro.progress = [&progress](uint64_t cycle) { progress.update(cycle); };
-  auto prepared = run::prepare(ro);
-  if (!prepared) return fail_command("profile", options.json, 2, prepared.error());
-  auto profiled =
-      profile::run_profiled(*prepared, ro, options.trace.empty() ? 0 : options.trace_window);
+  const auto on_progress = [&progress](uint64_t cycle) { progress.update(cycle); };
+  std::optional<run::PreparedRun> prepared_run;
+  profile::ProfiledRun profiled;
+  run::RunOptions ro;
+  if (recorded) {
+    recorded->options.progress = on_progress;
+    ro = recorded->options;
+    profiled = profile::run_recorded(*recorded, trace_window);
+  } else {
+    if (auto e = validate_emulation_options(options.run); !e.empty())
+      return fail_command("profile", options.json, 2, e);
+    ro = options.run;
+    if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty())
+      return fail_command("profile", options.json, 2, e);
+    ro.progress = on_progress;
+    auto prepared = run::prepare(ro);
+    if (!prepared) return fail_command("profile", options.json, 2, prepared.error());
+    prepared_run = std::move(prepared).value();
+    profiled = profile::run_profiled(*prepared_run, ro, trace_window);
+  }
+  const run::PreparedRun* prepared = recorded ? &recorded->prepared : &*prepared_run;
   progress.finish();
   if (!profiled.attribution) {
     return fail_command("profile", options.json, profiled.bad_input ? 2 : kCannotProfile,

@@ -1,6 +1,6 @@
 // `bud profile`: run a workload exactly as `bud run` does (checked bit-exactly) with the profiler
-// observing, and report per layer and type, top-down, the bottleneck ranking and the roofline
-// (docs/profiling.md).
+// observing, and report per layer and type, top-down, the bottleneck ranking and the roofline;
+// or profile the run a replay packet recorded; or compare two profiles (docs/profiling.md).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,13 +15,17 @@ struct ProfileCommandOptions {
   run::RunOptions run;
   std::vector<std::string> fault_texts;
   bool json = false;
-  std::string trace;             ///< --trace FILE: Chrome trace-event JSON of the run
-  uint64_t trace_window = 1024;  ///< --trace-window N: cycles per counter sample
+  std::string trace;                 ///< --trace FILE: Chrome trace-event JSON of the run
+  uint64_t trace_window = 1024;      ///< --trace-window N: cycles per counter sample
+  std::vector<std::string> compare;  ///< --compare BASE.json NEW.json
+  double tolerance_pct = 5;          ///< --tolerance PCT: with --compare
+  std::vector<std::string> given;    ///< the options given on the command line (their names)
 };
 
 void setup_profile(CLI::App& app, ProfileCommandOptions& options);
 /// Exit code: 0 passed, 1 the run failed a check or hung, 2 bad input, 3 cycle limit,
-/// 4 the design cannot be profiled or the trace cannot be written.
+/// 4 the design cannot be profiled or the trace cannot be written. With --compare: 0 no
+/// persistent divergence beyond the tolerance, 1 one, 2 bad input.
 int run_profile(const ProfileCommandOptions& options);
 
 }  // namespace bud::cli
