@@ -383,7 +383,7 @@ TEST_CASE("unknown commands get a suggestion, bud help works", "[e2e][help]") {
 }
 
 TEST_CASE("every subcommand's --help has an Examples section", "[e2e][help]") {
-  for (const std::vector<std::string> sub : {std::vector<std::string>{"run"},
+  for (const std::vector<std::string>& sub : {std::vector<std::string>{"run"},
                                              {"workloads"},
                                              {"profile"},
                                              {"debug"},

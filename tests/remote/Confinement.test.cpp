@@ -118,7 +118,7 @@ TEST_CASE("bud serve writes nothing outside its output directory through planted
   int i = 0;
   for (Plant k : kPlants) {
     const std::string s = std::to_string(i++);
-    for (const std::string name : {"dump" + s + ".fst", "on" + s + ".fst", "rec" + s + ".bpk",
+    for (const std::string& name : {"dump" + s + ".fst", "on" + s + ".fst", "rec" + s + ".bpk",
                                    "bp" + s + ".bud", "trig" + s + ".bpk", "cap" + s + "-1.fst",
                                    "logonly" + s + "-1.log", "cap" + s + "-1.fst.hier"})
       outside.plant(o, name, k);
@@ -127,7 +127,7 @@ TEST_CASE("bud serve writes nothing outside its output directory through planted
   auto c = attach(srv.address());
   for (int k = 0; k < 3; ++k) {
     const std::string s = std::to_string(k);
-    for (const std::string line :
+    for (const std::string& line :
          {"wave dump 0 20 dump" + s + ".fst", "wave on on" + s + ".fst",
           "record start rec" + s + ".bpk", "save breakpoints bp" + s + ".bud"}) {
       remote::v1::CommandReply r;

@@ -112,7 +112,7 @@ TEST_CASE("window-parallel replay: injected divergences give the serial first wi
   REQUIRE(n >= 6);
   // Divergences in the first, an early, a middle, the next-to-last and the last window; and
   // two at once (the earlier one is reported).
-  for (const std::vector<uint32_t> at :
+  for (const std::vector<uint32_t>& at :
        std::vector<std::vector<uint32_t>>{{0}, {2}, {n / 2}, {n - 2}, {n - 1}, {n - 2, 1}}) {
     for (const bool stage : {false, true}) {
       const std::string name = "w" + std::to_string(at.front()) + "_" + std::to_string(at.size()) +
