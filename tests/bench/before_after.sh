@@ -23,21 +23,9 @@ trig="$root/tests/bench/trigger_bench.trig"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-cat >"$tmp/bps.bud" <<'EOF'
-break if gemm.stall_mem > 1000000000
-break if load.stall_mem > 1000000000
-break if store.idle > 1000000000
-break if dram_rd_bytes > 1000000000000
-continue
-EOF
+conditions_script "$tmp/bps.bud"
 cycles=$("$after" run "$work" --json | sed -n 's/.*"cycles":\([0-9]*\).*/\1/p' | head -1)
-targets=()
-x=12345
-for ((i = 0; i < 20; i++)); do
-  x=$(((x * 1103515245 + 12345) % 2147483648))
-  targets+=($((x % cycles)))
-done
-{ echo continue; for t in "${targets[@]}"; do echo "goto $t"; done; } >"$tmp/goto.bud"
+goto_script "$tmp/goto.bud" "$cycles"
 printf 'continue\ninfo checkpoints\n' >"$tmp/ck.bud"
 
 names=("bud run" "bud run --triggers (8 armed)" "bud run --record" "bud debug: continue, 4 conditions"

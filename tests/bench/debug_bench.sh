@@ -23,26 +23,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 
-cat >"$tmp/bps.bud" <<'EOF'
-break if gemm.stall_mem > 1000000000
-break if load.stall_mem > 1000000000
-break if store.idle > 1000000000
-break if dram_rd_bytes > 1000000000000
-continue
-EOF
+conditions_script "$tmp/bps.bud"
 printf 'continue\n' >"$tmp/plain.bud"
 printf 'echo prepared\n' >"$tmp/none.bud"
 
 cycles=$("$bud" debug "${work[@]}" -x "$tmp/plain.bud" --batch --json |
   sed -n 's/.*"stop":{"cycle":\([0-9]*\).*/\1/p')
-# Twenty jumps to spread-out cycles (a fixed LCG: the same cycles every run), out of order.
-targets=()
-x=12345
-for ((i = 0; i < 20; i++)); do
-  x=$(((x * 1103515245 + 12345) % 2147483648))
-  targets+=($((x % cycles)))
-done
-{ echo continue; for t in "${targets[@]}"; do echo "goto $t"; done; } >"$tmp/goto.bud"
+goto_script "$tmp/goto.bud" "$cycles"
 
 echo "## Debugger (long_run throttled 1 of 3: $cycles cycles; median of $reps, alternating)"
 echo
