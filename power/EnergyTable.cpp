@@ -90,7 +90,42 @@ Result<EnergyTable> parse_energy_table(std::string_view text, std::string_view f
     t.actions.push_back({a.counter(), static_cast<uint64_t>(std::llround(fj)), c, a.source(),
                          loc.at(at, a, "counter", -1, where)});
   }
+  bool own_listed = false;
+  for (int i = 0; i < pt.operating_point_size(); ++i) {
+    const proto::OperatingPoint& op = pt.operating_point(i);
+    const textproto::Tree* at = loc.nested(&tree, pt, "operating_point", i);
+    const std::string where = loc.at(&tree, pt, "operating_point", i, loc.start());
+    if (op.name().empty()) return fail(where, "operating point without a `name`");
+    if (t.point(op.name()))
+      return fail(loc.at(at, op, "name", -1, where), "operating point '" + op.name() + "' is listed twice");
+    if (!(op.frequency_mhz() > 0) || !std::isfinite(op.frequency_mhz()))
+      return fail(loc.at(at, op, "frequency_mhz", -1, where), "`frequency_mhz` must be > 0");
+    if (!(op.voltage() > 0) || !std::isfinite(op.voltage()))
+      return fail(loc.at(at, op, "voltage", -1, where), "`voltage` must be > 0 volts");
+    own_listed |= op.frequency_mhz() == t.frequency_mhz && op.voltage() == t.voltage;
+    t.points.push_back({op.name(), op.frequency_mhz(), op.voltage()});
+  }
+  if (!own_listed) {
+    if (t.point("nominal"))
+      return fail(loc.start(), "operating point 'nominal' differs from the table's own frequency "
+                               "and voltage");
+    t.points.insert(t.points.begin(), {"nominal", t.frequency_mhz, t.voltage});
+  }
+  if (pt.has_dram_timing()) {
+    const proto::DramTiming& d = pt.dram_timing();
+    const std::string where = loc.at(&tree, pt, "dram_timing", -1, loc.start());
+    if (!(d.latency_ns() > 0) || !std::isfinite(d.latency_ns()) || !(d.jitter_ns() >= 0) ||
+        !std::isfinite(d.jitter_ns()) || !(d.bandwidth_gbps() > 0) || !std::isfinite(d.bandwidth_gbps()))
+      return fail(where, "`dram_timing` needs latency_ns > 0, jitter_ns >= 0 and bandwidth_gbps > 0");
+    t.dram_timing = DramTiming{d.latency_ns(), d.jitter_ns(), d.bandwidth_gbps()};
+  }
   return t;
+}
+
+const OperatingPoint* EnergyTable::point(std::string_view name) const {
+  for (const auto& p : points)
+    if (p.name == name) return &p;
+  return nullptr;
 }
 
 Result<EnergyTable> load_energy_table(const std::string& path,

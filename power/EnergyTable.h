@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,12 +31,31 @@ struct PricedAction {
   std::string where;  ///< FILE:LINE:COL of its entry
 };
 
+/// A clock and supply pair (DVFS).
+struct OperatingPoint {
+  std::string name;
+  double frequency_mhz = 0;
+  double voltage = 0;
+};
+
+/// DRAM timing in physical units (absent from a table: timing stays in cycles).
+struct DramTiming {
+  double latency_ns = 0, jitter_ns = 0, bandwidth_gbps = 0;
+};
+
 struct EnergyTable {
   std::string file;  ///< where it was read from ("<builtin npu_45nm>" for the default)
   std::string name, version, technology;
   double voltage = 0;
   double frequency_mhz = 0;
   std::vector<PricedAction> actions;  ///< file order
+  /// DVFS points in file order; always holds the table's own point (named "nominal" unless a
+  /// listed point has its frequency and voltage).
+  std::vector<OperatingPoint> points;
+  std::optional<DramTiming> dram_timing;
+
+  /// The point named `name`, if any.
+  const OperatingPoint* point(std::string_view name) const;
 };
 
 /// The one counter a run supplies beyond the design's PMU: host-driver CSR accesses.
