@@ -122,9 +122,9 @@ Result<EnergyTable> parse_energy_table(std::string_view text, std::string_view f
   return t;
 }
 
-const OperatingPoint* EnergyTable::point(std::string_view name) const {
+const OperatingPoint* EnergyTable::point(std::string_view point_name) const {
   for (const auto& p : points)
-    if (p.name == name) return &p;
+    if (p.name == point_name) return &p;
   return nullptr;
 }
 

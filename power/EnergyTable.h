@@ -54,8 +54,8 @@ struct EnergyTable {
   std::vector<OperatingPoint> points;
   std::optional<DramTiming> dram_timing;
 
-  /// The point named `name`, if any.
-  const OperatingPoint* point(std::string_view name) const;
+  /// The point named `point_name`, if any.
+  const OperatingPoint* point(std::string_view point_name) const;
 };
 
 /// The one counter a run supplies beyond the design's PMU: host-driver CSR accesses.
