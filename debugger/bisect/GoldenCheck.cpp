@@ -105,7 +105,7 @@ void GoldenCheck::resync() {
       restart();
       // Only the checker watches the re-execution.
       drive::HookParticipant watch(nullptr, this);
-      session_.timeline().run_to(target, session_.interventions(), nullptr, &watch);
+      session_.timeline().run_to(target, session_.interventions(), &watch);
     }
   }
   reported_ = checker_->divergences().size();

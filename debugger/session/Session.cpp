@@ -245,7 +245,7 @@ std::string Session::goto_cycle(uint64_t cycle) {
 
 std::string Session::advance_to(uint64_t cycle) {
   if (cycle < emu_->cycle()) return "cannot advance backwards";
-  auto e = timeline_.run_to(cycle, interventions_);
+  auto e = timeline_.run_to(cycle, interventions_).error;
   note_progress();
   return e;
 }
@@ -282,8 +282,8 @@ std::optional<StopInfo> Session::reverse_continue(std::string& error) {
     BreakpointParticipant watch(breakpoints_);
     // Re-execute the window (re-applying interventions) and keep the last hit before `now`.
     while (emu_->cycle() < window_end) {
-      bool hit = false;
-      if (!timeline_.run_to(window_end, interventions_, &hit, &watch).empty() || !hit) break;
+      const auto ran = timeline_.run_to(window_end, interventions_, &watch);
+      if (!ran.error.empty() || !ran.halted) break;
       if (emu_->cycle() >= now) break;
       StopInfo s;
       s.cycle = emu_->cycle();

@@ -267,23 +267,19 @@ std::string Timeline::rewind_to(uint64_t cycle) {
   return seek(cycle, log_ ? *log_ : kNone);
 }
 
-std::string Timeline::run_to(uint64_t target, const std::vector<Intervention>& interventions,
-                             bool* halted, drive::Participant* with) {
-  if (halted) *halted = false;
+Timeline::RunTo Timeline::run_to(uint64_t target, const std::vector<Intervention>& interventions,
+                                 drive::Participant* with) {
   drive::Driver driver(emu_);
   drive::InterventionActor actor(emu_, interventions);
   driver.add(actor);
   driver.add(*this);  // keep automatic checkpoints flowing while re-executing
   if (with) driver.add(*with);
   const auto s = driver.run_until(target, UINT64_MAX);
-  if (s.failed) return s.detail;
-  if (s.halted && halted) {
-    *halted = true;
-    return {};
-  }
+  if (s.failed) return {s.detail};
+  if (s.halted) return {{}, true};
   if (emu_.cycle() < target)
-    return "the run ended at cycle " + std::to_string(emu_.cycle()) + " (" +
-           emu::run_state_name(s.state) + ")";
+    return {"the run ended at cycle " + std::to_string(emu_.cycle()) + " (" +
+            emu::run_state_name(s.state) + ")"};
   return {};
 }
 
@@ -304,7 +300,7 @@ std::string Timeline::seek(uint64_t cycle, const std::vector<Intervention>& inte
     if (!c) return error;  // a failed restore leaves the emulator unchanged
     from = *c;
   }
-  error = run_to(cycle, interventions);
+  error = run_to(cycle, interventions).error;
   if (!error.empty()) {
     // Put the emulator back where it was: `now` was reached before, so this re-execution works.
     std::string ignored;

@@ -111,12 +111,16 @@ class Timeline final : public drive::Participant, public drive::Rewinder {
   /// Cycles re-executed by the last seek().
   uint64_t last_resimulated() const { return last_resimulated_; }
 
+  /// How a run_to() ended.
+  struct RunTo {
+    std::string error;    ///< empty unless the run failed or ended before `target`
+    bool halted = false;  ///< `with` halted the run early (not an error)
+  };
   /// Drives the emulator from its cycle to `target` (taking automatic checkpoints), applying
   /// interventions whose cycle falls in [now, target]. `with` (optional) takes part in the run
-  /// (e.g. breakpoints or a checker); if it halts the run, returns early with `*halted` set
-  /// (when given; otherwise stopping early is an error). Error message or empty.
-  std::string run_to(uint64_t target, const std::vector<Intervention>& interventions,
-                     bool* halted = nullptr, drive::Participant* with = nullptr);
+  /// (e.g. breakpoints or a checker) and may halt it early.
+  RunTo run_to(uint64_t target, const std::vector<Intervention>& interventions,
+               drive::Participant* with = nullptr);
 
  private:
   /// A zstd-compressed piece of a state, shared by every checkpoint that contains it.
