@@ -4,8 +4,9 @@
 # wall time and peak RSS (/usr/bin/time -v) of a plain `bud run`, `--record`, `--triggers`
 # (examples/triggers/memory_stall_burst.trig), packet bytes, `goto` to 90% of the run in
 # `bud debug --packet`, and `bud bisect` of a packet with a fault at 90% of the run (re-simulated
-# cycles). One repetition each: the long runs take minutes.
+# cycles). One repetition each: the long runs take minutes. Times are CPU seconds (user + sys).
 #   tests/bench/scale_bench.sh [BUILD_DIR] [TARGET_CYCLES...]   (default 1000000 10000000 100000000)
+#   Environment: BENCH_BASE, the workload file repeated (default the `conv` built-in)
 set -euo pipefail
 build=${1:-build}
 shift || true
@@ -14,32 +15,33 @@ targets=("$@")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bud="$build/bud"
 trig="$root/examples/triggers/memory_stall_burst.trig"
+base=${BENCH_BASE:-$root/emu/workload/builtins/conv.textpb}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 field() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" | head -1; }  # field NAME < JSON: a number
 # measure LOG CMD...: runs CMD under /usr/bin/time -v (exit status ignored); prints
-# "wall_seconds peak_rss_mib"
+# "cpu_seconds peak_rss_mib": CPU (user + sys), since wall time on the shared machine mostly
+# measures the other builders
 measure() {
   local log=$1
   shift
   /usr/bin/time -v -o "$log" "$@" >"$log.out" 2>"$log.err" || true
-  local wall rss
-  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" |
-    awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.1f", s }')
+  local cpu rss
+  cpu=$(sed -n 's/.*\(User\|System\) time (seconds): //p' "$log" | awk '{ s += $1 } END { printf "%.1f", s }')
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
-  echo "$wall $((rss / 1024))"
+  echo "$cpu $((rss / 1024))"
 }
 workload() {  # workload N FILE: conv repeated N times
   {
-    cat "$root/emu/workload/builtins/conv.textpb"
+    cat "$base"
     echo "repeat: $1"
   } >"$2"
 }
 
 workload 1 "$tmp/one.textpb"
 one=$("$bud" run "$tmp/one.textpb" --json | field cycles)
-echo "## Long runs (conv residual block, $one cycles a pass, repeat N)"
+echo "## Long runs ($(basename "$base" .textpb), $one cycles a pass, repeat N)"
 echo
 printf "%-12s %7s %9s | %-14s | %-14s %9s | %-14s | %-14s | %-14s %12s\n" "cycles" "passes" \
   "commands" "run s/MiB" "record s/MiB" "packet" "triggers s/MiB" "goto s/MiB" "bisect s/MiB" \
