@@ -482,3 +482,28 @@ TEST_CASE("a program longer than the command ring runs, records, replays, bisect
   for (const auto& [name, c] : f[2].at("data").at("counters").items())
     CHECK(g[3].at("data").at("counters").at(name).at("value") == c.at("value"));
 }
+
+TEST_CASE("bud debug --packet keeps at most 64 of a long recording's checkpoints",
+          "[e2e][long]") {
+  const std::string work = temp_path("conv7_dense.textpb");
+  write_file(work, slurp(std::string(BUD_SOURCE_DIR) + "/emu/workload/builtins/conv.textpb") +
+                       "repeat: 7\n");
+  const std::string pkt = temp_path("conv7_dense.bpk");
+  REQUIRE(bud({"run", work, "--record", pkt, "--digest-interval", "1024", "--checkpoint-interval",
+               "1024"})
+              .status == 0);  // ~189 checkpoints
+  const std::string script = temp_path("dense.bud");
+  write_file(script, "info checkpoints\ngoto 150000\nwhere\n");
+  const auto d = bud({"debug", "--packet", pkt, "-x", script, "--batch", "--json"});
+  REQUIRE(d.status == 0);
+  const auto v = debug_objects(d);
+  REQUIRE(v.size() == 3);
+  size_t named = 0;
+  for (const auto& line : v[0].at("output"))
+    named += contains(line.get<std::string>(), "packet@");
+  CHECK(named >= 32);
+  CHECK(named <= 64);
+  CHECK(contains(v[0].dump(), "packet@0"));
+  CHECK(v[1].at("cycle") == 150000);
+  CHECK(v[1].at("data").at("resimulated").get<uint64_t>() < 150000);
+}
