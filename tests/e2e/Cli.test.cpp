@@ -430,15 +430,21 @@ std::vector<nlohmann::json> debug_objects(const Result& r) {
   return v;
 }
 
+/// A workload file: the conv built-in with `repeat: passes` (docs/workloads.md).
+std::string conv_repeated(const std::string& name, int passes) {
+  const std::string path = temp_path(name);
+  write_file(path, slurp(std::string(BUD_SOURCE_DIR) + "/emu/workload/builtins/conv.textpb") +
+                       "repeat: " + std::to_string(passes) + "\n");
+  return path;
+}
+
 }  // namespace
 
 TEST_CASE("a program longer than the command ring runs, records, replays, bisects and goes to",
           "[e2e][long]") {
   // The conv residual block seven times: 2338 commands through the 2048-entry ring, refilled by
   // the host driver as the NPU retires commands (docs/workloads.md, `repeat`).
-  const std::string work = temp_path("conv7.textpb");
-  write_file(work, slurp(std::string(BUD_SOURCE_DIR) + "/emu/workload/builtins/conv.textpb") +
-                       "repeat: 7\n");
+  const std::string work = conv_repeated("conv7.textpb", 7);
   const std::string good = temp_path("conv7.bpk");
   const auto run = bud({"run", work, "--json", "--record", good});
   REQUIRE(run.status == 0);
@@ -485,9 +491,7 @@ TEST_CASE("a program longer than the command ring runs, records, replays, bisect
 
 TEST_CASE("bud debug --packet keeps at most 64 of a long recording's checkpoints",
           "[e2e][long]") {
-  const std::string work = temp_path("conv7_dense.textpb");
-  write_file(work, slurp(std::string(BUD_SOURCE_DIR) + "/emu/workload/builtins/conv.textpb") +
-                       "repeat: 7\n");
+  const std::string work = conv_repeated("conv7_dense.textpb", 7);
   const std::string pkt = temp_path("conv7_dense.bpk");
   REQUIRE(bud({"run", work, "--record", pkt, "--digest-interval", "1024", "--checkpoint-interval",
                "1024"})
