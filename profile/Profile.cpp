@@ -507,18 +507,26 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
     m.name = layer.name;
     m.kind = workload::layer_kind_name(layer.kind);
     m.layers = 1;
-    uint64_t first = UINT64_MAX, last = 0;
-    for (uint32_t c = layer.first_cmd; c <= layer.last_cmd && c < program.commands.size(); ++c) {
-      in_layer[c] = true;
-      add_command(m, raws[li], counts[c], &program.commands[c]);
-      const auto& cc = counts[c];
-      first = std::min(first, cc.dispatched);
-      const uint64_t end = cc.released != UINT64_MAX ? cc.released : cc.dispatched;
-      if (end != UINT64_MAX) last = std::max(last, end);
+    // A repeated workload runs the layer once per pass: its cycles are the sum of its spans.
+    uint64_t first_any = UINT64_MAX, last_any = 0;
+    for (uint64_t pass = 0; pass < program.passes; ++pass) {
+      const uint64_t off = pass * program.pass_commands;
+      uint64_t first = UINT64_MAX, last = 0;
+      for (uint64_t c = layer.first_cmd + off;
+           c <= layer.last_cmd + off && c < program.commands.size(); ++c) {
+        in_layer[c] = true;
+        add_command(m, raws[li], counts[c], &program.commands[c]);
+        const auto& cc = counts[c];
+        first = std::min(first, cc.dispatched);
+        const uint64_t end = cc.released != UINT64_MAX ? cc.released : cc.dispatched;
+        if (end != UINT64_MAX) last = std::max(last, end);
+      }
+      if (first != UINT64_MAX && last >= first) m.cycles += last - first + 1;
+      first_any = std::min(first_any, first);
+      last_any = std::max(last_any, last);
     }
-    m.first_dispatch = first == UINT64_MAX ? 0 : first;
-    m.last_retire = last;
-    m.cycles = first == UINT64_MAX || last < first ? 0 : last - first + 1;
+    m.first_dispatch = first_any == UINT64_MAX ? 0 : first_any;
+    m.last_retire = last_any;
     m.topdown = top_down(raws[li], p.array_macs, false);
     p.layers.push_back(std::move(m));
   }

@@ -127,24 +127,29 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
     p.kind = workload::layer_kind_name(layer.kind);
     // The lowering's tiles, as its commands lay them out: a tile's LOADs, then its GEMMs and
     // POST, then its STOREs (docs/workloads.md). A LOAD after compute starts the next tile.
+    // A repeated workload (Program::passes) runs every layer's tiles once per pass.
     std::vector<Tile> tiles(1);
-    for (uint32_t c = layer.first_cmd; c <= layer.last_cmd && c < program.commands.size(); ++c) {
-      const auto& cmd = program.commands[c];
-      switch (cmd.opcode) {
-        case isa::Opcode::Load:
-          if (tiles.back().has_compute) tiles.emplace_back();
-          tiles.back().load += load_cycles(cmd, m);
-          break;
-        case isa::Opcode::Gemm:
-        case isa::Opcode::Post:
-          tiles.back().compute += compute_cycles(cmd, m);
-          tiles.back().has_compute = true;
-          break;
-        case isa::Opcode::Store:
-          tiles.back().store += store_cycles(cmd, m);
-          break;
-        default:
-          break;
+    for (uint64_t pass = 0; pass < program.passes; ++pass) {
+      const uint64_t off = pass * program.pass_commands;
+      for (uint64_t c = layer.first_cmd + off;
+           c <= layer.last_cmd + off && c < program.commands.size(); ++c) {
+        const auto& cmd = program.commands[c];
+        switch (cmd.opcode) {
+          case isa::Opcode::Load:
+            if (tiles.back().has_compute) tiles.emplace_back();
+            tiles.back().load += load_cycles(cmd, m);
+            break;
+          case isa::Opcode::Gemm:
+          case isa::Opcode::Post:
+            tiles.back().compute += compute_cycles(cmd, m);
+            tiles.back().has_compute = true;
+            break;
+          case isa::Opcode::Store:
+            tiles.back().store += store_cycles(cmd, m);
+            break;
+          default:
+            break;
+        }
       }
     }
     // The tile count the lowering planned (dense/conv2d) must be what its commands show.
@@ -152,7 +157,7 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
       const auto plan = workload::plan_tiles(w.layers[li]);
       if (plan &&
           (layer.kind == workload::LayerKind::Dense || layer.kind == workload::LayerKind::Conv2d) &&
-          static_cast<int64_t>(tiles.size()) != plan->m_tiles * plan->n_tiles)
+          static_cast<int64_t>(tiles.size()) != plan->m_tiles * plan->n_tiles * program.passes)
         p.residual = "tiling differs from plan_tiles";
     }
     p.tiles = static_cast<int>(tiles.size());

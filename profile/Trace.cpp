@@ -36,6 +36,14 @@ void TraceWindows::sample(uint64_t cycle) {
   s.counters.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) s.counters[static_cast<size_t>(i)] = emu_.counter(i);
   samples_.push_back(std::move(s));
+  if (samples_.size() < kMaxSamples) return;
+  // Coarsen: keep the first sample and those on the doubled window's grid (the counter tracks
+  // divide by each sample's span, so rates stay right).
+  window_ *= 2;
+  size_t kept = 1;
+  for (size_t i = 1; i < samples_.size(); ++i)
+    if (samples_[i].cycle % window_ == 0) samples_[kept++] = std::move(samples_[i]);
+  samples_.resize(kept);
 }
 
 Json trace_json(const Attribution& a, const workload::Program& program,

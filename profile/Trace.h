@@ -14,9 +14,12 @@
 namespace bud::profile {
 
 /// Samples the design's counters every `window` cycles of a run (at pauses it asks for; nothing
-/// per cycle), for the trace's counter tracks.
+/// per cycle), for the trace's counter tracks. Memory is bounded: when kMaxSamples samples are
+/// held, the window doubles and every other sample is dropped, so a run of any length keeps
+/// between kMaxSamples / 2 and kMaxSamples samples (window() says the final window).
 class TraceWindows final : public drive::Participant {
  public:
+  static constexpr size_t kMaxSamples = 8192;
   TraceWindows(const emu::Emulator& emu, uint64_t window);
   uint64_t next_pause(uint64_t now) const override { return (now / window_ + 1) * window_; }
   void on_start(uint64_t cycle) override { sample(cycle); }

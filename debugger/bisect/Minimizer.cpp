@@ -349,6 +349,15 @@ using Reduce = std::function<bool(pb::WorkloadSpec&, run::RunOptions&, std::stri
 
 std::vector<Reduce> reductions(const pb::WorkloadSpec& base) {
   std::vector<Reduce> out;
+  // Fewer passes over the layer list (workload.proto `repeat`): the run shrinks about twice and
+  // a fault in the first half of the passes keeps its cycle.
+  out.push_back([](pb::WorkloadSpec& s, run::RunOptions&, std::string& what) {
+    if (s.repeat() <= 1) return false;
+    const uint32_t now = s.repeat() / 2;
+    what = "halve the passes " + std::to_string(s.repeat()) + " -> " + std::to_string(now);
+    s.set_repeat(now);
+    return true;
+  });
   // Shortest failing prefix: drop the last layer.
   out.push_back([](pb::WorkloadSpec& s, run::RunOptions&, std::string& what) {
     if (s.layer_size() <= 1) return false;

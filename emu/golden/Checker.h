@@ -39,7 +39,8 @@ CheckReport check_outputs(const workload::Program& program, const workload::Refe
 CheckReport check_outputs(const workload::Program& program, const workload::ReferenceResult& ref,
                           std::span<const uint8_t> dram);
 
-/// Writes a program's DRAM image and command ring into `npu` and runs it from the ring.
+/// Writes a program's DRAM image and command ring into `npu` and runs it from the ring (a
+/// program longer than the ring runs from its encoded commands, as the host streams them).
 RunResult run_program(GoldenNpu& npu, const workload::Program& program);
 
 }  // namespace bud::golden

@@ -314,13 +314,18 @@ RunResult GoldenNpu::run_ring(uint32_t ring_base, uint32_t count) {
               " commands) is outside the DRAM";
     return r;
   }
+  return run_encoded(std::span<const uint8_t>(dram_).subspan(
+      ring_base, size_t{count} * isa::kCommandBytes));
+}
+
+RunResult GoldenNpu::run_encoded(std::span<const uint8_t> bytes) {
+  const size_t count = bytes.size() / isa::kCommandBytes;
   std::vector<std::array<uint64_t, 4>> words(count);
-  for (uint32_t i = 0; i < count; ++i)
+  for (size_t i = 0; i < count; ++i)
     for (int w = 0; w < 4; ++w) {
       uint64_t v = 0;
       for (int b = 0; b < 8; ++b)
-        v |= uint64_t{dram_[ring_base + size_t{i} * 32 + static_cast<size_t>(w * 8 + b)]}
-             << (8 * b);
+        v |= uint64_t{bytes[i * 32 + static_cast<size_t>(w * 8 + b)]} << (8 * b);
       words[i][static_cast<size_t>(w)] = v;
     }
   return run(words);

@@ -58,6 +58,9 @@ class GoldenNpu {
   RunResult run(const std::vector<isa::Command>& commands);
   /// Runs `count` commands read from the ring at `ring_base` in DRAM.
   RunResult run_ring(uint32_t ring_base, uint32_t count);
+  /// Runs commands encoded as they sit in the ring (32 bytes each, little-endian words), read
+  /// from `bytes` rather than from the model's DRAM (a program longer than the ring).
+  RunResult run_encoded(std::span<const uint8_t> bytes);
 
   /// Per-stage digests of every transaction emitted so far.
   const std::array<emu::StageDigest, emu::kNumStages>& digests() const { return digests_; }

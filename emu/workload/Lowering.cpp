@@ -431,6 +431,7 @@ const TensorInfo* Program::find_tensor(std::string_view name) const {
 }
 
 std::optional<int> Program::layer_of_command(uint32_t cmd) const {
+  if (pass_commands > 0 && cmd < uint64_t{pass_commands} * passes) cmd %= pass_commands;
   for (size_t i = 0; i < layers.size(); ++i)
     if (cmd >= layers[i].first_cmd && cmd <= layers[i].last_cmd) return static_cast<int>(i);
   return std::nullopt;
@@ -536,7 +537,7 @@ Result<Program> lower(const Workload& w) {
     }
     // A layer reads what the previous one stored: wait for everything between layers.
     Command end;
-    end.opcode = i + 1 < w.layers.size() ? Opcode::Sync : Opcode::End;
+    end.opcode = i + 1 < w.layers.size() || w.repeat > 1 ? Opcode::Sync : Opcode::End;
     end.end_code = 0;
     em.add(end);
     info.last_cmd = static_cast<uint32_t>(p.commands.size() - 1);
@@ -545,11 +546,32 @@ Result<Program> lower(const Workload& w) {
     p.gemm_iterations += info.gemm_iterations;
     p.useful_macs += info.useful_macs;
     p.layers.push_back(std::move(info));
-    if (p.commands.size() > kRingCommands)
-      return Error{l.where + ": layer '" + l.name +
-                   "': program too long: " + std::to_string(p.commands.size()) +
-                   " commands after this layer but the ring [" + hex(kRingBase) + ", " +
-                   hex(kRingBase + kRingBytes) + ") holds " + std::to_string(kRingCommands)};
+  }
+  // Repeated passes run the same commands on the same tensors (workload.proto, `repeat`): a SYNC
+  // ends every pass but the last, as between layers. The host driver refills the ring as the NPU
+  // retires commands, so the program may be any length.
+  p.passes = std::max<uint32_t>(1, w.repeat);
+  p.pass_commands = static_cast<uint32_t>(p.commands.size());
+  if (p.passes > 1) {
+    if (uint64_t{p.pass_commands} * p.passes > UINT32_MAX)
+      return Error{w.input_where + ": repeat " + std::to_string(p.passes) + " needs " +
+                   std::to_string(uint64_t{p.pass_commands} * p.passes) +
+                   " commands, more than command ids count (2^32 - 1)"};
+    p.commands.reserve(size_t{p.pass_commands} * p.passes);
+    for (uint32_t pass = 1; pass < p.passes; ++pass)
+      for (uint32_t c = 0; c < p.pass_commands; ++c) {
+        Command k = p.commands[c];
+        k.cmd_id = static_cast<uint32_t>(p.commands.size());
+        p.commands.push_back(k);
+      }
+    p.commands.back().opcode = Opcode::End;
+    p.commands.back().raw_opcode = static_cast<uint8_t>(Opcode::End);
+    for (LayerInfo& info : p.layers) {
+      info.gemm_iterations *= p.passes;
+      info.useful_macs *= p.passes;
+    }
+    p.gemm_iterations *= p.passes;
+    p.useful_macs *= p.passes;
   }
   return p;
 }

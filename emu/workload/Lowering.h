@@ -60,10 +60,12 @@ struct DramRegion {
 struct LayerInfo {
   std::string name;
   LayerKind kind = LayerKind::Dense;
-  uint32_t first_cmd = 0, last_cmd = 0;  ///< inclusive command indices (SYNC after it included)
+  /// Inclusive command indices (SYNC after it included) in the first pass; pass p's copy is
+  /// offset by p * Program::pass_commands.
+  uint32_t first_cmd = 0, last_cmd = 0;
   uint32_t tiles = 0;
-  uint64_t gemm_iterations = 0;  ///< (m, nb, kb) iterations = cycles of the MAC array
-  uint64_t useful_macs = 0;
+  uint64_t gemm_iterations = 0;  ///< (m, nb, kb) iterations = cycles of the MAC array, all passes
+  uint64_t useful_macs = 0;      ///< all passes
 };
 
 /// A lowered program.
@@ -78,9 +80,13 @@ struct Program {
   uint32_t data_end = kDataBase;  ///< one past the last byte used by any tensor
   uint64_t gemm_iterations = 0;
   uint64_t useful_macs = 0;
+  /// The layer list runs `passes` times (Workload::repeat); each pass is `pass_commands`
+  /// commands, the same ones but for cmd_id and the last pass's END.
+  uint32_t passes = 1;
+  uint32_t pass_commands = 0;
 
   const TensorInfo* find_tensor(std::string_view name) const;
-  /// Index of the layer that command `cmd` belongs to.
+  /// Index of the layer that command `cmd` belongs to (in any pass).
   std::optional<int> layer_of_command(uint32_t cmd) const;
 };
 
@@ -103,11 +109,13 @@ Result<TilePlan> plan_tiles(const Layer& layer);
 Result<std::vector<TensorInfo>> plan_dram(const Workload& w);
 
 /// Lowers a workload (which parse_workload validated). Fails only for programs that do not fit
-/// the DRAM or the command ring; parse_workload already reports those, so a loaded workload
-/// lowers successfully.
+/// the DRAM or number more than 2^32 - 1 commands; parse_workload already reports those, so a
+/// loaded workload lowers successfully. A program may be longer than the ring (kRingCommands):
+/// the host driver refills the ring as the NPU retires commands.
 Result<Program> lower(const Workload& w);
 
-/// The encoded commands as they sit in the command ring (at program.ring_base).
+/// The encoded commands as they sit in the command ring (at program.ring_base), all of them: a
+/// program longer than kRingCommands passes through the ring a window at a time.
 DramRegion ring_image(const Program& p);
 
 }  // namespace bud::workload

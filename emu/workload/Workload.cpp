@@ -5,6 +5,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -189,6 +190,14 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
     w.dram_bytes = pw.dram_bytes();
   }
 
+  // Passes over the layer list.
+  const uint64_t repeat = pw.repeat();
+  if (repeat > kMaxRepeat)
+    return fail(loc.at(&tree, pw, "repeat", -1, loc.start()),
+                "repeat must be at most " + std::to_string(kMaxRepeat) + " (got " +
+                    std::to_string(repeat) + ")");
+  w.repeat = static_cast<uint32_t>(std::max<uint64_t>(1, repeat));
+
   // Input shape.
   const std::string shape_where = loc.at(&tree, pw, "input_shape", 0, loc.start());
   const int rank = pw.input_shape_size();
@@ -345,7 +354,7 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
   }
   w.reference = std::move(ref);
 
-  // The program must fit the command ring.
+  // The program must fit the DRAM (and command ids).
   if (auto p = lower(w); !p) return Error{p.error()};
   return w;
 }

@@ -77,6 +77,8 @@ struct Workload {
   Shape input;
   uint64_t dram_bytes = kDefaultDramBytes;
   std::vector<Layer> layers;
+  /// Passes over the layer list (workload.proto `repeat`; >= 1). Outputs are those of one pass.
+  uint32_t repeat = 1;
   /// The direct reference's run of this workload (emu/workload/Reference.h), computed by the
   /// load's quantisation calibration, which needs every layer's accumulators anyway: checks use
   /// it instead of computing every layer a second time. Null for a hand-built Workload;
@@ -92,6 +94,9 @@ struct LoadOptions {
   /// Replaces the file's `seed` (default quantisation is calibrated with the final seed).
   std::optional<uint64_t> seed;
 };
+
+/// Largest `repeat` a workload may ask for.
+inline constexpr uint32_t kMaxRepeat = 1'000'000;
 
 /// Parses and validates a workload from text. `file` is only used in messages. Errors are one
 /// line "FILE:LINE:COL: message" (1-based); never throws.

@@ -167,3 +167,21 @@ TEST_CASE("bud minimize of a passing packet exits 1 and says why", "[bisect][min
   CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
   CHECK_FALSE(std::filesystem::exists(out));
 }
+
+TEST_CASE("minimize halves the passes of a repeated workload first", "[bisect][minimize][repeat]") {
+  // An input byte flipped in DRAM before the first pass: every pass reads it, so the failure
+  // persists to the results whatever the number of passes (a transient fault in an early pass
+  // would be overwritten by the later passes).
+  debugger::MinimizeInput in = input_of("conv", "memflip:dram:0x10100[3]@10");
+  in.workload_text += "\nrepeat: 4\n";
+  debugger::MinimizeOptions mo;
+  mo.max_candidates = 1;
+  const auto r = debugger::minimize(in, mo);
+  INFO(r.text() << r.error);
+  REQUIRE(r.ok);
+  REQUIRE(r.steps.size() == 1);
+  CHECK(r.steps[0].rfind("halve the passes 4 -> 2 (", 0) == 0);
+  CHECK(r.commands_after * 2 == r.commands_before);
+  CHECK(r.cycles_after * 3 < r.cycles_before * 2);
+  CHECK(r.first_failing_stage == debugger::Rung::Load);
+}

@@ -418,3 +418,96 @@ TEST_CASE("bud serve names a missing socket directory in one line", "[e2e][error
         "bud serve: --listen unix:/missing/dir/sock: directory /missing/dir does not "
         "exist\n");
 }
+
+namespace {
+
+/// The JSON objects `bud debug --batch --json` printed, one per command.
+std::vector<nlohmann::json> debug_objects(const Result& r) {
+  std::vector<nlohmann::json> v;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) v.push_back(nlohmann::json::parse(line));
+  return v;
+}
+
+/// A workload file: the conv built-in with `repeat: passes` (docs/workloads.md).
+std::string conv_repeated(const std::string& name, int passes) {
+  const std::string path = temp_path(name);
+  write_file(path, slurp(std::string(BUD_SOURCE_DIR) + "/emu/workload/builtins/conv.textpb") +
+                       "repeat: " + std::to_string(passes) + "\n");
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a program longer than the command ring runs, records, replays, bisects and goes to",
+          "[e2e][long]") {
+  // The conv residual block seven times: 2338 commands through the 2048-entry ring, refilled by
+  // the host driver as the NPU retires commands (docs/workloads.md, `repeat`).
+  const std::string work = conv_repeated("conv7.textpb", 7);
+  const std::string good = temp_path("conv7.bpk");
+  const auto run = bud({"run", work, "--json", "--record", good});
+  REQUIRE(run.status == 0);
+  const auto j = one_object(run);
+  CHECK(j.at("passed") == true);  // every stage and output bit-exact against the golden model
+  CHECK(j.at("commands").get<uint64_t>() == 7 * 334);
+  const uint64_t cycles = j.at("cycles").get<uint64_t>();
+  CHECK(cycles > 7 * 27000);
+
+  const auto replay = bud({"replay", good});
+  CHECK(replay.status == 0);
+  CHECK(contains(replay.out, "passed"));
+
+  // A fault in the last pass: bisect names a command beyond the first ring's worth.
+  const std::string bad = temp_path("conv7_bad.bpk");
+  const auto faulty = bud({"run", work, "--fault", "flip:compute.accum[0][20]@174474", "--record",
+                           bad, "--checkpoint-interval", "65536"});
+  REQUIRE(faulty.status == 1);
+  CHECK(bud({"replay", bad}).status == 1);
+  const auto bis = bud({"bisect", bad, "--json"});
+  const auto b = one_object(bis);
+  CHECK(b.at("verdict") == "fail");
+  CHECK(b.at("first_failing_stage") == "gemm");
+  CHECK(b.at("first_divergence_cycle").get<uint64_t>() >= 174474);
+  CHECK(b.at("command_index").get<uint64_t>() > 2048);
+  CHECK(b.at("layer") == "conv1");
+  CHECK(b.at("resimulated_cycles").get<uint64_t>() < cycles / 2);
+
+  // goto a late cycle from the end of the recorded run lands on the state a forward run has.
+  const std::string back = temp_path("goto.bud"), fwd = temp_path("until.bud");
+  write_file(back, "continue\ngoto 170000\nwhere\ncounters\n");
+  write_file(fwd, "until 170000\nwhere\ncounters\n");
+  const auto g = debug_objects(bud({"debug", "--packet", good, "-x", back, "--batch", "--json"}));
+  const auto f = debug_objects(bud({"debug", work, "-x", fwd, "--batch", "--json"}));
+  REQUIRE(g.size() == 4);
+  REQUIRE(f.size() == 3);
+  CHECK(g[1].at("cycle") == 170000);
+  CHECK(g[1].at("data").at("resimulated").get<uint64_t>() < 170000);
+  CHECK(g[2].at("data") == f[1].at("data"));  // every engine on the same command (#2062...)
+  CHECK(g[2].at("data").at("engines").at(2).at("cmd_id").get<uint64_t>() > 2048);
+  for (const auto& [name, c] : f[2].at("data").at("counters").items())
+    CHECK(g[3].at("data").at("counters").at(name).at("value") == c.at("value"));
+}
+
+TEST_CASE("bud debug --packet keeps at most 64 of a long recording's checkpoints",
+          "[e2e][long]") {
+  const std::string work = conv_repeated("conv7_dense.textpb", 7);
+  const std::string pkt = temp_path("conv7_dense.bpk");
+  REQUIRE(bud({"run", work, "--record", pkt, "--digest-interval", "1024", "--checkpoint-interval",
+               "1024"})
+              .status == 0);  // ~189 checkpoints
+  const std::string script = temp_path("dense.bud");
+  write_file(script, "info checkpoints\ngoto 150000\nwhere\n");
+  const auto d = bud({"debug", "--packet", pkt, "-x", script, "--batch", "--json"});
+  REQUIRE(d.status == 0);
+  const auto v = debug_objects(d);
+  REQUIRE(v.size() == 3);
+  size_t named = 0;
+  for (const auto& line : v[0].at("output"))
+    named += contains(line.get<std::string>(), "packet@");
+  CHECK(named >= 32);
+  CHECK(named <= 64);
+  CHECK(contains(v[0].dump(), "packet@0"));
+  CHECK(v[1].at("cycle") == 150000);
+  CHECK(v[1].at("data").at("resimulated").get<uint64_t>() < 150000);
+}

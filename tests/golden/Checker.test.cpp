@@ -76,3 +76,18 @@ TEST_CASE("the checker reads DRAM through a function and reports read failures",
   const golden::CheckReport z = golden::check_outputs(p, ref, zeros);
   CHECK(z.mismatches > 0);
 }
+
+TEST_CASE("a program longer than the command ring runs from its encoded commands and checks",
+          "[golden][checker][repeat]") {
+  const std::string conv(workload::builtin_text("conv").value());
+  const workload::Workload w = workload::parse_workload(conv + "repeat: 7\n", "conv7").value();
+  const workload::Program p = workload::lower(w).value();
+  REQUIRE(p.commands.size() > workload::kRingCommands);
+  golden::GoldenNpu npu(w.dram_bytes);
+  const golden::RunResult r = golden::run_program(npu, p);
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(r.executed == p.commands.size());
+  CHECK(r.gemm_iterations == p.gemm_iterations);
+  CHECK(golden::check_outputs(p, workload::run_reference(w), npu.dram()).ok());
+}

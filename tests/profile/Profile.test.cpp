@@ -3,6 +3,7 @@
 #include "profile/Profile.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -190,4 +191,34 @@ TEST_CASE("every triage rule is written down in docs/profiling.md", "[profile][r
     INFO(n);
     CHECK(doc.str().find("| " + n + " |") != std::string::npos);
   }
+}
+
+TEST_CASE("a repeated workload's layers add up their passes", "[profile][repeat]") {
+  const std::string path = std::string(BUD_BINARY_DIR) + "/profile_conv3.textpb";
+  std::ofstream(path) << workload::builtin_text("conv").value() << "\nrepeat: 3\n";
+  run::RunOptions o;
+  o.workload = path;
+  const Built three = build(o);
+  const Built one = build("conv");
+  const Profile& p = three.profile;
+  const auto& prog = three.run.prepared.program;
+  REQUIRE(prog.passes == 3);
+  REQUIRE(p.layers.size() == one.profile.layers.size());
+  CHECK(p.model.macs_useful == 3 * one.profile.model.macs_useful);
+  uint64_t spans = 0;
+  for (size_t i = 0; i < p.layers.size(); ++i) {
+    const auto& l = p.layers[i];
+    const auto& once = one.profile.layers[i];
+    INFO(l.name);
+    check_partition(l.topdown);
+    CHECK(l.macs_useful == 3 * once.macs_useful);
+    CHECK(l.dram_rd_bytes == 3 * once.dram_rd_bytes);
+    // Three spans of about one pass's length, not one span over the whole run.
+    CHECK(l.cycles > 2 * once.cycles);
+    CHECK(l.cycles < 4 * once.cycles);
+    spans += l.cycles;
+  }
+  CHECK(spans <= p.cycles);
+  CHECK(p.tail.macs_useful == 0);  // every GEMM belongs to a layer in some pass
+  std::remove(path.c_str());
 }

@@ -82,3 +82,27 @@ TEST_CASE("the trace is well-formed and has a slice per command per engine", "[p
   CHECK(ts.size() == (r.report.cycles + 511) / 512);
   for (size_t i = 1; i < ts.size(); ++i) CHECK(ts[i] == ts[i - 1] + 512);
 }
+
+TEST_CASE("trace counter samples stay bounded: the window doubles", "[profile][trace]") {
+  run::RunOptions o;
+  o.workload = "conv";
+  auto prepared = run::prepare(o);
+  REQUIRE(prepared);
+  auto r = run_profiled(*prepared, o, 1);  // one sample per cycle would be ~27,600
+  REQUIRE(r.report.passed);
+  REQUIRE(r.windows);
+  const auto& s = r.windows->samples();
+  CHECK(s.size() <= TraceWindows::kMaxSamples);
+  CHECK(s.size() >= TraceWindows::kMaxSamples / 4);
+  const uint64_t w = r.windows->window();
+  CHECK(w >= 2);
+  CHECK(r.report.cycles / w < TraceWindows::kMaxSamples);
+  REQUIRE(s.size() > 2);
+  CHECK(s.front().cycle == 0);
+  for (size_t i = 1; i + 1 < s.size(); ++i) CHECK(s[i].cycle == s[i - 1].cycle + w);
+  CHECK(s.back().cycle == r.report.cycles);
+  // Counters are cumulative: the samples kept still add up to the run's totals.
+  const auto useful = r.design.find_counter("macs_useful");
+  REQUIRE(useful);
+  CHECK(s.back().counters[static_cast<size_t>(*useful)] == r.report.counter("macs_useful"));
+}

@@ -280,3 +280,51 @@ TEST_CASE("bias rows are broadcast into ACC, then GEMM accumulates", "[workload]
       REQUIRE(static_cast<int8_t>(region->bytes[off]) == want);
     }
 }
+
+TEST_CASE("repeat lowers the layer list N times past the ring size, one END at the end",
+          "[workload][lowering][repeat]") {
+  const std::string conv(builtin_text("conv").value());
+  const Program once = lowered(parse_workload(conv, "conv").value());
+  Result<Workload> w = parse_workload(conv + "\nrepeat: 7\n", "conv7");
+  INFO(w.error());
+  REQUIRE(w.ok());
+  CHECK(w->repeat == 7);
+  const Program p = lowered(*w);
+  REQUIRE(p.passes == 7);
+  REQUIRE(p.pass_commands == once.commands.size());
+  REQUIRE(p.commands.size() == 7 * once.commands.size());
+  CHECK(p.commands.size() > kRingCommands);
+  CHECK(p.gemm_iterations == 7 * once.gemm_iterations);
+  CHECK(p.useful_macs == 7 * once.useful_macs);
+  REQUIRE(p.layers.size() == once.layers.size());
+  for (size_t li = 0; li < p.layers.size(); ++li)
+    CHECK(p.layers[li].gemm_iterations == 7 * once.layers[li].gemm_iterations);
+  for (uint32_t i = 0; i < p.commands.size(); ++i) {
+    const Command& c = p.commands[i];
+    const Command& first = once.commands[i % p.pass_commands];
+    INFO("command " << i);
+    REQUIRE(c.cmd_id == i);
+    CHECK(p.layer_of_command(i) == once.layer_of_command(i % p.pass_commands));
+    if (i + 1 == p.commands.size()) {
+      CHECK(c.opcode == Opcode::End);
+    } else if (first.opcode == Opcode::End) {
+      CHECK(c.opcode == Opcode::Sync);  // a pass boundary
+    } else {
+      CHECK(c.opcode == first.opcode);
+      CHECK(c.encode()[1] == first.encode()[1]);  // same operands
+    }
+  }
+  CHECK(check_tokens(p) == check_tokens(once));
+  CHECK(ring_image(p).bytes.size() == p.commands.size() * 32);
+}
+
+TEST_CASE("repeat 0 means once and too many passes name the field", "[workload][lowering][repeat]") {
+  const std::string gemm(builtin_text("gemm_small").value());
+  const Program zero = lowered(parse_workload(gemm + "repeat: 0\n", "g").value());
+  CHECK(zero.passes == 1);
+  CHECK(zero.commands.back().opcode == Opcode::End);
+  const Result<Workload> big = parse_workload(gemm + "repeat: 1000001\n", "big.textpb");
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.error().rfind("big.textpb:", 0) == 0);
+  CHECK(big.error().find("repeat must be at most 1000000") != std::string::npos);
+}

@@ -56,8 +56,9 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
   std::ostringstream o;
   char buf[256];
   const size_t layers = p.program.layers.size();
-  o << "workload   " << r.workload << "  (" << layers << (layers == 1 ? " layer, " : " layers, ")
-    << r.commands << " commands, seed " << r.seed << ", mem-seed " << r.mem_seed << ", model "
+  o << "workload   " << r.workload << "  (" << layers << (layers == 1 ? " layer" : " layers");
+  if (p.program.passes > 1) o << " x " << p.program.passes << " passes";
+  o << ", " << r.commands << " commands, seed " << r.seed << ", mem-seed " << r.mem_seed << ", model "
     << r.model_revision << ")\n";
   o << "cycles     " << group_digits(r.cycles) << "\n";
   if (r.passed) {

@@ -11,7 +11,12 @@ namespace bud::cli {
 std::string attach_packet(debugger::Session& session, const replay::Packet& packet) {
   std::string error;
   std::vector<uint8_t> first;
-  for (size_t i = 0; i < packet.checkpoints.size(); ++i) {
+  // At most kMaxPacketCheckpoints of them, evenly spaced (the first and the last always), so a
+  // packet of any length attaches in bounded time and memory; goto re-executes from the nearest.
+  const size_t n = packet.checkpoints.size();
+  const size_t stride = n <= kMaxPacketCheckpoints ? 1 : (n - 1 + kMaxPacketCheckpoints - 2) /
+                                                             (kMaxPacketCheckpoints - 1);
+  for (size_t i = 0; i < n; i = i + stride < n || i + 1 == n ? i + stride : n - 1) {
     auto state = packet.checkpoint_state(i, error);
     if (!state) return error;
     if (!session.emu().restore(*state, error))

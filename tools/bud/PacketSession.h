@@ -16,9 +16,13 @@
 
 namespace bud::cli {
 
+/// Packet checkpoints attach_packet() loads at most (evenly spaced over a longer recording).
+inline constexpr size_t kMaxPacketCheckpoints = 64;
+
 /// Loads `packet`'s checkpoints into `session`'s timeline as named checkpoints "packet@CYCLE"
 /// (so `goto` anywhere in the recording restores the nearest one) and leaves the session at the
-/// first. Error text or empty.
+/// first. A packet with more than kMaxPacketCheckpoints keeps that many, evenly spaced, the first
+/// and the last included. Error text or empty.
 std::string attach_packet(debugger::Session& session, const replay::Packet& packet);
 
 // `record start|stop` at the prompt, and the `record` trigger action in a session: the recorded
