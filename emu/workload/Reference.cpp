@@ -2,6 +2,9 @@
 // only concession to speed is the loop order, which keeps the weight rows contiguous).
 #include "emu/workload/Reference.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace bud::workload {
 namespace {
 
@@ -15,7 +18,93 @@ const Tensor& operand(int ref, const Tensor& input, const std::vector<Tensor>& e
   return ref == kInputTensor ? input : earlier[static_cast<size_t>(ref)];
 }
 
+int8_t to_int8(double v, double scale) {
+  const double r = std::round(v / scale);
+  return static_cast<int8_t>(std::clamp(r, -128.0, 127.0));
+}
+
 }  // namespace
+
+Tensor host_layer_output(const Workload& w, int index, const Tensor& input,
+                         const std::vector<Tensor>& earlier) {
+  const Layer& l = w.layers[static_cast<size_t>(index)];
+  const HostParams& p = l.host;
+  const Tensor& x = operand(l.input, input, earlier);
+  const Shape& is = l.in_shape;
+  Tensor out;
+  out.shape = l.out_shape;
+  out.data.resize(static_cast<size_t>(out.shape.elements()));
+  auto in = [&](size_t i) { return static_cast<double>(x.data[i]) * p.in_scale; };
+  const int64_t rows = is.pixels(), c = is.c;
+  switch (p.op) {
+    case HostOp::Softmax:
+      for (int64_t r = 0; r < rows; ++r) {
+        const size_t base = static_cast<size_t>(r * c);
+        double mx = -1e300, sum = 0;
+        for (int64_t j = 0; j < c; ++j) mx = std::max(mx, in(base + j));
+        std::vector<double> e(static_cast<size_t>(c));
+        for (int64_t j = 0; j < c; ++j) sum += e[j] = std::exp(in(base + j) - mx);
+        for (int64_t j = 0; j < c; ++j) out.data[base + j] = to_int8(e[j] / sum, p.out_scale);
+      }
+      break;
+    case HostOp::LayerNorm:
+      for (int64_t r = 0; r < rows; ++r) {
+        const size_t base = static_cast<size_t>(r * c);
+        double mean = 0, var = 0;
+        for (int64_t j = 0; j < c; ++j) mean += in(base + j);
+        mean /= static_cast<double>(c);
+        for (int64_t j = 0; j < c; ++j) var += (in(base + j) - mean) * (in(base + j) - mean);
+        var /= static_cast<double>(c);
+        const double inv = 1.0 / std::sqrt(var + p.epsilon);
+        for (int64_t j = 0; j < c; ++j)
+          out.data[base + j] =
+              to_int8((in(base + j) - mean) * inv * p.gamma[j] + p.beta[j], p.out_scale);
+      }
+      break;
+    case HostOp::Gelu:
+      for (size_t i = 0; i < out.data.size(); ++i) {
+        const double v = in(i);
+        out.data[i] = to_int8(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))), p.out_scale);
+      }
+      break;
+    case HostOp::MaxPool: {
+      // Max commutes with the (positive) scale: exact in int8, then requantised.
+      const Shape& os = l.out_shape;
+      for (int64_t oy = 0; oy < os.h; ++oy)
+        for (int64_t ox = 0; ox < os.w; ++ox)
+          for (int64_t ch = 0; ch < c; ++ch) {
+            int mx = -129;
+            for (int64_t ky = 0; ky < p.kh; ++ky)
+              for (int64_t kx = 0; kx < p.kw; ++kx) {
+                const int64_t iy = oy * p.stride + ky - p.pad, ix = ox * p.stride + kx - p.pad;
+                if (iy < 0 || iy >= is.h || ix < 0 || ix >= is.w) continue;  // never wins
+                mx = std::max(mx, int{x.at(iy, ix, ch)});
+              }
+            out.data[static_cast<size_t>((oy * os.w + ox) * c + ch)] =
+                to_int8(mx * static_cast<double>(p.in_scale), p.out_scale);
+          }
+      break;
+    }
+    case HostOp::MatMul: {
+      const Tensor& b = operand(l.other, input, earlier);
+      const int64_t n = l.out_shape.c, bc = b.shape.c;
+      const double scale = static_cast<double>(p.in_scale) * p.other_scale;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t acc = 0;
+          for (int64_t k = 0; k < c; ++k) {
+            const int8_t bv = p.transpose_other ? b.data[static_cast<size_t>(j * bc + k)]
+                                                : b.data[static_cast<size_t>(k * bc + j)];
+            acc += int64_t{x.data[static_cast<size_t>(i * c + k)]} * bv;
+          }
+          out.data[static_cast<size_t>(i * n + j)] =
+              to_int8(static_cast<double>(acc) * scale, p.out_scale);
+        }
+      break;
+    }
+  }
+  return out;
+}
 
 int8_t requantize(int32_t acc, const Quant& q, bool relu, bool* saturated) {
   const int64_t p = static_cast<int64_t>(acc) * q.mult;
@@ -29,7 +118,7 @@ int8_t requantize(int32_t acc, const Quant& q, bool relu, bool* saturated) {
 std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tensor& input,
                                         const std::vector<Tensor>& earlier, const LayerData& data) {
   const Layer& l = w.layers[static_cast<size_t>(index)];
-  const Tensor& x = index == 0 ? input : earlier[static_cast<size_t>(index - 1)];
+  const Tensor& x = operand(l.input, input, earlier);
   const Shape& os = l.out_shape;
   std::vector<int32_t> acc(static_cast<size_t>(os.elements()), 0);
   switch (l.kind) {
@@ -58,11 +147,15 @@ std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tens
               const int64_t iy = oy * l.stride + ky - l.pad;
               const int64_t ix = ox * l.stride + kx - l.pad;
               if (iy < 0 || iy >= is.h || ix < 0 || ix >= is.w) continue;  // zero padding
+              // Group g: input channels [g*cg, (g+1)*cg) feed outputs [g*ng, (g+1)*ng).
+              const int64_t cg = is.c / l.groups, ng = os.c / l.groups;
               for (int64_t ci = 0; ci < is.c; ++ci) {
-                const int64_t kk = (ky * l.kw + kx) * is.c + ci;
+                const int64_t g = ci / cg;
+                const int64_t kk = (ky * l.kw + kx) * cg + ci % cg;
                 const int8_t a = x.at(iy, ix, ci);
                 const int8_t* wrow = &data.weights[static_cast<size_t>(kk * os.c)];
-                for (int64_t co = 0; co < os.c; ++co) out[co] = mac(out[co], a, wrow[co]);
+                for (int64_t co = g * ng; co < (g + 1) * ng; ++co)
+                  out[co] = mac(out[co], a, wrow[co]);
               }
             }
         }
@@ -77,6 +170,8 @@ std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tens
     case LayerKind::Relu:
       for (size_t i = 0; i < acc.size(); ++i) acc[i] = x.data[i];
       break;
+    case LayerKind::Host:
+      break;  // no accumulators: host_layer_output()
   }
   return acc;
 }
@@ -98,6 +193,10 @@ ReferenceResult run_reference(const Workload& w) {
   r.input.shape = w.input;
   r.input.data = generate_input(w);
   for (size_t i = 0; i < w.layers.size(); ++i) {
+    if (w.layers[i].kind == LayerKind::Host) {
+      r.layers.push_back(host_layer_output(w, static_cast<int>(i), r.input, r.layers));
+      continue;
+    }
     const LayerData data = generate_layer_data(w, static_cast<int>(i));
     const std::vector<int32_t> acc =
         layer_accumulators(w, static_cast<int>(i), r.input, r.layers, data);

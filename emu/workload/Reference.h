@@ -42,6 +42,12 @@ Tensor requantize_layer(const Layer& l, const std::vector<int32_t>& acc, uint64_
 std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tensor& input,
                                         const std::vector<Tensor>& earlier, const LayerData& data);
 
+/// Output of host layer `index` (kind Host) given the workload input and the earlier layers'
+/// outputs: dequantise, compute in float (double), requantise with round-half-away and clamp.
+/// Deterministic: the same inputs give the same bytes on every run.
+Tensor host_layer_output(const Workload& w, int index, const Tensor& input,
+                         const std::vector<Tensor>& earlier);
+
 /// POST semantics for one lane (docs/isa.md): returns the int8 result; `saturated` (if not null)
 /// is set when the rounded value did not fit int8.
 int8_t requantize(int32_t acc, const Quant& q, bool relu, bool* saturated = nullptr);
