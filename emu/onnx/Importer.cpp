@@ -169,8 +169,6 @@ std::vector<double> view_data(const std::vector<FloatTensor>& vals, const View& 
   return d;
 }
 
-double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
-
 FloatTensor run_node(const Node& n, const std::vector<Value>& values,
                      const std::vector<FloatTensor>& vals) {
   const std::vector<double> x = view_data(vals, n.in);
@@ -215,69 +213,12 @@ FloatTensor run_node(const Node& n, const std::vector<Value>& values,
       y = x;
       break;
     case Kind::Host: {
-      const workload::HostParams& p = n.host;
-      const int64_t rows = is.pixels(), c = is.c;
-      switch (p.op) {
-        case HostOp::Softmax:
-          for (int64_t r = 0; r < rows; ++r) {
-            double mx = -1e300, sum = 0;
-            for (int64_t j = 0; j < c; ++j) mx = std::max(mx, x[static_cast<size_t>(r * c + j)]);
-            for (int64_t j = 0; j < c; ++j)
-              sum += y[static_cast<size_t>(r * c + j)] =
-                  std::exp(x[static_cast<size_t>(r * c + j)] - mx);
-            for (int64_t j = 0; j < c; ++j) y[static_cast<size_t>(r * c + j)] /= sum;
-          }
-          break;
-        case HostOp::LayerNorm:
-          for (int64_t r = 0; r < rows; ++r) {
-            double mean = 0, var = 0;
-            for (int64_t j = 0; j < c; ++j) mean += x[static_cast<size_t>(r * c + j)];
-            mean /= static_cast<double>(c);
-            for (int64_t j = 0; j < c; ++j) {
-              const double d = x[static_cast<size_t>(r * c + j)] - mean;
-              var += d * d;
-            }
-            var /= static_cast<double>(c);
-            const double inv = 1.0 / std::sqrt(var + p.epsilon);
-            for (int64_t j = 0; j < c; ++j)
-              y[static_cast<size_t>(r * c + j)] =
-                  (x[static_cast<size_t>(r * c + j)] - mean) * inv * p.gamma[static_cast<size_t>(j)] +
-                  p.beta[static_cast<size_t>(j)];
-          }
-          break;
-        case HostOp::Gelu:
-          for (size_t i = 0; i < y.size(); ++i) y[i] = gelu(x[i]);
-          break;
-        case HostOp::MaxPool:
-          for (int64_t oy = 0; oy < os.h; ++oy)
-            for (int64_t ox = 0; ox < os.w; ++ox)
-              for (int64_t ch = 0; ch < c; ++ch) {
-                double mx = -1e300;
-                for (int64_t ky = 0; ky < p.kh; ++ky)
-                  for (int64_t kx = 0; kx < p.kw; ++kx) {
-                    const int64_t iy = oy * p.stride + ky - p.pad;
-                    const int64_t ix = ox * p.stride + kx - p.pad;
-                    if (iy < 0 || iy >= is.h || ix < 0 || ix >= is.w) continue;
-                    mx = std::max(mx, x[static_cast<size_t>((iy * is.w + ix) * c + ch)]);
-                  }
-                y[static_cast<size_t>((oy * os.w + ox) * c + ch)] = mx;
-              }
-          break;
-        case HostOp::MatMul: {
-          const std::vector<double> b = view_data(vals, n.other);
-          const int64_t bc = values[static_cast<size_t>(n.other.value)].shape.c, nn = os.c;
-          for (int64_t i = 0; i < rows; ++i)
-            for (int64_t j = 0; j < nn; ++j) {
-              double acc = 0;
-              for (int64_t k = 0; k < c; ++k)
-                acc += x[static_cast<size_t>(i * c + k)] *
-                       (n.other.transposed ? b[static_cast<size_t>(j * bc + k)]
-                                           : b[static_cast<size_t>(k * bc + j)]);
-              y[static_cast<size_t>(i * nn + j)] = acc;
-            }
-          break;
-        }
-      }
+      const bool mm = n.host.op == HostOp::MatMul;
+      const std::vector<double> b = mm ? view_data(vals, n.other) : std::vector<double>{};
+      const Shape bs = mm ? values[static_cast<size_t>(n.other.value)].shape : Shape{};
+      workload::HostParams p = n.host;
+      p.transpose_other = mm && n.other.transposed;
+      y = workload::host_op_values(p, is, os, x, bs, b);
       break;
     }
   }

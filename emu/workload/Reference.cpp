@@ -25,84 +25,90 @@ int8_t to_int8(double v, double scale) {
 
 }  // namespace
 
-Tensor host_layer_output(const Workload& w, int index, const Tensor& input,
-                         const std::vector<Tensor>& earlier) {
-  const Layer& l = w.layers[static_cast<size_t>(index)];
-  const HostParams& p = l.host;
-  const Tensor& x = operand(l.input, input, earlier);
-  const Shape& is = l.in_shape;
-  Tensor out;
-  out.shape = l.out_shape;
-  out.data.resize(static_cast<size_t>(out.shape.elements()));
-  auto in = [&](size_t i) { return static_cast<double>(x.data[i]) * p.in_scale; };
+std::vector<double> host_op_values(const HostParams& p, const Shape& is, const Shape& os,
+                                   const std::vector<double>& x, const Shape& other_shape,
+                                   const std::vector<double>& other) {
+  std::vector<double> y(static_cast<size_t>(os.elements()), 0.0);
   const int64_t rows = is.pixels(), c = is.c;
+  auto at = [&](int64_t r, int64_t j) { return x[static_cast<size_t>(r * c + j)]; };
   switch (p.op) {
     case HostOp::Softmax:
       for (int64_t r = 0; r < rows; ++r) {
-        const size_t base = static_cast<size_t>(r * c);
         double mx = -1e300, sum = 0;
-        for (int64_t j = 0; j < c; ++j) mx = std::max(mx, in(base + j));
-        std::vector<double> e(static_cast<size_t>(c));
-        for (int64_t j = 0; j < c; ++j) sum += e[j] = std::exp(in(base + j) - mx);
-        for (int64_t j = 0; j < c; ++j) out.data[base + j] = to_int8(e[j] / sum, p.out_scale);
+        for (int64_t j = 0; j < c; ++j) mx = std::max(mx, at(r, j));
+        for (int64_t j = 0; j < c; ++j) sum += y[static_cast<size_t>(r * c + j)] = std::exp(at(r, j) - mx);
+        for (int64_t j = 0; j < c; ++j) y[static_cast<size_t>(r * c + j)] /= sum;
       }
       break;
     case HostOp::LayerNorm:
       for (int64_t r = 0; r < rows; ++r) {
-        const size_t base = static_cast<size_t>(r * c);
         double mean = 0, var = 0;
-        for (int64_t j = 0; j < c; ++j) mean += in(base + j);
+        for (int64_t j = 0; j < c; ++j) mean += at(r, j);
         mean /= static_cast<double>(c);
-        for (int64_t j = 0; j < c; ++j) var += (in(base + j) - mean) * (in(base + j) - mean);
+        for (int64_t j = 0; j < c; ++j) var += (at(r, j) - mean) * (at(r, j) - mean);
         var /= static_cast<double>(c);
         const double inv = 1.0 / std::sqrt(var + p.epsilon);
         for (int64_t j = 0; j < c; ++j)
-          out.data[base + j] =
-              to_int8((in(base + j) - mean) * inv * p.gamma[j] + p.beta[j], p.out_scale);
+          y[static_cast<size_t>(r * c + j)] =
+              (at(r, j) - mean) * inv * p.gamma[static_cast<size_t>(j)] + p.beta[static_cast<size_t>(j)];
       }
       break;
     case HostOp::Gelu:
-      for (size_t i = 0; i < out.data.size(); ++i) {
-        const double v = in(i);
-        out.data[i] = to_int8(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))), p.out_scale);
-      }
+      for (size_t i = 0; i < y.size(); ++i) y[i] = 0.5 * x[i] * (1.0 + std::erf(x[i] / std::sqrt(2.0)));
       break;
-    case HostOp::MaxPool: {
-      // Max commutes with the (positive) scale: exact in int8, then requantised.
-      const Shape& os = l.out_shape;
+    case HostOp::MaxPool:
       for (int64_t oy = 0; oy < os.h; ++oy)
         for (int64_t ox = 0; ox < os.w; ++ox)
           for (int64_t ch = 0; ch < c; ++ch) {
-            int mx = -129;
+            double mx = -1e300;
             for (int64_t ky = 0; ky < p.kh; ++ky)
               for (int64_t kx = 0; kx < p.kw; ++kx) {
                 const int64_t iy = oy * p.stride + ky - p.pad, ix = ox * p.stride + kx - p.pad;
                 if (iy < 0 || iy >= is.h || ix < 0 || ix >= is.w) continue;  // never wins
-                mx = std::max(mx, int{x.at(iy, ix, ch)});
+                mx = std::max(mx, x[static_cast<size_t>((iy * is.w + ix) * c + ch)]);
               }
-            out.data[static_cast<size_t>((oy * os.w + ox) * c + ch)] =
-                to_int8(mx * static_cast<double>(p.in_scale), p.out_scale);
+            y[static_cast<size_t>((oy * os.w + ox) * c + ch)] = mx;
           }
       break;
-    }
     case HostOp::MatMul: {
-      const Tensor& b = operand(l.other, input, earlier);
-      const int64_t n = l.out_shape.c, bc = b.shape.c;
-      const double scale = static_cast<double>(p.in_scale) * p.other_scale;
+      const int64_t n = os.c, bc = other_shape.c;
       for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < n; ++j) {
-          int64_t acc = 0;
-          for (int64_t k = 0; k < c; ++k) {
-            const int8_t bv = p.transpose_other ? b.data[static_cast<size_t>(j * bc + k)]
-                                                : b.data[static_cast<size_t>(k * bc + j)];
-            acc += int64_t{x.data[static_cast<size_t>(i * c + k)]} * bv;
-          }
-          out.data[static_cast<size_t>(i * n + j)] =
-              to_int8(static_cast<double>(acc) * scale, p.out_scale);
+          double acc = 0;
+          for (int64_t k = 0; k < c; ++k)
+            acc += at(i, k) * (p.transpose_other ? other[static_cast<size_t>(j * bc + k)]
+                                                 : other[static_cast<size_t>(k * bc + j)]);
+          y[static_cast<size_t>(i * n + j)] = acc;
         }
       break;
     }
   }
+  return y;
+}
+
+Tensor host_layer_output(const Workload& w, int index, const Tensor& input,
+                         const std::vector<Tensor>& earlier) {
+  const Layer& l = w.layers[static_cast<size_t>(index)];
+  const HostParams& p = l.host;
+  auto dequantised = [](const Tensor& t, double scale) {
+    std::vector<double> v(t.data.size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = t.data[i] * scale;
+    return v;
+  };
+  const Tensor& x = operand(l.input, input, earlier);
+  Shape other_shape;
+  std::vector<double> other;
+  if (p.op == HostOp::MatMul) {
+    const Tensor& b = operand(l.other, input, earlier);
+    other_shape = b.shape;
+    other = dequantised(b, p.other_scale);
+  }
+  const std::vector<double> y = host_op_values(p, l.in_shape, l.out_shape,
+                                               dequantised(x, p.in_scale), other_shape, other);
+  Tensor out;
+  out.shape = l.out_shape;
+  out.data.resize(y.size());
+  for (size_t i = 0; i < y.size(); ++i) out.data[i] = to_int8(y[i], p.out_scale);
   return out;
 }
 
