@@ -40,7 +40,7 @@ enum class Kind : uint8_t { Conv, Dense, Add, Relu, Host };
 // A value (tensor) of the IR: NHWC, batch 1.
 struct Value {
   Shape shape;
-  int producer = -1;  // IR node, -1: the graph input
+  int producer = -1;                  // IR node, -1: the graph input
   std::optional<double> fixed_scale;  // set by the model (QuantizeLinear, QLinear*) or by rules
   double scale = 1;
   int consumers = 0;
@@ -49,8 +49,8 @@ struct Value {
 // How an ONNX tensor name refers to an IR value: layout-only ops make views.
 struct View {
   int value = -1;
-  Shape shape;          // the shape the consumer sees (same memory layout)
-  double mult = 1;      // Mul/Div by a positive scalar: real = int8 * scale * mult
+  Shape shape;              // the shape the consumer sees (same memory layout)
+  double mult = 1;          // Mul/Div by a positive scalar: real = int8 * scale * mult
   bool transposed = false;  // a 2-D transpose only a host MatMul can absorb
 };
 
@@ -74,7 +74,8 @@ struct NodeRef {
   int index = 0;
   std::string name, op;
   Error error(const std::string& why) const {
-    return Error{file + ": node '" + name + "' (#" + std::to_string(index) + ", " + op + "): " + why};
+    return Error{file + ": node '" + name + "' (#" + std::to_string(index) + ", " + op +
+                 "): " + why};
   }
 };
 
@@ -232,7 +233,8 @@ FloatTensor run_node(const Node& n, const std::vector<Value>& values,
 
 class Importer {
  public:
-  Importer(std::string file, const ImportOptions& options) : file_(std::move(file)), opt_(options) {}
+  Importer(std::string file, const ImportOptions& options)
+      : file_(std::move(file)), opt_(options) {}
 
   Result<ImportResult> run(std::string_view bytes);
 
@@ -270,8 +272,8 @@ class Importer {
     nodes_.push_back(std::move(n));
   }
   std::string layer_name(const onnx::NodeProto& node, int index) {
-    std::string base = node.name().empty() ? node.op_type() + "_" + std::to_string(index)
-                                           : node.name();
+    std::string base =
+        node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
     for (char& ch : base)
       if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-'))
         ch = '_';
@@ -334,8 +336,9 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
   onnx::ModelProto model;
   if (bytes.size() > (INT32_MAX / 2) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    return Error{file_ + ": not a readable ONNX model (protobuf parse failed: truncated or not "
-                         "an ONNX file)"};
+    return Error{file_ +
+                 ": not a readable ONNX model (protobuf parse failed: truncated or not "
+                 "an ONNX file)"};
   if (!model.has_graph() || model.graph().node_size() == 0)
     return Error{file_ + ": ONNX model has no graph nodes (truncated or empty file)"};
   if (auto e = read_graph(model.graph())) return *e;
@@ -352,7 +355,8 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
   r.layers = static_cast<int>(w->layers.size());
   r.float_model = float_model_;
   for (const Node& n : nodes_)
-    if (n.kind == Kind::Host) r.host_layers.push_back(n.name + " (" + host_op_name(n.host.op) + ")");
+    if (n.kind == Kind::Host)
+      r.host_layers.push_back(n.name + " (" + host_op_name(n.host.op) + ")");
   const View out = *view_of(output_name_);
   const Value& ov = values_[static_cast<size_t>(out.value)];
   r.output_layer = nodes_[static_cast<size_t>(ov.producer)].name;
@@ -381,7 +385,8 @@ std::optional<Error> Importer::read_graph(const onnx::GraphProto& g) {
     std::string why;
     auto v = tensor_values(t, why);
     if (!v) return Error{file_ + ": initializer '" + t.name() + "': " + why};
-    constants_[t.name()] = Constant{{t.dims().begin(), t.dims().end()}, std::move(*v), t.data_type()};
+    constants_[t.name()] =
+        Constant{{t.dims().begin(), t.dims().end()}, std::move(*v), t.data_type()};
   }
   // The one graph input that is not an initializer.
   for (const auto& in : g.input()) {
@@ -440,8 +445,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     std::string why;
     auto v = tensor_values(a->t(), why);
     if (!v) return ref.error(why);
-    constants_[out_name] = Constant{{a->t().dims().begin(), a->t().dims().end()}, std::move(*v),
-                                    a->t().data_type()};
+    constants_[out_name] =
+        Constant{{a->t().dims().begin(), a->t().dims().end()}, std::move(*v), a->t().data_type()};
     return std::nullopt;
   }
 
@@ -451,8 +456,9 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     if (constant(input(0)))
       return ref.error("input '" + input(0) +
                        "' is a constant: bud maps ops on activations only (fold constants first)");
-    return ref.error("input '" + input(0) + "' is not produced by an earlier node (graph not in "
-                                            "topological order, or truncated)");
+    return ref.error("input '" + input(0) +
+                     "' is not produced by an earlier node (graph not in "
+                     "topological order, or truncated)");
   }
   const Shape& xs = x->shape;
   auto need_scalar = [&](int i, double& out) -> std::optional<Error> {
@@ -528,7 +534,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     const int wi = q ? 3 : 1;
     const Constant* w = constant(input(wi));
     if (!w || w->dims.size() != 4)
-      return ref.error("weights '" + input(wi) + "' must be a constant [C_out, C_in/group, kH, kW]");
+      return ref.error("weights '" + input(wi) +
+                       "' must be a constant [C_out, C_in/group, kH, kW]");
     Node n;
     n.kind = Kind::Conv;
     n.name = layer_name(node, index);
@@ -545,7 +552,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     const auto pads = attr_ints(node, "pads");
     const auto dil = attr_ints(node, "dilations");
     const auto* ap = attr(node, "auto_pad");
-    if (ap && ap->s() != "NOTSET") return ref.error("auto_pad " + ap->s() + " unsupported (use pads)");
+    if (ap && ap->s() != "NOTSET")
+      return ref.error("auto_pad " + ap->s() + " unsupported (use pads)");
     for (int64_t d : dil)
       if (d != 1) return ref.error("dilations " + dims_string(dil) + " unsupported (only 1)");
     if (!strides.empty() && (strides.size() != 2 || strides[0] != strides[1] || strides[0] < 1))
@@ -582,9 +590,10 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       for (int64_t ci = 0; ci < cg; ++ci)
         for (int64_t ky = 0; ky < n.kh; ++ky)
           for (int64_t kx = 0; kx < n.kw; ++kx)
-            n.w[static_cast<size_t>(((ky * n.kw + kx) * cg + ci) * n.c_out + co)] = static_cast<float>(
-                w->v[static_cast<size_t>(((co * cg + ci) * n.kh + ky) * n.kw + kx)] *
-                wscale[static_cast<size_t>(co)]);
+            n.w[static_cast<size_t>(((ky * n.kw + kx) * cg + ci) * n.c_out + co)] =
+                static_cast<float>(
+                    w->v[static_cast<size_t>(((co * cg + ci) * n.kh + ky) * n.kw + kx)] *
+                    wscale[static_cast<size_t>(co)]);
     n.b.assign(static_cast<size_t>(n.c_out), 0.0f);
     const std::string bname = input(q ? 8 : 2);
     if (!bname.empty()) {
@@ -595,8 +604,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
         n.b[static_cast<size_t>(c)] = static_cast<float>(
             b->v[static_cast<size_t>(c)] * (q ? x_scale * wscale[static_cast<size_t>(c)] : 1.0));
     }
-    const Shape os{(xs.h + 2 * n.pad - n.kh) / n.stride + 1, (xs.w + 2 * n.pad - n.kw) / n.stride + 1,
-                   n.c_out, 3};
+    const Shape os{(xs.h + 2 * n.pad - n.kh) / n.stride + 1,
+                   (xs.w + 2 * n.pad - n.kw) / n.stride + 1, n.c_out, 3};
     add_node(std::move(n), out_name, os);
     if (q) values_.back().fixed_scale = y_scale;
     return std::nullopt;
@@ -652,12 +661,14 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       alpha = attr_float(node, "alpha", 1);
       beta = attr_float(node, "beta", 1);
     }
-    if (w->dims.size() != 2) return ref.error("B must be a 2-D constant, got " + dims_string(w->dims));
+    if (w->dims.size() != 2)
+      return ref.error("B must be a 2-D constant, got " + dims_string(w->dims));
     const int64_t k = trans_b ? w->dims[1] : w->dims[0];
     const int64_t nn = trans_b ? w->dims[0] : w->dims[1];
     if (k != xs.c)
       return ref.error("B is " + dims_string(w->dims) + (trans_b ? " (transB)" : "") +
-                       " but the input is " + shape_string(xs) + " (K = " + std::to_string(xs.c) + ")");
+                       " but the input is " + shape_string(xs) + " (K = " + std::to_string(xs.c) +
+                       ")");
     Node n;
     n.kind = Kind::Dense;
     n.name = layer_name(node, index);
@@ -697,7 +708,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
           (c->v.size() == 1 || static_cast<int64_t>(c->v.size()) == xs.c)) {
         Node& p = nodes_[static_cast<size_t>(v.producer)];
         for (int64_t j = 0; j < xs.c; ++j)
-          p.b[static_cast<size_t>(j)] += static_cast<float>(c->v[c->v.size() == 1 ? 0 : static_cast<size_t>(j)]);
+          p.b[static_cast<size_t>(j)] +=
+              static_cast<float>(c->v[c->v.size() == 1 ? 0 : static_cast<size_t>(j)]);
         views_[out_name] = *x;
         return std::nullopt;
       }
@@ -750,7 +762,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       return std::nullopt;
     }
     // Average pooling is a depthwise convolution with weights 1 / (kh * kw) on the NPU.
-    if (pad != 0) return ref.error("padded AveragePool unsupported (its divisor varies at borders)");
+    if (pad != 0)
+      return ref.error("padded AveragePool unsupported (its divisor varies at borders)");
     n.kind = Kind::Conv;
     n.groups = xs.c;
     n.c_out = xs.c;
@@ -771,7 +784,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     if (op != "Gelu" && xs.rank == 3 && xs.pixels() > 1)
       return ref.error("on an image the last ONNX axis is W, not channels: unsupported");
     if (op == "Gelu" && attr(node, "approximate") && attr(node, "approximate")->s() != "none")
-      return ref.error("approximate = " + attr(node, "approximate")->s() + " unsupported (erf form only)");
+      return ref.error("approximate = " + attr(node, "approximate")->s() +
+                       " unsupported (erf form only)");
     Node n;
     n.kind = Kind::Host;
     n.name = layer_name(node, index);
@@ -781,12 +795,14 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       const Constant* g = constant(input(1));
       const Constant* b = constant(input(2));
       if (!g || static_cast<int64_t>(g->v.size()) != xs.c)
-        return ref.error("scale '" + input(1) + "' must be a constant of " + std::to_string(xs.c) + " values");
+        return ref.error("scale '" + input(1) + "' must be a constant of " + std::to_string(xs.c) +
+                         " values");
       n.host.gamma.assign(g->v.begin(), g->v.end());
       if (b && static_cast<int64_t>(b->v.size()) == xs.c)
         n.host.beta.assign(b->v.begin(), b->v.end());
       else if (!input(2).empty())
-        return ref.error("bias '" + input(2) + "' must be a constant of " + std::to_string(xs.c) + " values");
+        return ref.error("bias '" + input(2) + "' must be a constant of " + std::to_string(xs.c) +
+                         " values");
       else
         n.host.beta.assign(static_cast<size_t>(xs.c), 0.0f);
       n.host.epsilon = static_cast<float>(attr_float(node, "epsilon", 1e-5));
@@ -804,7 +820,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     if (op == "Transpose") {
       auto perm = attr_ints(node, "perm");
       // 2-D transposes of a matrix ([S, D] or [1, S, D]): only a host MatMul can absorb them.
-      const bool swap2 = (perm == std::vector<int64_t>{1, 0}) || (perm == std::vector<int64_t>{0, 2, 1});
+      const bool swap2 =
+          (perm == std::vector<int64_t>{1, 0}) || (perm == std::vector<int64_t>{0, 2, 1});
       const bool identity = [&] {
         for (size_t i = 0; i < perm.size(); ++i)
           if (perm[i] != static_cast<int64_t>(i)) return false;
@@ -814,7 +831,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       } else if (swap2 && xs.rank == 2) {
         v.transposed = !v.transposed;
       } else {
-        return ref.error("perm " + dims_string(perm) + " is not layout-only on " + shape_string(xs));
+        return ref.error("perm " + dims_string(perm) + " is not layout-only on " +
+                         shape_string(xs));
       }
       views_[out_name] = v;
       return std::nullopt;
@@ -841,8 +859,9 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
                            " is not layout-only (NHWC channels must stay last)");
         ns = Shape{xs.pixels(), 1, xs.c, xs.rank};
       } else if (xs.rank == 3) {
-        return ref.error(op + " of " + shape_string(xs) + " is not layout-only (NCHW flattening "
-                                                           "order differs from NHWC)");
+        return ref.error(op + " of " + shape_string(xs) +
+                         " is not layout-only (NCHW flattening "
+                         "order differs from NHWC)");
       }
       v.shape = ns;
     }
@@ -852,8 +871,9 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
   if (op == "Mul" || op == "Div") {
     double c = 0;
     if (!constant(input(1)) || constant(input(1))->v.size() != 1)
-      return ref.error("only multiplication/division by a positive scalar constant is supported "
-                       "(it changes the scale, not the int8 data)");
+      return ref.error(
+          "only multiplication/division by a positive scalar constant is supported "
+          "(it changes the scale, not the int8 data)");
     c = constant(input(1))->v[0];
     if (!(c > 0)) return ref.error("scalar " + std::to_string(c) + " must be positive");
     View v = *x;
@@ -915,8 +935,8 @@ std::optional<Error> Importer::quantise() {
       for (double x : vals[v]) maxabs[v] = std::max(maxabs[v], std::abs(x));
   }
   for (size_t v = 0; v < values_.size(); ++v)
-    values_[v].scale = values_[v].fixed_scale ? *values_[v].fixed_scale
-                                              : std::max(maxabs[v], 1e-6) / 127.0;
+    values_[v].scale =
+        values_[v].fixed_scale ? *values_[v].fixed_scale : std::max(maxabs[v], 1e-6) / 127.0;
   // Max pooling keeps the scale (exact in int8).
   for (const Node& n : nodes_)
     if (n.kind == Kind::Host && n.host.op == HostOp::MaxPool &&
@@ -970,13 +990,15 @@ Result<std::string> Importer::emit() const {
     spec.add_input_shape(static_cast<int32_t>(iv.shape.h));
     spec.add_input_shape(static_cast<int32_t>(iv.shape.c));
   } else {
-    for (int64_t d : {iv.shape.h, iv.shape.w, iv.shape.c}) spec.add_input_shape(static_cast<int32_t>(d));
+    for (int64_t d : {iv.shape.h, iv.shape.w, iv.shape.c})
+      spec.add_input_shape(static_cast<int32_t>(d));
   }
   // The run input, quantised with the input's scale.
   const FloatTensor in = make_input(opt_.seed);
   std::string bytes(in.size(), '\0');
   for (size_t i = 0; i < in.size(); ++i)
-    bytes[i] = static_cast<char>(static_cast<int8_t>(std::clamp(std::round(in[i] / iv.scale), -128.0, 127.0)));
+    bytes[i] = static_cast<char>(
+        static_cast<int8_t>(std::clamp(std::round(in[i] / iv.scale), -128.0, 127.0)));
   spec.set_input_data(bytes);
 
   auto ref_name = [&](const View& v) -> std::string {
@@ -999,10 +1021,12 @@ Result<std::string> Importer::emit() const {
         const double ws = n.fixed_w_scale ? *n.fixed_w_scale : std::max(wmax, 1e-12) / 127.0;
         std::string wq(n.w.size(), '\0');
         for (size_t j = 0; j < n.w.size(); ++j)
-          wq[j] = static_cast<char>(static_cast<int8_t>(std::clamp(std::round(n.w[j] / ws), -127.0, 127.0)));
+          wq[j] = static_cast<char>(
+              static_cast<int8_t>(std::clamp(std::round(n.w[j] / ws), -127.0, 127.0)));
         l->set_weights(wq);
         for (float b : n.b)
-          l->add_bias(static_cast<int32_t>(std::clamp(std::round(b / (s_in * ws)), -2147483648.0, 2147483647.0)));
+          l->add_bias(static_cast<int32_t>(
+              std::clamp(std::round(b / (s_in * ws)), -2147483648.0, 2147483647.0)));
         const workload::Quant q = post_quant(s_in * ws / s_out);
         l->mutable_quant()->set_mult(q.mult);
         l->mutable_quant()->set_shift(q.shift);
@@ -1064,8 +1088,8 @@ Result<std::string> Importer::emit() const {
           case HostOp::MatMul:
             h->set_op(workload::HostSpec::MATMUL);
             h->set_other(ref_name(n.other));
-            h->set_other_scale(
-                static_cast<float>(values_[static_cast<size_t>(n.other.value)].scale * n.other.mult));
+            h->set_other_scale(static_cast<float>(
+                values_[static_cast<size_t>(n.other.value)].scale * n.other.mult));
             h->set_transpose_other(n.other.transposed);
             break;
         }

@@ -38,13 +38,13 @@ struct QuantError {
 
 /// A successful import.
 struct ImportResult {
-  std::string text;             ///< the workload, protobuf text format (workload.proto)
-  int onnx_nodes = 0;           ///< nodes in the ONNX graph
-  int layers = 0;               ///< workload layers (NPU and host)
+  std::string text;                      ///< the workload, protobuf text format (workload.proto)
+  int onnx_nodes = 0;                    ///< nodes in the ONNX graph
+  int layers = 0;                        ///< workload layers (NPU and host)
   std::vector<std::string> host_layers;  ///< "name (op)" of every host layer
-  bool float_model = true;      ///< quantised by bud (false: scales came from the model)
-  std::string output_layer;     ///< the layer holding the graph output
-  double output_scale = 0;      ///< its quantisation scale
+  bool float_model = true;               ///< quantised by bud (false: scales came from the model)
+  std::string output_layer;              ///< the layer holding the graph output
+  double output_scale = 0;               ///< its quantisation scale
   QuantError error;
 };
 

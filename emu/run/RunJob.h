@@ -23,7 +23,7 @@ namespace bud::run {
 
 /// What to run and how.
 struct RunOptions {
-  std::string workload = "gemm_small";  ///< built-in name, path to a .textpb or .onnx file
+  std::string workload = "gemm_small";     ///< built-in name, path to a .textpb or .onnx file
   std::optional<uint64_t> seed;            ///< overrides the workload's data seed
   emu::EmulatorConfig emulator;  ///< design, memory model (incl. its seed), throttle, watchdog
   std::vector<emu::FaultSpec> faults;      ///< injected faults (docs/faults.md)
@@ -50,7 +50,8 @@ struct PreparedRun {
 /// `seed` (default 1). Error message "FILE: node ..." on failure.
 workload::Result<std::string> import_text(const std::string& path, std::optional<uint64_t> seed);
 
-/// Loads a built-in, a .textpb file or an ONNX model (imported, docs/import.md). Returns the error message (FILE:LINE:COL: ...) on failure.
+/// Loads a built-in, a .textpb file or an ONNX model (imported, docs/import.md). Returns the error
+/// message (FILE:LINE:COL: ...) on failure.
 workload::Result<PreparedRun> prepare(const RunOptions& options);
 /// The same for a workload already parsed (e.g. from text embedded in a packet). Without
 /// `with_checks` the direct reference and golden model are skipped (add_checks adds them).

@@ -36,7 +36,8 @@ std::vector<double> host_op_values(const HostParams& p, const Shape& is, const S
       for (int64_t r = 0; r < rows; ++r) {
         double mx = -1e300, sum = 0;
         for (int64_t j = 0; j < c; ++j) mx = std::max(mx, at(r, j));
-        for (int64_t j = 0; j < c; ++j) sum += y[static_cast<size_t>(r * c + j)] = std::exp(at(r, j) - mx);
+        for (int64_t j = 0; j < c; ++j)
+          sum += y[static_cast<size_t>(r * c + j)] = std::exp(at(r, j) - mx);
         for (int64_t j = 0; j < c; ++j) y[static_cast<size_t>(r * c + j)] /= sum;
       }
       break;
@@ -50,11 +51,13 @@ std::vector<double> host_op_values(const HostParams& p, const Shape& is, const S
         const double inv = 1.0 / std::sqrt(var + p.epsilon);
         for (int64_t j = 0; j < c; ++j)
           y[static_cast<size_t>(r * c + j)] =
-              (at(r, j) - mean) * inv * p.gamma[static_cast<size_t>(j)] + p.beta[static_cast<size_t>(j)];
+              (at(r, j) - mean) * inv * p.gamma[static_cast<size_t>(j)] +
+              p.beta[static_cast<size_t>(j)];
       }
       break;
     case HostOp::Gelu:
-      for (size_t i = 0; i < y.size(); ++i) y[i] = 0.5 * x[i] * (1.0 + std::erf(x[i] / std::sqrt(2.0)));
+      for (size_t i = 0; i < y.size(); ++i)
+        y[i] = 0.5 * x[i] * (1.0 + std::erf(x[i] / std::sqrt(2.0)));
       break;
     case HostOp::MaxPool:
       for (int64_t oy = 0; oy < os.h; ++oy)
@@ -103,8 +106,8 @@ Tensor host_layer_output(const Workload& w, int index, const Tensor& input,
     other_shape = b.shape;
     other = dequantised(b, p.other_scale);
   }
-  const std::vector<double> y = host_op_values(p, l.in_shape, l.out_shape,
-                                               dequantised(x, p.in_scale), other_shape, other);
+  const std::vector<double> y =
+      host_op_values(p, l.in_shape, l.out_shape, dequantised(x, p.in_scale), other_shape, other);
   Tensor out;
   out.shape = l.out_shape;
   out.data.resize(y.size());

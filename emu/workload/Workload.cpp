@@ -253,8 +253,7 @@ std::optional<int> resolve(const Workload& w, const std::string& name) {
 
 std::optional<Error> validate_host(const Workload& w, const HostSpec& h, const Tree* ht,
                                    const Locator& loc, const std::string& lwhere,
-                                   const std::string& lname, const std::string& in_desc,
-                                   Layer& l) {
+                                   const std::string& lname, const std::string& in_desc, Layer& l) {
   auto where = [&](const char* f) { return loc.at(ht, h, f, -1, lwhere); };
   const Shape& in = l.in_shape;
   l.kind = LayerKind::Host;
@@ -282,8 +281,10 @@ std::optional<Error> validate_host(const Workload& w, const HostSpec& h, const T
       p.op = HostOp::LayerNorm;
       if (static_cast<int64_t>(p.gamma.size()) != in.c ||
           static_cast<int64_t>(p.beta.size()) != in.c)
-        return fail(where("gamma"), lname + ": host layer_norm needs one gamma and one beta per "
-                                            "channel, but " + in_desc);
+        return fail(where("gamma"), lname +
+                                        ": host layer_norm needs one gamma and one beta per "
+                                        "channel, but " +
+                                        in_desc);
       break;
     case HostSpec::MAX_POOL: {
       p.op = HostOp::MaxPool;
@@ -304,8 +305,8 @@ std::optional<Error> validate_host(const Workload& w, const HostSpec& h, const T
       p.op = HostOp::MatMul;
       auto j = resolve(w, h.other());
       if (!j)
-        return fail(where("other"), lname + ": host.other " + quoted(h.other()) +
-                                        " names no earlier layer");
+        return fail(where("other"),
+                    lname + ": host.other " + quoted(h.other()) + " names no earlier layer");
       l.other = *j;
       if (!(p.other_scale > 0))
         return fail(where("other_scale"), lname + ": host.other_scale must be positive");
@@ -397,7 +398,8 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
                     lname + ": input " + quoted(pl.input()) + " names no earlier layer");
       }
     }
-    l.in_shape = l.input == kInputTensor ? w.input : w.layers[static_cast<size_t>(l.input)].out_shape;
+    l.in_shape =
+        l.input == kInputTensor ? w.input : w.layers[static_cast<size_t>(l.input)].out_shape;
     const Shape& in = l.in_shape;
     const std::string in_desc = input_name(w, l.input + 1) + " is " + in.to_string();
 
@@ -518,8 +520,8 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
       if (static_cast<int64_t>(pl.weights().size()) != want_w || pl.bias_size() != l.out_shape.c)
         return fail(fwhere(pl, lt, pl.weights().empty() ? "bias" : "weights"),
                     lname + ": explicit data needs " + std::to_string(want_w) +
-                        " weight bytes and " + std::to_string(l.out_shape.c) +
-                        " biases (got " + std::to_string(pl.weights().size()) + " and " +
+                        " weight bytes and " + std::to_string(l.out_shape.c) + " biases (got " +
+                        std::to_string(pl.weights().size()) + " and " +
                         std::to_string(pl.bias_size()) + ")");
       auto d = std::make_shared<LayerData>();
       d->weights.assign(pl.weights().begin(), pl.weights().end());

@@ -23,6 +23,15 @@ def model_macs(path):
     for vi in list(m.graph.value_info) + list(m.graph.input) + list(m.graph.output):
         shapes[vi.name] = [d.dim_value for d in vi.type.tensor_type.shape.dim]
     inits = {t.name: list(t.dims) for t in m.graph.initializer}
+    # Shape inference stops at ops of other domains (com.microsoft Gelu): carry shapes on.
+    for n in m.graph.node:
+        if n.output[0] in shapes and all(shapes[n.output[0]]):
+            continue
+        if n.op_type in ("Gelu", "Add", "LayerNormalization", "Relu") and n.input[0] in shapes:
+            shapes[n.output[0]] = shapes[n.input[0]]
+        elif n.op_type == "Gemm" and n.input[0] in shapes:
+            w = inits[n.input[1]]
+            shapes[n.output[0]] = shapes[n.input[0]][:-1] + [w[1]]
     macs = 0
     for n in m.graph.node:
         out = shapes.get(n.output[0])

@@ -438,8 +438,8 @@ TEST_CASE("bud run MODEL.onnx passes bit-exactly on the imported production-shap
 
 TEST_CASE("bud import writes a workload that runs exactly like the ONNX model",
           "[e2e][onnx][roundtrip]") {
-  const std::string out = std::string(BUD_BINARY_DIR) + "/e2e_import_" + std::to_string(getpid()) +
-                          ".textpb";
+  const std::string out =
+      std::string(BUD_BINARY_DIR) + "/e2e_import_" + std::to_string(getpid()) + ".textpb";
   const auto imp = bud({"import", "examples/onnx/transformer_tiny.onnx", "-o", out});
   INFO(imp.out << imp.err);
   REQUIRE(imp.status == 0);
@@ -459,8 +459,8 @@ TEST_CASE("bud import writes a workload that runs exactly like the ONNX model",
 
 TEST_CASE("bud import of a bad model exits 2, names the node and writes nothing",
           "[e2e][onnx][errors]") {
-  const std::string out = std::string(BUD_BINARY_DIR) + "/e2e_bad_import_" +
-                          std::to_string(getpid()) + ".textpb";
+  const std::string out =
+      std::string(BUD_BINARY_DIR) + "/e2e_bad_import_" + std::to_string(getpid()) + ".textpb";
   const auto r = bud({"import", "tests/onnx/data/unknown_op.onnx", "-o", out});
   INFO(r.out << r.err);
   CHECK(r.status == 2);

@@ -1,14 +1,13 @@
 // ONNX import: op mapping, bit-exact runs of the imported production-shape models on the golden
 // model against the direct reference, quantisation error against fp32, error cases, and the
 // textpb round trip.
-#include "emu/onnx/Importer.h"
-
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 
 #include "emu/golden/Checker.h"
 #include "emu/golden/GoldenNpu.h"
+#include "emu/onnx/Importer.h"
 #include "emu/workload/Lowering.h"
 #include "emu/workload/Reference.h"
 
@@ -63,8 +62,9 @@ golden::CheckReport golden_check(const Workload& w, Program* out = nullptr) {
 }  // namespace
 
 TEST_CASE("ONNX ops map to workload layers", "[onnx][mapping]") {
-  SECTION("ResNet-style: conv (stride, pad), max pool on the host, residual add with fused relu, "
-          "1x1 stride-2 shortcut, global average pool as depthwise conv, flatten, gemm") {
+  SECTION(
+      "ResNet-style: conv (stride, pad), max pool on the host, residual add with fused relu, "
+      "1x1 stride-2 shortcut, global average pool as depthwise conv, flatten, gemm") {
     const Workload w = loaded(imported("resnet_tiny"), "resnet");
     CHECK(kinds(w).rfind("conv2d max_pool conv2d conv2d add", 0) == 0);
     CHECK(w.layers[0].stride == 2);
@@ -82,11 +82,13 @@ TEST_CASE("ONNX ops map to workload layers", "[onnx][mapping]") {
     CHECK(w.layers.back().kind == LayerKind::Dense);
     CHECK(w.layers.back().out_shape.c == 10);
     int shortcuts = 0;
-    for (const Layer& l : w.layers) shortcuts += l.kind == LayerKind::Conv2d && l.kh == 1 && l.stride == 2;
+    for (const Layer& l : w.layers)
+      shortcuts += l.kind == LayerKind::Conv2d && l.kh == 1 && l.stride == 2;
     CHECK(shortcuts == 3);
   }
-  SECTION("MobileNetV2-style: depthwise convs, ReLU6 as a fixed 6/127 scale, projection without "
-          "relu, residual add") {
+  SECTION(
+      "MobileNetV2-style: depthwise convs, ReLU6 as a fixed 6/127 scale, projection without "
+      "relu, residual add") {
     const Workload w = loaded(imported("mobilenet_tiny"), "mobilenet");
     int depthwise = 0, adds = 0;
     for (const Layer& l : w.layers) {
@@ -96,8 +98,9 @@ TEST_CASE("ONNX ops map to workload layers", "[onnx][mapping]") {
     CHECK(depthwise == 5);  // 4 blocks + the global average pool
     CHECK(adds == 2);
   }
-  SECTION("transformer block: dense projections, attention matmuls, softmax, layer norm and gelu "
-          "on the host") {
+  SECTION(
+      "transformer block: dense projections, attention matmuls, softmax, layer norm and gelu "
+      "on the host") {
     const onnx_import::ImportResult r = imported("transformer_tiny");
     const Workload w = loaded(r, "transformer");
     CHECK(kinds(w) ==
@@ -109,8 +112,9 @@ TEST_CASE("ONNX ops map to workload layers", "[onnx][mapping]") {
     CHECK(w.layers[9].out_shape.c == 128);  // FFN 4x
     CHECK(r.host_layers.size() == 6);
   }
-  SECTION("quantised model: QuantizeLinear, QLinearConv (per-tensor weights kept exactly, "
-          "per-channel folded), DequantizeLinear, QLinearMatMul") {
+  SECTION(
+      "quantised model: QuantizeLinear, QLinearConv (per-tensor weights kept exactly, "
+      "per-channel folded), DequantizeLinear, QLinearMatMul") {
     const onnx_import::ImportResult r = imported("qlinear_tiny");
     CHECK_FALSE(r.float_model);
     const Workload w = loaded(r, "qlinear");
@@ -157,8 +161,7 @@ TEST_CASE("host layers are charged by the cost model", "[onnx][host]") {
   CHECK(host_op_cycles(w.layers[4]) == kHostSyncCycles + 512 / 8 + 8 * 256);
 }
 
-TEST_CASE("bad ONNX input gives one error naming the file, node, op and reason",
-          "[onnx][errors]") {
+TEST_CASE("bad ONNX input gives one error naming the file, node, op and reason", "[onnx][errors]") {
   auto error_of = [](const std::string& file) {
     auto r = onnx_import::import_file(data_path(file));
     REQUIRE_FALSE(r.ok());
@@ -166,16 +169,19 @@ TEST_CASE("bad ONNX input gives one error naming the file, node, op and reason",
   };
   const std::string dir = data_path("");
   CHECK(error_of("unknown_op.onnx") ==
-        dir + "unknown_op.onnx: node 'mystery4' (#1, Sin): unsupported operator (docs/import.md "
-              "lists what bud imports)");
+        dir +
+            "unknown_op.onnx: node 'mystery4' (#1, Sin): unsupported operator (docs/import.md "
+            "lists what bud imports)");
   CHECK(error_of("bad_attribute.onnx") ==
         dir + "bad_attribute.onnx: node 'conv3' (#0, Conv): dilations [2, 2] unsupported (only 1)");
   CHECK(error_of("asym_pads.onnx") ==
-        dir + "asym_pads.onnx: node 'conv3' (#0, Conv): pads [1, 1, 0, 0] must be symmetric, in "
-              "[0, 255]");
+        dir +
+            "asym_pads.onnx: node 'conv3' (#0, Conv): pads [1, 1, 0, 0] must be symmetric, in "
+            "[0, 255]");
   CHECK(error_of("dynamic_shape.onnx") ==
-        dir + "dynamic_shape.onnx: graph input 'x': dynamic dimension 0 'N' (bud needs static "
-              "shapes; export with fixed sizes)");
+        dir +
+            "dynamic_shape.onnx: graph input 'x': dynamic dimension 0 'N' (bud needs static "
+            "shapes; export with fixed sizes)");
   // Truncated: every cut of a real model is rejected with one line (never a crash).
   std::ifstream in(model_path("mobilenet_tiny"), std::ios::binary);
   std::stringstream ss;

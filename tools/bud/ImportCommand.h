@@ -9,9 +9,9 @@
 namespace bud::cli {
 
 struct ImportOptions {
-  std::string model;                ///< the .onnx file
-  std::string output;               ///< -o FILE (empty: print the workload on stdout)
-  std::optional<uint64_t> seed;     ///< --seed: the run input's seed (calibration is frozen)
+  std::string model;             ///< the .onnx file
+  std::string output;            ///< -o FILE (empty: print the workload on stdout)
+  std::optional<uint64_t> seed;  ///< --seed: the run input's seed (calibration is frozen)
   bool json = false;
 };
 

@@ -63,8 +63,9 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
   if (!r.host_layers.empty()) {
     // Host fallback (docs/import.md): charged by the cost model, not simulated.
     std::snprintf(buf, sizeof buf,
-                  "host       %zu layers, %s cycles charged (%.1f%% of %s end-to-end cycles)\n",
-                  r.host_layers.size(), group_digits(r.host_cycles).c_str(), 100.0 * r.host_share(),
+                  "host       %zu layer%s, %s cycles charged (%.1f%% of %s end-to-end cycles)\n",
+                  r.host_layers.size(), r.host_layers.size() == 1 ? "" : "s",
+                  group_digits(r.host_cycles).c_str(), 100.0 * r.host_share(),
                   group_digits(r.cycles + r.host_cycles).c_str());
     o << buf;
     for (const auto& h : r.host_layers) {

@@ -10,6 +10,7 @@
 #include "tools/bud/BisectCommand.h"
 #include "tools/bud/CorpusCommand.h"
 #include "tools/bud/DebugCommand.h"
+#include "tools/bud/ImportCommand.h"
 #include "tools/bud/MinimizeCommand.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/PacketCommand.h"
@@ -18,7 +19,6 @@
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/ServeCommand.h"
 #include "tools/bud/TriggerCommand.h"
-#include "tools/bud/ImportCommand.h"
 #include "tools/bud/WorkloadsCommand.h"
 
 namespace {
