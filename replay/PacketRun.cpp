@@ -7,6 +7,8 @@
 #include "bud/ModelRevision.h"
 #include "emu/golden/Checker.h"
 #include "emu/golden/GoldenNpu.h"
+#include "emu/onnx/Importer.h"
+#include "emu/run/RunJob.h"
 #include "emu/workload/Builtins.h"
 #include "emu/workload/Workload.h"
 #include "replay/Framing.h"
@@ -32,8 +34,10 @@ std::vector<std::string> build_tags() {
   return tags;
 }
 
-workload::Result<std::string> workload_text(const std::string& workload) {
+workload::Result<std::string> workload_text(const std::string& workload,
+                                            std::optional<uint64_t> seed) {
   if (auto t = workload::builtin_text(workload)) return std::string(*t);
+  if (onnx_import::is_onnx_path(workload)) return run::import_text(workload, seed);
   std::ifstream in(workload, std::ios::binary);
   if (!in)
     return workload::Error{"'" + workload +
@@ -45,7 +49,7 @@ workload::Result<std::string> workload_text(const std::string& workload) {
 
 workload::Result<RunSpec> make_spec(const run::RunOptions& options,
                                     const run::PreparedRun& prepared) {
-  auto text = workload_text(options.workload);
+  auto text = workload_text(options.workload, options.seed);
   if (!text) return workload::Error{text.error()};
   RunSpec s;
   s.workload_text = std::move(text).value();

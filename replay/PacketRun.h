@@ -29,8 +29,10 @@ struct RunSpec {
   std::vector<std::string> annotations;  ///< user notes, recorded at the start cycle
 };
 
-/// The text of a built-in workload name or of a workload file. Error names the file.
-workload::Result<std::string> workload_text(const std::string& workload);
+/// The text of a built-in workload name, of a workload file, or of an ONNX model imported with
+/// the run input drawn from `seed` (docs/import.md). Error names the file.
+workload::Result<std::string> workload_text(const std::string& workload,
+                                            std::optional<uint64_t> seed = std::nullopt);
 /// A RunSpec for `options` (workload name or file), with the data seed frozen from `prepared`.
 workload::Result<RunSpec> make_spec(const run::RunOptions& options,
                                     const run::PreparedRun& prepared);

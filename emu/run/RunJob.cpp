@@ -5,10 +5,19 @@
 #include "bud/ModelRevision.h"
 #include "emu/golden/Checker.h"
 #include "emu/golden/GoldenNpu.h"
+#include "emu/onnx/Importer.h"
 #include "emu/run/Designs.h"
 #include "emu/workload/Builtins.h"
 
 namespace bud::run {
+
+workload::Result<std::string> import_text(const std::string& path, std::optional<uint64_t> seed) {
+  onnx_import::ImportOptions io;
+  if (seed) io.seed = *seed;
+  auto r = onnx_import::import_file(path, io);
+  if (!r) return workload::Error{r.error()};
+  return std::move(r->text);
+}
 
 namespace {
 
@@ -16,6 +25,11 @@ workload::Result<workload::Workload> load(const RunOptions& o) {
   workload::LoadOptions lo;
   lo.seed = o.seed;
   if (workload::builtin_text(o.workload)) return workload::load_builtin(o.workload, lo);
+  if (onnx_import::is_onnx_path(o.workload)) {
+    auto text = import_text(o.workload, o.seed);
+    if (!text) return workload::Error{text.error()};
+    return workload::parse_workload(*text, o.workload, lo);
+  }
   if (!std::filesystem::exists(o.workload))
     return workload::Error{"'" + o.workload +
                            "' is neither a built-in workload (see `bud workloads`) nor a file"};
@@ -119,6 +133,12 @@ RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::Emulato
   r.mem_seed = options.emulator.dram.seed;
   r.model_revision = build::kModelRevision;
   r.commands = p.program.commands.size();
+  for (size_t i = 0; i < p.program.layers.size(); ++i)
+    if (p.workload.layers[i].kind == workload::LayerKind::Host)
+      r.host_layers.push_back({p.program.layers[i].name,
+                               workload::host_op_name(p.workload.layers[i].host.op),
+                               p.program.layers[i].host_cycles});
+  r.host_cycles = p.program.host_cycles;
   r.golden_digests = p.golden_digests;
   r.cycles = emu.cycle();
   r.driven_cycles = driven_cycles;

@@ -23,7 +23,7 @@ namespace bud::run {
 
 /// What to run and how.
 struct RunOptions {
-  std::string workload = "gemm_small";     ///< built-in name or path to a .textpb file
+  std::string workload = "gemm_small";     ///< built-in name, path to a .textpb or .onnx file
   std::optional<uint64_t> seed;            ///< overrides the workload's data seed
   emu::EmulatorConfig emulator;  ///< design, memory model (incl. its seed), throttle, watchdog
   std::vector<emu::FaultSpec> faults;      ///< injected faults (docs/faults.md)
@@ -46,7 +46,12 @@ struct PreparedRun {
   emu::HostJob job;
 };
 
-/// Loads a built-in or a file. Returns the error message (FILE:LINE:COL: ...) on failure.
+/// The workload text of an ONNX model (`bud import`'s output), with the run input drawn from
+/// `seed` (default 1). Error message "FILE: node ..." on failure.
+workload::Result<std::string> import_text(const std::string& path, std::optional<uint64_t> seed);
+
+/// Loads a built-in, a .textpb file or an ONNX model (imported, docs/import.md). Returns the error
+/// message (FILE:LINE:COL: ...) on failure.
 workload::Result<PreparedRun> prepare(const RunOptions& options);
 /// The same for a workload already parsed (e.g. from text embedded in a packet). Without
 /// `with_checks` the direct reference and golden model are skipped (add_checks adds them).
@@ -77,6 +82,18 @@ struct RunReport {
   std::array<emu::StageDigest, emu::kNumStages> rtl_digests{};
   std::array<emu::StageDigest, emu::kNumStages> golden_digests{};
   uint64_t commands = 0;
+  /// A layer run on the host (docs/import.md): its op and the cycles the cost model charges.
+  struct HostLayer {
+    std::string name, op;
+    uint64_t cycles = 0;
+  };
+  std::vector<HostLayer> host_layers;
+  uint64_t host_cycles = 0;  ///< sum over host_layers; not included in `cycles` (NPU cycles)
+  /// host_cycles / (cycles + host_cycles): the share of the end-to-end time spent on the host.
+  double host_share() const {
+    const uint64_t total = cycles + host_cycles;
+    return total ? static_cast<double>(host_cycles) / static_cast<double>(total) : 0.0;
+  }
   uint64_t state_digest = 0;      ///< emulator digest at the end
   uint64_t output_digest = 0;     ///< DRAM contents digest at the end
   /// Value of the named counter (0 if the design has none of that name).

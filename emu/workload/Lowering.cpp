@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "emu/workload/Reference.h"
+
 namespace bud::workload {
 namespace {
 
@@ -29,12 +31,13 @@ struct Layout {
   std::vector<int> weights, bias, operand, out;  // per layer, -1 if none
 };
 
-// Zero border a tensor produced by layer `producer` (-1: the workload input) needs: the pad of
-// the convolution that reads it, so the im2col loads can read the padding from DRAM.
+// Zero border a tensor produced by layer `producer` (-1: the workload input) needs: the largest
+// pad of the convolutions that read it, so the im2col loads can read the padding from DRAM.
 int64_t border_for(const Workload& w, int producer) {
-  const size_t next = static_cast<size_t>(producer + 1);
-  if (next < w.layers.size() && w.layers[next].kind == LayerKind::Conv2d) return w.layers[next].pad;
-  return 0;
+  int64_t border = 0;
+  for (const Layer& l : w.layers)
+    if (l.kind == LayerKind::Conv2d && l.input == producer) border = std::max(border, l.pad);
+  return border;
 }
 
 class Allocator {
@@ -132,8 +135,10 @@ Result<Layout> make_layout(const Workload& w) {
       if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
       lay.operand.back() = alloc.last();
     }
+    // A host layer's output is written by the host, not the NPU: nothing to check on the NPU.
     auto [t, bytes] =
         activation(l.name, li, TensorRole::Activation, l.out_shape, border_for(w, li));
+    t.check = l.kind != LayerKind::Host;
     if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
     lay.out.push_back(alloc.last());
   }
@@ -293,8 +298,10 @@ void pack_weights(const Layer& l, const TilePlan& plan, const TensorInfo& t,
           const int64_t col = nb * 8 + o, row = kb * 8 + i;
           int64_t k = row;
           if (l.kind == LayerKind::Conv2d) {
+            // Grouped: block-diagonal, zero where input and output groups differ.
             const int64_t tap = row / cp, ci = row % cp;
-            k = ci < cin ? tap * cin + ci : -1;
+            const int64_t cg = cin / l.groups, ng = n / l.groups;
+            k = ci < cin && col < n && ci / cg == col / ng ? tap * cg + ci % cg : -1;
           } else if (row >= l.k) {
             k = -1;
           }
@@ -406,6 +413,34 @@ void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const 
 
 }  // namespace
 
+uint64_t host_op_cycles(const Layer& l) {
+  const auto in = static_cast<uint64_t>(l.in_shape.elements());
+  const auto out = static_cast<uint64_t>(l.out_shape.elements());
+  uint64_t other = 0, compute = 0;
+  switch (l.host.op) {
+    case HostOp::Softmax:
+      compute = kHostSoftmaxCycles * in;
+      break;
+    case HostOp::LayerNorm:
+      compute = kHostLayerNormCycles * in;
+      break;
+    case HostOp::Gelu:
+      compute = kHostGeluCycles * in;
+      break;
+    case HostOp::MaxPool:
+      compute = out * static_cast<uint64_t>(l.host.kh * l.host.kw);
+      break;
+    case HostOp::MatMul: {
+      other = static_cast<uint64_t>(l.in_shape.c) * static_cast<uint64_t>(l.out_shape.c);
+      const uint64_t macs = static_cast<uint64_t>(l.in_shape.pixels()) * other;
+      compute = (macs + kHostMacsPerCycle - 1) / kHostMacsPerCycle;
+      break;
+    }
+  }
+  const uint64_t bytes = in + other + out;
+  return kHostSyncCycles + (bytes + kHostBytesPerCycle - 1) / kHostBytesPerCycle + compute;
+}
+
 const char* tensor_role_name(TensorRole r) {
   switch (r) {
     case TensorRole::Input:
@@ -440,6 +475,11 @@ std::optional<int> Program::layer_of_command(uint32_t cmd) const {
 Result<TilePlan> plan_tiles(const Layer& l) {
   TilePlan p;
   p.pixels = l.out_shape.pixels();
+  if (l.kind == LayerKind::Host) {
+    p.rows = std::max<int64_t>(p.pixels, 1);
+    p.m_tiles = p.n_tiles = 0;
+    return p;
+  }
   if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
     p.kb = l.kind == LayerKind::Dense ? ceil_div(l.k, 8) : l.kh * l.kw * ceil_div(l.in_shape.c, 8);
     p.nb = ceil_div(l.out_shape.c, 8);
@@ -491,6 +531,7 @@ Result<Program> lower(const Workload& w) {
     p.dram_init.push_back(std::move(r));
   }
   std::vector<TilePlan> plans;
+  std::shared_ptr<const ReferenceResult> host_ref;
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const Layer& l = w.layers[i];
     Result<TilePlan> plan = plan_tiles(l);
@@ -504,6 +545,12 @@ Result<Program> lower(const Workload& w) {
     }
     if (lay.operand[i] >= 0)
       pack_activation(p.tensors[static_cast<size_t>(lay.operand[i])], data.other, p);
+    // Host layers: the golden side computes the output, placed before the run (docs/import.md).
+    if (l.kind == LayerKind::Host) {
+      if (!host_ref) host_ref = std::make_shared<ReferenceResult>(reference_of(w));
+      pack_activation(p.tensors[static_cast<size_t>(lay.out[i])], host_ref->layers[i].data, p);
+      continue;
+    }
     // Bordered outputs: make the zero border explicit in the image.
     const TensorInfo& o = p.tensors[static_cast<size_t>(lay.out[i])];
     if (o.border > 0) p.dram_init.push_back(DramRegion{o.addr, std::vector<uint8_t>(o.bytes, 0)});
@@ -518,9 +565,13 @@ Result<Program> lower(const Workload& w) {
     info.name = l.name;
     info.kind = l.kind;
     info.first_cmd = static_cast<uint32_t>(p.commands.size());
-    const TensorInfo& in = p.tensors[static_cast<size_t>(i == 0 ? lay.input : lay.out[i - 1])];
+    const TensorInfo& in = p.tensors[static_cast<size_t>(
+        l.input == kInputTensor ? lay.input : lay.out[static_cast<size_t>(l.input)])];
     const TensorInfo& out = p.tensors[static_cast<size_t>(lay.out[i])];
-    if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
+    if (l.kind == LayerKind::Host) {
+      info.host_cycles = host_op_cycles(l);
+      p.host_cycles += info.host_cycles;
+    } else if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
       lower_matmul(em, l, plan, in, p.tensors[static_cast<size_t>(lay.weights[i])],
                    p.tensors[static_cast<size_t>(lay.bias[i])], out);
       info.tiles = static_cast<uint32_t>(plan.m_tiles * plan.n_tiles);

@@ -25,6 +25,16 @@ inline constexpr uint32_t kTensorAlign = 64;    ///< every tensor starts 64-byte
 /// Entries of each scratchpad half used by one tile (double buffering).
 inline constexpr uint32_t kInpHalf = 1024, kWgtHalf = 256, kAccHalf = 1024, kOutHalf = 1024;
 
+/// Host-fallback cost model (docs/import.md): a host layer stalls the NPU for
+/// kHostSyncCycles (drain, interrupt, driver round trip) + bytes moved / kHostBytesPerCycle +
+/// per-element compute, all in NPU clock cycles.
+inline constexpr uint64_t kHostSyncCycles = 2000;
+inline constexpr uint64_t kHostBytesPerCycle = 8;
+inline constexpr uint64_t kHostSoftmaxCycles = 8, kHostLayerNormCycles = 6, kHostGeluCycles = 4;
+inline constexpr uint64_t kHostMacsPerCycle = 8;  ///< host int8 MACs per NPU cycle (MATMUL)
+/// Cycles charged to host orchestration for host layer `l` (kind Host).
+uint64_t host_op_cycles(const Layer& l);
+
 /// What a tensor in DRAM holds.
 enum class TensorRole : uint8_t { Input, Weights, Bias, Operand, Identity, Activation };
 const char* tensor_role_name(TensorRole r);
@@ -66,6 +76,7 @@ struct LayerInfo {
   uint32_t tiles = 0;
   uint64_t gemm_iterations = 0;  ///< (m, nb, kb) iterations = cycles of the MAC array, all passes
   uint64_t useful_macs = 0;      ///< all passes
+  uint64_t host_cycles = 0;  ///< kind Host: host_op_cycles() (NPU clock cycles), all passes; else 0
 };
 
 /// A lowered program.
@@ -84,6 +95,7 @@ struct Program {
   /// commands, the same ones but for cmd_id and the last pass's END.
   uint32_t passes = 1;
   uint32_t pass_commands = 0;
+  uint64_t host_cycles = 0;  ///< sum of the host layers' host_op_cycles(), all passes
 
   const TensorInfo* find_tensor(std::string_view name) const;
   /// Index of the layer that command `cmd` belongs to (in any pass).

@@ -42,6 +42,19 @@ Tensor requantize_layer(const Layer& l, const std::vector<int32_t>& acc, uint64_
 std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tensor& input,
                                         const std::vector<Tensor>& earlier, const LayerData& data);
 
+/// A host op on real values (docs/import.md, "Host fallback"): `x` is the dequantised input of
+/// shape `in`, `other` the dequantised MATMUL operand; returns `out`.elements() values. Shared
+/// by the host layers' int8 reference and the importer's fp32 network.
+std::vector<double> host_op_values(const HostParams& p, const Shape& in, const Shape& out,
+                                   const std::vector<double>& x, const Shape& other_shape,
+                                   const std::vector<double>& other);
+
+/// Output of host layer `index` (kind Host) given the workload input and the earlier layers'
+/// outputs: dequantise, compute in float (double), requantise with round-half-away and clamp.
+/// Deterministic: the same inputs give the same bytes on every run.
+Tensor host_layer_output(const Workload& w, int index, const Tensor& input,
+                         const std::vector<Tensor>& earlier);
+
 /// POST semantics for one lane (docs/isa.md): returns the int8 result; `saturated` (if not null)
 /// is set when the rounded value did not fit int8.
 int8_t requantize(int32_t acc, const Quant& q, bool relu, bool* saturated = nullptr);

@@ -106,6 +106,24 @@ const char* layer_kind_name(LayerKind k) {
       return "add";
     case LayerKind::Relu:
       return "relu";
+    case LayerKind::Host:
+      return "host";
+  }
+  return "?";
+}
+
+const char* host_op_name(HostOp op) {
+  switch (op) {
+    case HostOp::Softmax:
+      return "softmax";
+    case HostOp::LayerNorm:
+      return "layer_norm";
+    case HostOp::Gelu:
+      return "gelu";
+    case HostOp::MaxPool:
+      return "max_pool";
+    case HostOp::MatMul:
+      return "matmul";
   }
   return "?";
 }
@@ -115,7 +133,7 @@ int64_t Layer::reduction() const {
     case LayerKind::Dense:
       return k;
     case LayerKind::Conv2d:
-      return kh * kw * in_shape.c;
+      return kh * kw * (in_shape.c / groups);
     default:
       return in_shape.c;
   }
@@ -147,6 +165,7 @@ Result<Workload> load_workload_file(const std::string& path, const LoadOptions& 
 }
 
 std::vector<int8_t> generate_input(const Workload& w) {
+  if (!w.input_data.empty()) return w.input_data;
   return random_int8(stream_seed(w.seed, 0), w.input.elements(), -16, 16);
 }
 
@@ -154,7 +173,10 @@ LayerData generate_layer_data(const Workload& w, int index) {
   const Layer& l = w.layers[static_cast<size_t>(index)];
   const uint64_t base = 1 + 3 * static_cast<uint64_t>(index);
   LayerData d;
-  if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
+  if (l.data) {
+    d.weights = l.data->weights;
+    d.bias = l.data->bias;
+  } else if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
     const int64_t kk = l.reduction();
     const int64_t nn = l.out_shape.c;
     d.weights = random_int8(stream_seed(w.seed, base), kk * nn, -8, 8);
@@ -170,6 +192,86 @@ LayerData generate_layer_data(const Workload& w, int index) {
 }
 
 namespace {
+
+// Resolves a layer reference ("input" or an earlier layer's name) to kInputTensor / an index.
+std::optional<int> resolve(const Workload& w, const std::string& name) {
+  if (name == "input") return kInputTensor;
+  return w.find_layer(name);
+}
+
+std::optional<Error> validate_host(const Workload& w, const HostSpec& h, const Tree* ht,
+                                   const Locator& loc, const std::string& lwhere,
+                                   const std::string& lname, const std::string& in_desc, Layer& l) {
+  auto where = [&](const char* f) { return loc.at(ht, h, f, -1, lwhere); };
+  const Shape& in = l.in_shape;
+  l.kind = LayerKind::Host;
+  l.out_shape = in;
+  HostParams& p = l.host;
+  p.in_scale = h.in_scale();
+  p.out_scale = h.out_scale();
+  p.other_scale = h.other_scale();
+  p.transpose_other = h.transpose_other();
+  p.gamma.assign(h.gamma().begin(), h.gamma().end());
+  p.beta.assign(h.beta().begin(), h.beta().end());
+  p.epsilon = h.epsilon() > 0 ? h.epsilon() : 1e-5f;
+  if (!(p.in_scale > 0) || !(p.out_scale > 0) || !std::isfinite(p.in_scale) ||
+      !std::isfinite(p.out_scale))
+    return fail(where(p.in_scale > 0 ? "out_scale" : "in_scale"),
+                lname + ": host.in_scale and host.out_scale must be positive");
+  switch (h.op()) {
+    case HostSpec::SOFTMAX:
+      p.op = HostOp::Softmax;
+      break;
+    case HostSpec::GELU:
+      p.op = HostOp::Gelu;
+      break;
+    case HostSpec::LAYER_NORM:
+      p.op = HostOp::LayerNorm;
+      if (static_cast<int64_t>(p.gamma.size()) != in.c ||
+          static_cast<int64_t>(p.beta.size()) != in.c)
+        return fail(where("gamma"), lname +
+                                        ": host layer_norm needs one gamma and one beta per "
+                                        "channel, but " +
+                                        in_desc);
+      break;
+    case HostSpec::MAX_POOL: {
+      p.op = HostOp::MaxPool;
+      p.kh = h.kh();
+      p.kw = h.kw();
+      p.stride = h.stride() > 0 ? h.stride() : 1;
+      p.pad = h.pad();
+      for (auto [f, v] : {std::pair{"kh", p.kh}, std::pair{"kw", p.kw}})
+        if (auto e = check_dim(where(f), lname + ": host." + f, v)) return e;
+      if (p.pad < 0 || p.pad >= std::min(p.kh, p.kw) || in.h + 2 * p.pad < p.kh ||
+          in.w + 2 * p.pad < p.kw)
+        return fail(where("pad"), lname + ": host max_pool window does not fit: " + in_desc);
+      l.out_shape = Shape{(in.h + 2 * p.pad - p.kh) / p.stride + 1,
+                          (in.w + 2 * p.pad - p.kw) / p.stride + 1, in.c, 3};
+      break;
+    }
+    case HostSpec::MATMUL: {
+      p.op = HostOp::MatMul;
+      auto j = resolve(w, h.other());
+      if (!j)
+        return fail(where("other"),
+                    lname + ": host.other " + quoted(h.other()) + " names no earlier layer");
+      l.other = *j;
+      if (!(p.other_scale > 0))
+        return fail(where("other_scale"), lname + ": host.other_scale must be positive");
+      const Shape& o = *j == kInputTensor ? w.input : w.layers[static_cast<size_t>(*j)].out_shape;
+      const int64_t ok = p.transpose_other ? o.c : o.pixels();
+      const int64_t on = p.transpose_other ? o.pixels() : o.c;
+      if (ok != in.c)
+        return fail(where("other"), lname + ": host matmul reduction mismatch: " + in_desc +
+                                        " but other is " + o.to_string());
+      l.out_shape = Shape{in.pixels(), 1, on, 2};
+      break;
+    }
+    default:
+      return fail(where("op"), lname + ": host.op is missing or unknown");
+  }
+  return std::nullopt;
+}
 
 Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::string& file,
                           const LoadOptions& options) {
@@ -214,6 +316,14 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
   w.input.w = rank == 3 ? pw.input_shape(1) : 1;
   w.input.c = pw.input_shape(rank - 1);
 
+  if (!pw.input_data().empty()) {
+    if (static_cast<int64_t>(pw.input_data().size()) != w.input.elements())
+      return fail(loc.at(&tree, pw, "input_data", -1, shape_where),
+                  "input_data has " + std::to_string(pw.input_data().size()) +
+                      " bytes but input_shape needs " + std::to_string(w.input.elements()));
+    w.input_data.assign(pw.input_data().begin(), pw.input_data().end());
+  }
+
   if (pw.layer_size() == 0) return fail(loc.start(), "workload has no layers");
   if (pw.layer_size() > 0xFFFF) return fail(loc.start(), "too many layers");
 
@@ -233,9 +343,21 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
       return fail(fwhere(pl, lt, "name"), "layer name 'input' is reserved for the workload input");
     if (w.find_layer(l.name))
       return fail(fwhere(pl, lt, "name"), "duplicate layer name " + quoted(l.name));
-    l.in_shape = i == 0 ? w.input : w.layers.back().out_shape;
+    l.input = i == 0 ? kInputTensor : i - 1;
+    if (!pl.input().empty()) {
+      if (pl.input() == "input") {
+        l.input = kInputTensor;
+      } else if (auto j = w.find_layer(pl.input())) {
+        l.input = *j;
+      } else {
+        return fail(fwhere(pl, lt, "input"),
+                    lname + ": input " + quoted(pl.input()) + " names no earlier layer");
+      }
+    }
+    l.in_shape =
+        l.input == kInputTensor ? w.input : w.layers[static_cast<size_t>(l.input)].out_shape;
     const Shape& in = l.in_shape;
-    const std::string in_desc = input_name(w, i) + " is " + in.to_string();
+    const std::string in_desc = input_name(w, l.input + 1) + " is " + in.to_string();
 
     switch (pl.kind_case()) {
       case LayerSpec::kDense: {
@@ -272,6 +394,14 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
         if (l.pad < 0 || l.pad > 255)
           return fail(fwhere(c, ct, "pad"), lname + ": conv2d.pad must be in [0, 255] (got " +
                                                 std::to_string(l.pad) + ")");
+        l.groups = c.has_groups() ? c.groups() : 1;
+        if (auto e = check_dim(fwhere(c, ct, "groups"), lname + ": conv2d.groups", l.groups))
+          return *e;
+        if (in.c % l.groups != 0 || l.c_out % l.groups != 0)
+          return fail(fwhere(c, ct, "groups"),
+                      lname + ": conv2d.groups = " + std::to_string(l.groups) +
+                          " must divide c_out = " + std::to_string(l.c_out) + " and c_in, but " +
+                          in_desc);
         if (c.has_c_in() && c.c_in() != in.c)
           return fail(fwhere(c, ct, "c_in"), lname + ": input shape mismatch: conv2d.c_in = " +
                                                  std::to_string(c.c_in()) + " but " + in_desc);
@@ -314,8 +444,14 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
         l.relu = true;
         l.out_shape = in;
         break;
+      case LayerSpec::kHost: {
+        const HostSpec& h = pl.host();
+        const Tree* ht = loc.nested(lt, pl, "host", -1);
+        if (auto e = validate_host(w, h, ht, loc, lwhere, lname, in_desc, l)) return *e;
+        break;
+      }
       case LayerSpec::KIND_NOT_SET:
-        return fail(lwhere, lname + ": no layer kind (dense, conv2d, add or relu)");
+        return fail(lwhere, lname + ": no layer kind (dense, conv2d, add, relu or host)");
     }
 
     if (pl.has_quant()) {
@@ -330,6 +466,23 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
         return fail(fwhere(q, qt, "shift"),
                     lname + ": quant.shift must be in [0, 31] (got " + std::to_string(shift) + ")");
       l.quant = Quant{static_cast<int16_t>(mult), static_cast<uint8_t>(shift)};
+    }
+
+    if (!pl.weights().empty() || pl.bias_size() > 0) {
+      if (l.kind != LayerKind::Dense && l.kind != LayerKind::Conv2d)
+        return fail(fwhere(pl, lt, "weights"),
+                    lname + ": only dense and conv2d layers take weights and bias");
+      const int64_t want_w = l.reduction() * l.out_shape.c;
+      if (static_cast<int64_t>(pl.weights().size()) != want_w || pl.bias_size() != l.out_shape.c)
+        return fail(fwhere(pl, lt, pl.weights().empty() ? "bias" : "weights"),
+                    lname + ": explicit data needs " + std::to_string(want_w) +
+                        " weight bytes and " + std::to_string(l.out_shape.c) + " biases (got " +
+                        std::to_string(pl.weights().size()) + " and " +
+                        std::to_string(pl.bias_size()) + ")");
+      auto d = std::make_shared<LayerData>();
+      d->weights.assign(pl.weights().begin(), pl.weights().end());
+      d->bias.assign(pl.bias().begin(), pl.bias().end());
+      l.data = std::move(d);
     }
 
     if (auto plan = plan_tiles(l); !plan) return fail(lwhere, lname + ": " + plan.error());
@@ -347,6 +500,10 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
   for (int i = 0; i < pw.layer_size(); ++i) {
     Layer& l = w.layers[static_cast<size_t>(i)];
     const LayerData data = generate_layer_data(w, i);
+    if (l.kind == LayerKind::Host) {
+      ref->layers.push_back(host_layer_output(w, i, ref->input, ref->layers));
+      continue;
+    }
     const std::vector<int32_t> acc = layer_accumulators(w, i, ref->input, ref->layers, data);
     if (!pw.layer(i).has_quant() && (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d))
       l.quant = calibrate(acc);

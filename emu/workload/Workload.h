@@ -30,8 +30,8 @@ struct Shape {
   std::string to_string() const;
 };
 
-enum class LayerKind : uint8_t { Dense, Conv2d, Add, Relu };
-/// "dense", "conv2d", "add", "relu".
+enum class LayerKind : uint8_t { Dense, Conv2d, Add, Relu, Host };
+/// "dense", "conv2d", "add", "relu", "host".
 const char* layer_kind_name(LayerKind k);
 
 /// POST requantisation parameters (docs/isa.md, POST).
@@ -39,6 +39,24 @@ struct Quant {
   int16_t mult = 1;
   uint8_t shift = 0;
 };
+
+/// An operator run on the host between NPU layers (workload.proto HostSpec, docs/import.md).
+enum class HostOp : uint8_t { Softmax, LayerNorm, Gelu, MaxPool, MatMul };
+/// "softmax", "layer_norm", "gelu", "max_pool", "matmul".
+const char* host_op_name(HostOp op);
+
+/// Parameters of a host layer. Values are dequantised with in_scale (other_scale for the MATMUL
+/// operand) and requantised with out_scale.
+struct HostParams {
+  HostOp op = HostOp::Softmax;
+  float in_scale = 1, out_scale = 1, other_scale = 1;
+  bool transpose_other = false;
+  std::vector<float> gamma, beta;
+  float epsilon = 1e-5f;
+  int64_t kh = 1, kw = 1, stride = 1, pad = 0;
+};
+
+struct LayerData;
 
 /// Index used in Layer::other for the workload input and for a fresh seeded tensor.
 inline constexpr int kInputTensor = -1;
@@ -51,16 +69,21 @@ struct Layer {
   LayerKind kind = LayerKind::Dense;
   // dense: y[m x n] = x[m x k] . W[k x n] + b
   int64_t m = 0, k = 0, n = 0;
-  // conv2d
-  int64_t c_out = 0, kh = 0, kw = 0, stride = 1, pad = 0;
-  // add: the second operand (an earlier layer index, kInputTensor or kFreshTensor)
+  // conv2d (groups > 1: grouped, groups == c_in == c_out: depthwise)
+  int64_t c_out = 0, kh = 0, kw = 0, stride = 1, pad = 0, groups = 1;
+  /// The primary input: an earlier layer index or kInputTensor.
+  int input = kInputTensor;
+  // add, host matmul: the second operand (an earlier layer index, kInputTensor or kFreshTensor)
   int other = kFreshTensor;
+  HostParams host;  ///< kind Host
+  /// Explicit weights/bias (imported models); null: generated from the seed.
+  std::shared_ptr<const LayerData> data;
   Quant quant;
   bool relu = false;  ///< clamp_lo = 0 in POST (always true for kind Relu)
   Shape in_shape, out_shape;
   std::string where;  ///< "FILE:LINE:COL" of the layer in its source, for messages
-  /// Reduction length of the layer's GEMM view in logical elements (dense k, conv kh*kw*c_in,
-  /// add/relu: channels).
+  /// Reduction length of the layer's GEMM view in logical elements (dense k, conv
+  /// kh*kw*c_in/groups, add/relu/host: channels).
   int64_t reduction() const;
 };
 
@@ -79,6 +102,8 @@ struct Workload {
   std::vector<Layer> layers;
   /// Passes over the layer list (workload.proto `repeat`; >= 1). Outputs are those of one pass.
   uint32_t repeat = 1;
+  /// Explicit input (imported models); empty: generated from the seed.
+  std::vector<int8_t> input_data;
   /// The direct reference's run of this workload (emu/workload/Reference.h), computed by the
   /// load's quantisation calibration, which needs every layer's accumulators anyway: checks use
   /// it instead of computing every layer a second time. Null for a hand-built Workload;
@@ -113,9 +138,11 @@ struct LayerData {
   std::vector<int32_t> bias;
   std::vector<int8_t> other;
 };
-/// The workload input (input.elements() int8, NHWC), generated from the seed.
+/// The workload input (input.elements() int8, NHWC): the explicit input_data, else generated
+/// from the seed.
 std::vector<int8_t> generate_input(const Workload& w);
-/// Data of layer `index`, generated from the seed (independent of other layers' data).
+/// Data of layer `index`: its explicit data, else generated from the seed (independent of other
+/// layers' data).
 LayerData generate_layer_data(const Workload& w, int index);
 
 }  // namespace bud::workload

@@ -511,3 +511,62 @@ TEST_CASE("bud debug --packet keeps at most 64 of a long recording's checkpoints
   CHECK(v[1].at("cycle") == 150000);
   CHECK(v[1].at("data").at("resimulated").get<uint64_t>() < 150000);
 }
+
+TEST_CASE("bud run MODEL.onnx passes bit-exactly on the imported production-shape models",
+          "[e2e][onnx][models]") {
+  for (const char* m : {"resnet_tiny", "mobilenet_tiny", "transformer_tiny", "qlinear_tiny"}) {
+    const auto r = bud({"run", std::string("examples/onnx/") + m + ".onnx", "--json"});
+    INFO(m << ": " << r.out << r.err);
+    CHECK(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["passed"] == true);
+    // ResNet: the max pool; transformer: 2 attention matmuls, softmax, 2 layer norms, gelu.
+    const size_t host = std::string(m) == "resnet_tiny"        ? 1
+                        : std::string(m) == "transformer_tiny" ? 6
+                                                               : 0;
+    CHECK(j["host_layers"].size() == host);
+    CHECK((j["host_cycles"].get<uint64_t>() > 0) == (host > 0));
+  }
+}
+
+TEST_CASE("bud import writes a workload that runs exactly like the ONNX model",
+          "[e2e][onnx][roundtrip]") {
+  const std::string out =
+      std::string(BUD_BINARY_DIR) + "/e2e_import_" + std::to_string(getpid()) + ".textpb";
+  const auto imp = bud({"import", "examples/onnx/transformer_tiny.onnx", "-o", out});
+  INFO(imp.out << imp.err);
+  REQUIRE(imp.status == 0);
+  CHECK(contains(imp.out, "14 layers (6 on the host)"));
+  CHECK(contains(imp.out, "quantisation error vs fp32"));
+  const auto from_text = bud({"run", out, "--json"});
+  const auto from_onnx = bud({"run", "examples/onnx/transformer_tiny.onnx", "--json"});
+  std::remove(out.c_str());
+  INFO(from_text.err << from_onnx.err);
+  REQUIRE(from_text.status == 0);
+  REQUIRE(from_onnx.status == 0);
+  const auto a = nlohmann::json::parse(from_text.out), b = nlohmann::json::parse(from_onnx.out);
+  CHECK(a["output_digest"] == b["output_digest"]);
+  CHECK(a["cycles"] == b["cycles"]);
+  CHECK(a["host_cycles"] == b["host_cycles"]);
+}
+
+TEST_CASE("bud import of a bad model exits 2, names the node and writes nothing",
+          "[e2e][onnx][errors]") {
+  const std::string out =
+      std::string(BUD_BINARY_DIR) + "/e2e_bad_import_" + std::to_string(getpid()) + ".textpb";
+  const auto r = bud({"import", "tests/onnx/data/unknown_op.onnx", "-o", out});
+  INFO(r.out << r.err);
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "unknown_op.onnx: node 'mystery4' (#1, Sin): unsupported operator"));
+  CHECK(std::ifstream(out).good() == false);
+  CHECK(std::ifstream(out + ".tmp").good() == false);
+  const auto j = bud({"import", "tests/onnx/data/dynamic_shape.onnx", "--json", "-o", out});
+  CHECK(j.status == 2);
+  bool ok = false;
+  CHECK(count_top_level_objects(j.out, ok) == 1);
+  CHECK(contains(j.out, "dynamic dimension 0 'N'"));
+  CHECK(std::ifstream(out).good() == false);
+  const auto run = bud({"run", "tests/onnx/data/bad_attribute.onnx"});
+  CHECK(run.status == 2);
+  CHECK(contains(run.err, "node 'conv3' (#0, Conv): dilations [2, 2] unsupported"));
+}

@@ -40,6 +40,16 @@ layer { name: "s" add { other: "input" } })"},
       {"wide_add", R"(input_shape: [3, 3, 2048]
 layer { name: "r" relu { } }
 layer { name: "a" add { other: "input" } })"},
+      // Branches (layer inputs other than the previous layer; the input feeds two convs with
+      // different pads), grouped and depthwise convs, host layers between NPU layers.
+      {"branches_groups_host", R"(input_shape: [6, 6, 16]
+layer { name: "dw" conv2d { c_out: 16 kh: 3 kw: 3 pad: 1 groups: 16 relu: true } }
+layer { name: "pw" conv2d { c_out: 24 kh: 1 kw: 1 } }
+layer { name: "g" input: "input" conv2d { c_out: 24 kh: 5 kw: 5 stride: 1 pad: 2 groups: 4 } }
+layer { name: "gp" host { op: MAX_POOL in_scale: 1 out_scale: 1 kh: 3 kw: 3 stride: 1 pad: 1 } }
+layer { name: "a" input: "pw" add { other: "gp" relu: true } }
+layer { name: "sm" host { op: SOFTMAX in_scale: 0.1 out_scale: 0.0078125 } }
+layer { name: "d" dense { m: 36 k: 24 n: 8 } })"},
   };
   return all;
 }

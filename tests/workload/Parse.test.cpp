@@ -49,7 +49,7 @@ TEST_CASE("bad workload files report FILE:LINE:COL and the reason", "[workload][
         "dram_too_big.textpb:4:1: layer 'fc1': DRAM image too big: tensor 'fc1.weights' "
         "(262144 bytes at 0x11000) does not fit in the DRAM of 131072 bytes");
   CHECK(fixture_error("no_kind.textpb") ==
-        "no_kind.textpb:3:1: layer 'empty': no layer kind (dense, conv2d, add or relu)");
+        "no_kind.textpb:3:1: layer 'empty': no layer kind (dense, conv2d, add, relu or host)");
   CHECK(fixture_error("conv_mismatch.textpb") ==
         "conv_mismatch.textpb:5:12: layer 'c1': input shape mismatch: conv2d.c_in = 4 but the "
         "workload input is 6x6x3");

@@ -61,6 +61,20 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
   o << ", " << r.commands << " commands, seed " << r.seed << ", mem-seed " << r.mem_seed << ", model "
     << r.model_revision << ")\n";
   o << "cycles     " << group_digits(r.cycles) << "\n";
+  if (!r.host_layers.empty()) {
+    // Host fallback (docs/import.md): charged by the cost model, not simulated.
+    std::snprintf(buf, sizeof buf,
+                  "host       %zu layer%s, %s cycles charged (%.1f%% of %s end-to-end cycles)\n",
+                  r.host_layers.size(), r.host_layers.size() == 1 ? "" : "s",
+                  group_digits(r.host_cycles).c_str(), 100.0 * r.host_share(),
+                  group_digits(r.cycles + r.host_cycles).c_str());
+    o << buf;
+    for (const auto& h : r.host_layers) {
+      std::snprintf(buf, sizeof buf, "  %-20s %-10s %s cycles\n", h.name.c_str(), h.op.c_str(),
+                    group_digits(h.cycles).c_str());
+      o << buf;
+    }
+  }
   if (r.passed) {
     o << "result     PASS: every stage (fetch, load, gemm, post, store) and every output tensor "
          "matches the golden model bit-exactly\n";
@@ -129,6 +143,12 @@ Json report_json(const run::RunReport& r) {
   j["model_revision"] = r.model_revision;
   j["cycles"] = r.cycles;
   j["driven_cycles"] = r.driven_cycles;
+  Json host = Json::array();
+  for (const auto& h : r.host_layers)
+    host.push_back(Json{{"name", h.name}, {"op", h.op}, {"cycles", h.cycles}});
+  j["host_layers"] = host;
+  j["host_cycles"] = r.host_cycles;
+  j["host_share"] = r.host_share();
   j["state"] = emu::run_state_name(r.state);
   j["passed"] = r.passed;
   Json failures = Json::array();

@@ -10,6 +10,7 @@
 #include "tools/bud/BisectCommand.h"
 #include "tools/bud/CorpusCommand.h"
 #include "tools/bud/DebugCommand.h"
+#include "tools/bud/ImportCommand.h"
 #include "tools/bud/MinimizeCommand.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/PacketCommand.h"
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
       "  bud workloads                 # what can run\n"
       "  bud run gemm_small            # run and check bit-exactly against the golden model\n"
       "  bud run conv --json           # machine-readable result\n"
+      "  bud import model.onnx -o m.textpb  # ONNX model to workload (docs/import.md)\n"
       "  bud profile conv              # where the cycles went, per layer (docs/profiling.md)\n"
       "  bud debug conv                # interactive: break, step, print, goto, wave dump\n"
       "  bud trigger check my.trig     # validate a trigger file (docs/triggers.md)\n"
@@ -78,8 +80,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   bud::cli::RunCommandOptions run_options;
   bud::cli::WorkloadsOptions workloads_options;
+  bud::cli::ImportOptions import_options;
   bud::cli::setup_run(app, run_options);
   bud::cli::setup_workloads(app, workloads_options);
+  bud::cli::setup_import(app, import_options);
   bud::cli::ProfileCommandOptions profile_options;
   bud::cli::setup_profile(app, profile_options);
   bud::cli::DebugOptions debug_options;
@@ -149,6 +153,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("run")) return bud::cli::run_run(run_options);
   if (app.got_subcommand("profile")) return bud::cli::run_profile(profile_options);
   if (app.got_subcommand("workloads")) return bud::cli::run_workloads(workloads_options);
+  if (app.got_subcommand("import")) return bud::cli::run_import(import_options);
   if (app.got_subcommand("debug")) return bud::cli::run_debug(debug_options);
   if (app.got_subcommand("packet")) return bud::cli::run_packet(packet_options);
   if (app.got_subcommand("replay")) return bud::cli::run_replay(replay_options);

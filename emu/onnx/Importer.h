@@ -1,0 +1,62 @@
+// ONNX import: reads an ONNX model with the maintained ONNX protobuf classes (libonnx-dev),
+// maps its graph to bud workload layers (NHWC int8), quantises float models from seeded
+// calibration data, and writes the result as a workload (.textpb) with explicit data. Operators
+// the NPU cannot run become host layers. See docs/import.md for the op table, the quantisation
+// method and the host-fallback cost model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "emu/workload/Result.h"
+
+namespace bud::onnx_import {
+
+/// Seed of the calibration inputs: frozen, so an import is reproducible and its scales do not
+/// depend on the run's data seed.
+inline constexpr uint64_t kCalibrationSeed = 0xB0D5EED;
+/// Calibration inputs drawn from kCalibrationSeed.
+inline constexpr int kCalibrationSamples = 8;
+
+/// What to import and how.
+struct ImportOptions {
+  uint64_t seed = 1;  ///< seed of the run input (uniform floats in [-1, 1]), not of calibration
+};
+
+/// Quantisation error of the imported int8 network against the fp32 network computed from the
+/// ONNX weights, on the run input, over the graph output.
+struct QuantError {
+  uint64_t elements = 0;
+  double rms_error = 0;      ///< sqrt(mean((dequantised - fp32)^2))
+  double max_abs_error = 0;  ///< max |dequantised - fp32|
+  double rms_reference = 0;  ///< sqrt(mean(fp32^2))
+  /// rms_error / rms_reference (0 when the reference is all zero).
+  double relative() const { return rms_reference > 0 ? rms_error / rms_reference : 0; }
+};
+
+/// A successful import.
+struct ImportResult {
+  std::string text;                      ///< the workload, protobuf text format (workload.proto)
+  int onnx_nodes = 0;                    ///< nodes in the ONNX graph
+  int layers = 0;                        ///< workload layers (NPU and host)
+  std::vector<std::string> host_layers;  ///< "name (op)" of every host layer
+  bool float_model = true;               ///< quantised by bud (false: scales came from the model)
+  std::string output_layer;              ///< the layer holding the graph output
+  double output_scale = 0;               ///< its quantisation scale
+  QuantError error;
+};
+
+/// Imports an ONNX model file. Errors are one line naming the file and, for graph problems, the
+/// node: "FILE: node 'conv3' (#4, Conv): pads must be symmetric (got [1, 1, 0, 0])". Never throws.
+workload::Result<ImportResult> import_file(const std::string& path,
+                                           const ImportOptions& options = {});
+/// The same for a serialised ModelProto already in memory; `file` is used in messages.
+workload::Result<ImportResult> import_bytes(std::string_view bytes, const std::string& file,
+                                            const ImportOptions& options = {});
+
+/// True if `path` names an ONNX model (by its ".onnx" extension).
+bool is_onnx_path(std::string_view path);
+
+}  // namespace bud::onnx_import

@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Generates the ONNX models bud's import is tested and benchmarked on (docs/import.md).
+
+Reduced-size production shapes, float32 with weights from a fixed numpy seed:
+  resnet_tiny.onnx       ResNet-18-style: stem conv, max pool, 4 stages x 2 basic blocks
+                         (3x3 convs, identity and 1x1 stride-2 downsample shortcuts), global
+                         average pool, fully connected
+  mobilenet_tiny.onnx    MobileNetV2-style: inverted residual blocks (1x1 expand, 3x3 depthwise,
+                         1x1 linear projection, ReLU6), residual adds, global average pool, FC
+  transformer_tiny.onnx  one encoder block: Q/K/V projections, Q.K^T, scale, softmax, .V,
+                         output projection, residual + LayerNorm, FFN with 4x expansion and GELU,
+                         residual + LayerNorm (single head)
+  qlinear_tiny.onnx      an already-quantised model: QuantizeLinear, QLinearConv,
+                         DequantizeLinear, GlobalAveragePool, QLinearMatMul
+and, with --errors DIR, the malformed/unsupported models of tests/onnx.
+
+Run with Debian's python3-onnx:  /usr/bin/python3 examples/onnx/gen_models.py examples/onnx
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+
+
+class Graph:
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.n = [], [], 0
+
+    def name(self, base):
+        self.n += 1
+        return f"{base}{self.n}"
+
+    def const(self, arr, base="w"):
+        nm = self.name(base)
+        self.inits.append(numpy_helper.from_array(np.asarray(arr), nm))
+        return nm
+
+    def node(self, op, inputs, base=None, domain=None, **attrs):
+        out = self.name(base or op.lower())
+        self.nodes.append(helper.make_node(op, inputs, [out], name=out, domain=domain, **attrs))
+        return out
+
+    def conv(self, x, cin, cout, k, stride=1, group=1):
+        fan_in = cin // group * k * k
+        w = (self.rng.standard_normal((cout, cin // group, k, k)) * np.sqrt(2.0 / fan_in))
+        b = self.rng.standard_normal(cout) * 0.05
+        return self.node("Conv", [x, self.const(w.astype(np.float32)),
+                                  self.const(b.astype(np.float32), "b")], "conv",
+                         kernel_shape=[k, k], strides=[stride, stride],
+                         pads=[k // 2] * 4, group=group)
+
+    def gemm(self, x, k, n, scale=None):
+        w = self.rng.standard_normal((k, n)) * (scale or np.sqrt(1.0 / k))
+        b = self.rng.standard_normal(n) * 0.05
+        return self.node("Gemm", [x, self.const(w.astype(np.float32)),
+                                  self.const(b.astype(np.float32), "b")], "fc")
+
+    def model(self, name, x_name, x_shape, out, out_shape):
+        g = helper.make_graph(
+            self.nodes, name,
+            [helper.make_tensor_value_info(x_name, TensorProto.FLOAT, x_shape)],
+            [helper.make_tensor_value_info(out, TensorProto.FLOAT, out_shape)], self.inits)
+        m = helper.make_model(g, opset_imports=OPSET, producer_name="bud gen_models.py")
+        m.ir_version = 8
+        return m
+
+
+def resnet_tiny():
+    g = Graph(18)
+    x = g.conv("x", 3, 8, 3, stride=2)           # 32x32 -> 16x16
+    x = g.node("Relu", [x])
+    x = g.node("MaxPool", [x], "pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)  # 8x8
+    c = 8
+    for stage, cout in enumerate([8, 16, 24, 32]):
+        for block in range(2):
+            stride = 2 if stage > 0 and block == 0 else 1
+            y = g.node("Relu", [g.conv(x, c, cout, 3, stride)])
+            y = g.conv(y, cout, cout, 3)
+            skip = x if stride == 1 and c == cout else g.conv(x, c, cout, 1, stride)
+            x = g.node("Relu", [g.node("Add", [y, skip])])
+            c = cout
+    x = g.node("GlobalAveragePool", [x], "gap")
+    x = g.node("Flatten", [x])
+    x = g.gemm(x, c, 10)
+    return g.model("resnet_tiny", "x", [1, 3, 32, 32], x, [1, 10])
+
+
+def mobilenet_tiny():
+    g = Graph(2)
+    relu6 = lambda t: g.node("Clip", [t, g.const(np.float32(0), "lo"), g.const(np.float32(6), "hi")],
+                             "relu6")
+    x = relu6(g.conv("x", 3, 8, 3, stride=2))     # 24x24 -> 12x12
+    c = 8
+    # (expansion, c_out, stride)
+    for t, cout, stride in [(1, 8, 1), (4, 12, 2), (4, 12, 1), (4, 16, 2)]:
+        h = x
+        if t != 1:
+            h = relu6(g.conv(h, c, c * t, 1))
+        h = relu6(g.conv(h, c * t, c * t, 3, stride, group=c * t))   # depthwise
+        h = g.conv(h, c * t, cout, 1)                                 # linear projection
+        x = g.node("Add", [h, x]) if stride == 1 and c == cout else h
+        c = cout
+    x = relu6(g.conv(x, c, 64, 1))
+    x = g.node("GlobalAveragePool", [x], "gap")
+    x = g.node("Flatten", [x])
+    x = g.gemm(x, 64, 10)
+    return g.model("mobilenet_tiny", "x", [1, 3, 24, 24], x, [1, 10])
+
+
+def transformer_tiny(s=16, d=32):
+    g = Graph(7)
+
+    def layer_norm(t):
+        return g.node("LayerNormalization",
+                      [t, g.const((1 + 0.1 * g.rng.standard_normal(d)).astype(np.float32), "gamma"),
+                       g.const((0.1 * g.rng.standard_normal(d)).astype(np.float32), "beta")],
+                      "ln", axis=-1, epsilon=1e-5)
+
+    q = g.gemm("x", d, d)
+    k = g.gemm("x", d, d)
+    v = g.gemm("x", d, d)
+    kt = g.node("Transpose", [k], "kt", perm=[1, 0])
+    scores = g.node("MatMul", [q, kt], "qk")
+    scores = g.node("Mul", [scores, g.const(np.float32(1 / np.sqrt(d)), "scale")], "scaled")
+    p = g.node("Softmax", [scores], "softmax", axis=-1)
+    a = g.node("MatMul", [p, v], "av")
+    o = g.gemm(a, d, d)
+    x1 = layer_norm(g.node("Add", ["x", o], "res"))
+    f = g.gemm(x1, d, 4 * d)
+    f = g.node("Gelu", [f], "gelu", domain="com.microsoft")
+    f = g.gemm(f, 4 * d, d)
+    out = layer_norm(g.node("Add", [x1, f], "res"))
+    return g.model("transformer_tiny", "x", [s, d], out, [s, d])
+
+
+def qlinear_tiny():
+    g = Graph(5)
+    f = lambda v: g.const(np.float32(v), "s")
+    z = lambda: g.const(np.int8(0), "zp")
+    xs = 1 / 127
+    xq = g.node("QuantizeLinear", ["x", f(xs), z()], "xq")
+    w1 = g.rng.integers(-60, 61, (16, 8, 3, 3)).astype(np.int8)
+    b1 = g.rng.integers(-500, 501, 16).astype(np.int32)
+    y1s = 0.05
+    y1 = g.node("QLinearConv", [xq, f(xs), z(), g.const(w1), f(0.004), z(), f(y1s), z(), g.const(b1, "b")],
+                "qconv", pads=[1] * 4, kernel_shape=[3, 3])
+    w2 = g.rng.integers(-90, 91, (16, 16, 1, 1)).astype(np.int8)
+    w2s = g.const((0.003 + 0.002 * g.rng.random(16)).astype(np.float32), "s")   # per channel
+    y2 = g.node("QLinearConv", [y1, f(y1s), z(), g.const(w2), w2s, g.const(np.zeros(16, np.int8), "zp"),
+                                f(0.04), z()], "qconv", kernel_shape=[1, 1])
+    d = g.node("DequantizeLinear", [y2, f(0.04), z()], "dq")
+    p = g.node("GlobalAveragePool", [d], "gap")
+    p = g.node("Flatten", [p])
+    pq = g.node("QuantizeLinear", [p, f(0.02), z()], "pq")
+    w3 = g.rng.integers(-100, 101, (16, 10)).astype(np.int8)
+    y3 = g.node("QLinearMatMul", [pq, f(0.02), z(), g.const(w3), f(0.01), z(), f(0.05), z()], "qmm")
+    out = g.node("DequantizeLinear", [y3, f(0.05), z()], "out")
+    return g.model("qlinear_tiny", "x", [1, 8, 6, 6], out, [1, 10])
+
+
+def error_models():
+    """(file, model) pairs for the error tests, each wrong in one way."""
+    out = []
+    g = Graph(1)
+    y = g.node("Sin", [g.conv("x", 3, 8, 3)], "mystery")
+    out.append(("unknown_op.onnx", g.model("unknown_op", "x", [1, 3, 8, 8], y, [1, 8, 8, 8])))
+    g = Graph(1)
+    y = g.conv("x", 3, 8, 3)
+    g.nodes[-1].attribute.append(helper.make_attribute("dilations", [2, 2]))
+    out.append(("bad_attribute.onnx", g.model("bad_attribute", "x", [1, 3, 8, 8], y, [1, 8, 4, 4])))
+    g = Graph(1)
+    y = g.conv("x", 3, 8, 3)
+    out.append(("dynamic_shape.onnx", g.model("dynamic_shape", "x", ["N", 3, 8, 8], y, ["N", 8, 8, 8])))
+    g = Graph(1)
+    y = g.conv("x", 3, 8, 3)
+    g.nodes[-1].attribute[2].CopyFrom(helper.make_attribute("pads", [1, 1, 0, 0]))
+    out.append(("asym_pads.onnx", g.model("asym_pads", "x", [1, 3, 8, 8], y, [1, 8, 7, 7])))
+    return out
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
+    for name, fn in [("resnet_tiny", resnet_tiny), ("mobilenet_tiny", mobilenet_tiny),
+                     ("transformer_tiny", transformer_tiny), ("qlinear_tiny", qlinear_tiny)]:
+        onnx.save(fn(), f"{out_dir}/{name}.onnx")
+    if "--errors" in sys.argv:
+        err_dir = sys.argv[sys.argv.index("--errors") + 1]
+        for name, m in error_models():
+            onnx.save(m, f"{err_dir}/{name}")
+
+
+if __name__ == "__main__":
+    main()

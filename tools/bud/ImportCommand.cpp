@@ -1,0 +1,84 @@
+#include "tools/bud/ImportCommand.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "debugger/json/Json.h"
+#include "emu/onnx/Importer.h"
+#include "tools/bud/Output.h"
+
+namespace bud::cli {
+
+using json::Json;
+
+void setup_import(CLI::App& app, ImportOptions& options) {
+  auto* sub = app.add_subcommand("import", "Import an ONNX model as a workload file");
+  sub->footer(
+      "Examples:\n"
+      "  bud import examples/onnx/resnet_tiny.onnx -o resnet.textpb\n"
+      "  bud import model.onnx --json -o w.textpb   # summary as one JSON object\n"
+      "  bud run model.onnx                         # import and run in one step\n"
+      "Float models are quantised by bud (calibration seed frozen); operators the NPU cannot run\n"
+      "become host layers (docs/import.md). Exit status: 0 imported, 2 unreadable, malformed or\n"
+      "unsupported model (one error naming the node; nothing written).");
+  sub->add_option("model", options.model, "ONNX model file")->required();
+  sub->add_option("-o,--output", options.output, "Workload file to write (default: stdout)");
+  sub->add_option("--seed", options.seed, "Seed of the run input (default 1)");
+  sub->add_flag("--json", options.json, "Print the summary as one JSON object");
+}
+
+int run_import(const ImportOptions& options) {
+  onnx_import::ImportOptions io;
+  if (options.seed) io.seed = *options.seed;
+  auto r = onnx_import::import_file(options.model, io);
+  if (!r) return fail_command("import", options.json, 2, r.error());
+  if (!options.output.empty()) {
+    // Write a sibling temporary and rename it: a failed write leaves nothing behind.
+    const std::string tmp = options.output + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << r->text;
+      if (!out.flush()) {
+        std::remove(tmp.c_str());
+        return fail_command("import", options.json, 2, options.output + ": cannot write");
+      }
+    }
+    if (std::rename(tmp.c_str(), options.output.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      return fail_command("import", options.json, 2, options.output + ": cannot write");
+    }
+  }
+  const onnx_import::QuantError& e = r->error;
+  if (options.json) {
+    Json j = Json::object();
+    j["model"] = options.model;
+    j["output"] = options.output;
+    j["onnx_nodes"] = r->onnx_nodes;
+    j["layers"] = r->layers;
+    j["host_layers"] = r->host_layers;
+    j["float_model"] = r->float_model;
+    j["output_layer"] = r->output_layer;
+    j["output_scale"] = r->output_scale;
+    j["quant_rms_error"] = e.rms_error;
+    j["quant_max_abs_error"] = e.max_abs_error;
+    j["quant_relative_error"] = e.relative();
+    std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+    return 0;
+  }
+  if (options.output.empty()) std::cout << r->text;
+  std::FILE* out = options.output.empty() ? stderr : stdout;
+  std::fprintf(out, "imported %s: %d ONNX nodes -> %d layers (%zu on the host)%s\n",
+               options.model.c_str(), r->onnx_nodes, r->layers, r->host_layers.size(),
+               options.output.empty() ? "" : (" -> " + options.output).c_str());
+  for (const std::string& h : r->host_layers) std::fprintf(out, "  host layer %s\n", h.c_str());
+  std::fprintf(out,
+               "quantisation error vs fp32 (%s, output '%s', %llu values): rms %.4g (%.2f%% of "
+               "rms %.4g), max %.4g\n",
+               r->float_model ? "scales calibrated by bud" : "scales from the model",
+               r->output_layer.c_str(), static_cast<unsigned long long>(e.elements), e.rms_error,
+               100.0 * e.relative(), e.rms_reference, e.max_abs_error);
+  return 0;
+}
+
+}  // namespace bud::cli
