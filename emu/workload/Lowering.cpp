@@ -620,9 +620,11 @@ Result<Program> lower(const Workload& w) {
     for (LayerInfo& info : p.layers) {
       info.gemm_iterations *= p.passes;
       info.useful_macs *= p.passes;
+      info.host_cycles *= p.passes;
     }
     p.gemm_iterations *= p.passes;
     p.useful_macs *= p.passes;
+    p.host_cycles *= p.passes;
   }
   return p;
 }
