@@ -159,7 +159,8 @@ int run_profile(const ProfileCommandOptions& options) {
   const auto roofline = profile::project(prepared->workload, prepared->program, ro.emulator, p);
   if (!options.trace.empty()) {
     const auto trace = profile::trace_json(*profiled.attribution, prepared->program,
-                                           profiled.design, *profiled.windows);
+                                           profiled.design, *profiled.windows,
+                                           profiled.host.get(), profiled.end_cycle);
     if (auto e = profile::write_trace(trace, options.trace); !e.empty())
       return fail_command("profile", options.json, kCannotProfile, "--trace: " + e);
   }
