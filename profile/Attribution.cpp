@@ -118,7 +118,11 @@ std::unique_ptr<Attribution> Attribution::attach(emu::Emulator& emu,
   }
   if (!track(Holder::Compute, static_cast<int>(Slot::MacsIssued), "macs_issued") ||
       !track(Holder::Compute, static_cast<int>(Slot::MacsUseful), "macs_useful") ||
-      !track(Holder::Store, static_cast<int>(Slot::DramWrBytes), "dram_wr_bytes"))
+      !track(Holder::Store, static_cast<int>(Slot::DramWrBytes), "dram_wr_bytes") ||
+      !track(Holder::Load, static_cast<int>(Slot::BankConflictsInp), "bank_conflicts_inp") ||
+      !track(Holder::Load, static_cast<int>(Slot::BankConflictsWgt), "bank_conflicts_wgt") ||
+      !track(Holder::Load, static_cast<int>(Slot::BankConflictsAcc), "bank_conflicts_acc") ||
+      !track(Holder::Store, static_cast<int>(Slot::BankConflictsOut), "bank_conflicts_out"))
     return nullptr;
   // The MAC array's size from the design itself: CONFIG = {.., cols, rows}.
   const auto config = emu.read_csr(isa::csr::kConfig);

@@ -5,7 +5,8 @@
 namespace bud::profile {
 
 ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions& options,
-                         uint64_t trace_window, const InterventionSource& interventions) {
+                         uint64_t trace_window, const InterventionSource& interventions,
+                         const std::function<void(const emu::Emulator&)>& at_end) {
   ProfiledRun out;
   std::string error;
   auto emu = emu::make_emulator(options.emulator, error);
@@ -48,6 +49,7 @@ ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions
   out.attribution->finish();
   out.end_cycle = emu->cycle();
   if (out.host) driver.remove(*out.host);
+  if (at_end) at_end(*emu);
   if (out.windows) {
     driver.remove(*out.windows);
     out.windows->finish(emu->cycle());

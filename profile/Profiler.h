@@ -39,7 +39,9 @@ using InterventionSource = std::function<std::optional<std::vector<drive::Interv
 /// CSR accesses (for --trace: a design without a host CSR port gets no host track), and
 /// with `interventions` it applies them at their cycles (as a replay does).
 /// A design the profiler cannot read (not the NPU ISA) is an error, not bad input.
+/// `at_end`, when given, sees the emulator once the run has stopped (before it is destroyed).
 ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions& options,
-                         uint64_t trace_window = 0, const InterventionSource& interventions = {});
+                         uint64_t trace_window = 0, const InterventionSource& interventions = {},
+                         const std::function<void(const emu::Emulator&)>& at_end = {});
 
 }  // namespace bud::profile

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 namespace bud::profile {
 
@@ -273,6 +274,50 @@ Json trace_json(const Attribution& a, const workload::Program& program,
                             {"end_cycle", end},
                             {"tokens", flow_id}};
   return trace;
+}
+
+Json timeline_summary(const Json& trace) {
+  Json out;
+  out["end_cycle"] = trace["otherData"].value("end_cycle", uint64_t{0});
+  out["tokens"] = trace["otherData"].value("tokens", uint64_t{0});
+  std::map<int, Json> tracks;
+  Json host = Json::array();
+  for (const auto& e : trace["traceEvents"]) {
+    const std::string ph = e.value("ph", "");
+    const int tid = e.value("tid", 0);
+    if (ph == "M" && e.value("name", "") == "thread_name") {
+      tracks[tid]["tid"] = tid;
+      tracks[tid]["name"] = e["args"]["name"];
+      tracks[tid]["slices"] = 0;
+      tracks[tid]["busy_cycles"] = 0;
+      tracks[tid]["first"] = nullptr;
+      tracks[tid]["last"] = nullptr;
+      continue;
+    }
+    if (tid == kHostTid && (ph == "X" || ph == "i")) {
+      const std::string name = e["name"];
+      const bool wait = name.front() == '(' || name.rfind("wait", 0) == 0;
+      if (!wait)
+        host.push_back(Json{{"name", name}, {"ts", e["ts"]}, {"dur", e.value("dur", uint64_t{0})}});
+    }
+    if (ph != "X" || !tracks.count(tid)) continue;
+    // Busy: a command's slice, or a host activity (not the gaps between them).
+    const bool busy = tid == kHostTid ? e["name"].get<std::string>().front() != '(' &&
+                                            e["name"].get<std::string>().rfind("wait", 0) != 0
+                                      : e["args"].contains("index");
+    if (!busy) continue;
+    Json& t = tracks[tid];
+    const uint64_t ts = e["ts"], dur = e["dur"];
+    t["slices"] = t["slices"].get<uint64_t>() + 1;
+    t["busy_cycles"] = t["busy_cycles"].get<uint64_t>() + dur;
+    if (t["first"].is_null()) t["first"] = ts;
+    t["last"] = ts + dur - 1;
+  }
+  Json list = Json::array();
+  for (auto& [tid, t] : tracks) list.push_back(t);
+  out["tracks"] = list;
+  out["host"] = host;
+  return out;
 }
 
 std::string write_trace(const json::Json& trace, const std::string& path) {

@@ -58,6 +58,11 @@ json::Json trace_json(const Attribution& a, const workload::Program& program,
 /// Track ids of the trace: the holders are 1..4 (fetch, load, compute, store), the host 5.
 inline constexpr int kHostTid = kNumHolders + 1;
 
+/// A trace in a few numbers, for reports: {"end_cycle", "tokens", "tracks": [{tid, name, slices
+/// (command slices; host: activities), busy_cycles, first, last}], "host": [{name, ts, dur}]
+/// (the host's activities and instants, in order)}.
+json::Json timeline_summary(const json::Json& trace);
+
 /// Writes `trace` to `path`. Error message or empty.
 std::string write_trace(const json::Json& trace, const std::string& path);
 

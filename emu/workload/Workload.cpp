@@ -241,6 +241,7 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
                                   std::to_string(pw.dram_bytes()) + ")");
     w.dram_bytes = pw.dram_bytes();
   }
+  w.double_buffer = !pw.single_buffer();
 
   // Input shape.
   const std::string shape_where = loc.at(&tree, pw, "input_shape", 0, loc.start());

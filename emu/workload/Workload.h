@@ -76,6 +76,9 @@ struct Workload {
   uint64_t seed = 0;
   Shape input;
   uint64_t dram_bytes = kDefaultDramBytes;
+  /// Lowering alternates two scratchpad halves per tile (false: `single_buffer: true`, one half
+  /// for every tile, no overlap across tiles).
+  bool double_buffer = true;
   std::vector<Layer> layers;
   /// The direct reference's run of this workload (emu/workload/Reference.h), computed by the
   /// load's quantisation calibration, which needs every layer's accumulators anyway: checks use
