@@ -27,6 +27,10 @@ enum class Slot : uint8_t {
   MacsIssued = isa::kNumEngines * isa::kNumClasses,
   MacsUseful,
   DramWrBytes,
+  BankConflictsInp,  ///< load's scratchpad writes that lost a bank (INP, WGT, ACC: load writes)
+  BankConflictsWgt,
+  BankConflictsAcc,
+  BankConflictsOut,  ///< store's OUT reads that lost a bank to POST's writes
   Count,
 };
 inline constexpr int kNumSlots = static_cast<int>(Slot::Count);

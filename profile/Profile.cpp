@@ -23,6 +23,9 @@ struct Raw {
   std::array<uint64_t, isa::kNumClasses> load{};          // load classes, held and empty
   std::array<uint64_t, isa::kNumClasses> fetch{};         // fetch classes
   uint64_t issued = 0, useful = 0;
+  // Cycles GEMMs waited for their tile's operands that the tile's loads spent held back by
+  // compute's release token (C->L): per tile min(GEMM's token wait, its loads' token wait).
+  uint64_t late_loads = 0;
 };
 
 // Splits `total` over `weights` in proportion, by largest remainder: the parts sum to `total`.
@@ -77,11 +80,16 @@ TopDown top_down(const Raw& r, uint64_t m, bool tail) {
       r.load[cls(CycleClass::StallMem)], r.load[cls(CycleClass::Active)],
       r.load[cls(CycleClass::StallDep)],
       r.load[cls(CycleClass::Starve)] + r.load[cls(CycleClass::StallOut)]};
-  const auto parts = split<4>(r.gemm_by_gemm[cls(CycleClass::StallDep)] * m, load_weights);
-  const bool no_load = parts[0] + parts[1] + parts[2] + parts[3] == 0;
+  // First, the part of the wait the loads could not avoid because they were held back by the
+  // release of a scratchpad half (too few buffers): under-buffering, exactly, per tile.
+  const uint64_t dep = r.gemm_by_gemm[cls(CycleClass::StallDep)] * m;
+  const uint64_t late = std::min(dep, r.late_loads * m);
+  const auto parts = split<4>(dep - late, load_weights);
+  // No load activity to split the rest by: a token wait nothing explains.
+  const uint64_t unsplit = dep - late - parts[0] - parts[1] - parts[2] - parts[3];
   s[sub(SubClass::DramWait)] = parts[0];
   s[sub(SubClass::LoadTransfer)] = parts[1];
-  s[sub(SubClass::UnderBuffering)] = parts[2];
+  s[sub(SubClass::UnderBuffering)] = late + parts[2];
   s[sub(SubClass::LoadStarved)] = parts[3];
   // The compute queue was empty (gemm.starve with nothing held). What fetch was doing in the same
   // scope apportions why: dispatch blocked behind a full queue (in-order dispatch: the GEMM is
@@ -118,15 +126,15 @@ TopDown top_down(const Raw& r, uint64_t m, bool tail) {
       m;
   s[sub(SubClass::Precision)] = 0;
   // Whatever no rule explains: gemm "starve" while it held its own GEMM, a non-idle, non-starve
-  // class with nothing held, a stall_dep with no load activity to apportion it, ids outside the
-  // program, and a pipeline count that would be negative.
+  // class with nothing held, ids outside the program, and a pipeline count that would be
+  // negative. (A stall_dep with no load activity to apportion it is token_wait.)
   uint64_t other = 0;
   for (auto v : r.gemm_other) other += v;
   uint64_t rest = r.gemm_by_gemm[cls(CycleClass::Starve)] + other +
                   r.gemm_empty[cls(CycleClass::Active)] + r.gemm_empty[cls(CycleClass::StallMem)] +
                   r.gemm_empty[cls(CycleClass::StallDep)] + r.gemm_empty[cls(CycleClass::StallOut)];
   rest *= m;
-  if (no_load) rest += r.gemm_by_gemm[cls(CycleClass::StallDep)] * m;
+  s[sub(SubClass::TokenWait)] = unsplit;
   if (active < r.issued) rest += r.issued - active;  // cannot happen: issue is an active cycle
   s[sub(SubClass::Unattributed)] = rest;
   uint64_t total = 0;
@@ -136,6 +144,50 @@ TopDown top_down(const Raw& r, uint64_t m, bool tail) {
   return t;
 }
 
+// Every engine-cycle of a scope in one class, from the engine's own cycle classes (exact, no
+// apportioning): active is useful (gemm: its MAC-issue cycles; the rest of active is pipeline),
+// stall_mem is memory but the bank conflicts the engine lost (compute hazard), stall_dep waits
+// for a token (fetch: a SYNC draining), stall_out back-pressure, starve starvation (gemm while
+// the compute engine runs a POST: post occupancy; in the tail: drain), idle host, throttled.
+std::array<TopDown, isa::kNumEngines> engine_top_down(const ScopeMetrics& m, const Raw& r,
+                                                      uint64_t array_macs, bool tail) {
+  std::array<TopDown, isa::kNumEngines> out{};
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    const auto engine = static_cast<Engine>(e);
+    const auto& k = m.engine[static_cast<size_t>(e)];
+    TopDown& t = out[static_cast<size_t>(e)];
+    auto& s = t.sub;
+    t.slots = m.engine_cycles(engine);
+    const uint64_t active = k[cls(CycleClass::Active)];
+    if (engine == Engine::Gemm) {
+      const uint64_t issue = std::min<uint64_t>(active, array_macs ? r.issued / array_macs : 0);
+      s[sub(SubClass::Useful)] = issue;
+      s[sub(SubClass::Pipeline)] = active - issue;
+    } else {
+      s[sub(SubClass::Useful)] = active;
+    }
+    const uint64_t mem = k[cls(CycleClass::StallMem)];
+    const uint64_t lost = std::min(mem, engine == Engine::Load    ? m.bank_conflicts_load
+                                        : engine == Engine::Store ? m.bank_conflicts_store
+                                                                  : uint64_t{0});
+    s[sub(SubClass::BankConflict)] = lost;
+    s[sub(SubClass::DramWait)] = mem - lost;
+    s[sub(engine == Engine::Fetch ? SubClass::SyncDrain : SubClass::TokenWait)] =
+        k[cls(CycleClass::StallDep)];
+    s[sub(SubClass::BackPressure)] = k[cls(CycleClass::StallOut)];
+    uint64_t starve = k[cls(CycleClass::Starve)];
+    if (engine == Engine::Gemm) {
+      const uint64_t post = std::min(starve, r.gemm_by_post[cls(CycleClass::Starve)]);
+      s[sub(SubClass::PostOccupancy)] = post;
+      starve -= post;
+    }
+    s[sub(tail ? SubClass::Drain : SubClass::Starvation)] += starve;
+    s[sub(SubClass::Idle)] = k[cls(CycleClass::Idle)];
+    s[sub(SubClass::Throttled)] = k[cls(CycleClass::Throttled)];
+  }
+  return out;
+}
+
 void add_command(ScopeMetrics& m, Raw& raw, const CommandCounts& cc, const isa::Command* cmd) {
   for (int e = 0; e < isa::kNumEngines; ++e)
     for (int c = 0; c < isa::kNumClasses; ++c)
@@ -143,6 +195,10 @@ void add_command(ScopeMetrics& m, Raw& raw, const CommandCounts& cc, const isa::
   m.macs_issued += cc.total(static_cast<int>(Slot::MacsIssued));
   m.macs_useful += cc.total(static_cast<int>(Slot::MacsUseful));
   m.dram_wr_bytes += cc.total(static_cast<int>(Slot::DramWrBytes));
+  m.bank_conflicts_load += cc.total(static_cast<int>(Slot::BankConflictsInp)) +
+                           cc.total(static_cast<int>(Slot::BankConflictsWgt)) +
+                           cc.total(static_cast<int>(Slot::BankConflictsAcc));
+  m.bank_conflicts_store += cc.total(static_cast<int>(Slot::BankConflictsOut));
   if (cmd) m.dram_rd_bytes += command_read_bytes(*cmd);
   raw.issued += cc.total(static_cast<int>(Slot::MacsIssued));
   raw.useful += cc.total(static_cast<int>(Slot::MacsUseful));
@@ -184,6 +240,9 @@ void add_scope(ScopeMetrics& into, const ScopeMetrics& m) {
   into.dram_rd_bytes += m.dram_rd_bytes;
   into.dram_wr_bytes += m.dram_wr_bytes;
   into.topdown += m.topdown;
+  into.bank_conflicts_load += m.bank_conflicts_load;
+  into.bank_conflicts_store += m.bank_conflicts_store;
+  for (int e = 0; e < isa::kNumEngines; ++e) into.engine_topdown[e] += m.engine_topdown[e];
 }
 
 // The triage flow of docs/profiling.md, as a table: the first rule whose class (and, when it
@@ -333,6 +392,8 @@ const char* sub_class_name(SubClass c) {
       return "drain";
     case SubClass::BackPressure:
       return "back_pressure";
+    case SubClass::TokenWait:
+      return "token_wait";
     case SubClass::Idle:
       return "idle";
     case SubClass::Throttled:
@@ -366,6 +427,7 @@ TopClass parent_of(SubClass c) {
     case SubClass::Starvation:
     case SubClass::Drain:
     case SubClass::BackPressure:
+    case SubClass::TokenWait:
       return TopClass::Scheduling;
     case SubClass::Idle:
       return TopClass::Host;
@@ -512,10 +574,19 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
     for (uint64_t pass = 0; pass < program.passes; ++pass) {
       const uint64_t off = pass * program.pass_commands;
       uint64_t first = UINT64_MAX, last = 0;
+      uint64_t tile_token_wait = 0;  // token waits of the loads since the last GEMM that popped L->C
       for (uint64_t c = layer.first_cmd + off;
            c <= layer.last_cmd + off && c < program.commands.size(); ++c) {
         in_layer[c] = true;
         add_command(m, raws[li], counts[c], &program.commands[c]);
+        const auto& cmd = program.commands[c];
+        if (cmd.opcode == isa::Opcode::Load)
+          tile_token_wait += counts[c].held[class_slot(Engine::Load, CycleClass::StallDep)];
+        if (cmd.opcode == isa::Opcode::Gemm && cmd.pop_prev) {
+          raws[li].late_loads += std::min(
+              counts[c].held[class_slot(Engine::Gemm, CycleClass::StallDep)], tile_token_wait);
+          tile_token_wait = 0;
+        }
         const auto& cc = counts[c];
         first = std::min(first, cc.dispatched);
         const uint64_t end = cc.released != UINT64_MAX ? cc.released : cc.dispatched;
@@ -528,6 +599,7 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
     m.first_dispatch = first_any == UINT64_MAX ? 0 : first_any;
     m.last_retire = last_any;
     m.topdown = top_down(raws[li], p.array_macs, false);
+    m.engine_topdown = engine_top_down(m, raws[li], p.array_macs, false);
     p.layers.push_back(std::move(m));
   }
   // The tail: every engine's cycles after its last command, and commands outside every layer.
@@ -538,6 +610,7 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
   for (size_t c = 0; c < program.commands.size(); ++c)
     if (!in_layer[c]) add_command(p.tail, tail_raw, counts[c], &program.commands[c]);
   p.tail.topdown = top_down(tail_raw, p.array_macs, true);
+  p.tail.engine_topdown = engine_top_down(p.tail, tail_raw, p.array_macs, true);
 
   // The model and each type are the sums of their parts (top-down included).
   p.model.name = "model";

@@ -45,6 +45,8 @@ enum class SubClass : uint8_t {
   Starvation,      ///< scheduling: compute queue empty otherwise (gemm.starve, nothing held)
   Drain,           ///< scheduling: after the compute engine's last command (the tail)
   BackPressure,    ///< scheduling: gemm.stall_out (token FIFO full)
+  TokenWait,       ///< scheduling: waited for a dependency token no load activity explains
+                   ///< (per engine: every `stall_dep` of load, gemm, post, store)
   Idle,            ///< host: gemm.idle
   Throttled,       ///< gemm.throttled
   Precision,       ///< always 0
@@ -88,6 +90,11 @@ struct ScopeMetrics {
   double intensity = 0;              ///< macs_useful / (read + written bytes)
   double memory_stall_fraction = 0;  ///< top-down memory slots / slots
   TopDown topdown;
+  /// Bank conflicts the scope's commands lost: load's writes (INP, WGT, ACC), store's OUT reads.
+  uint64_t bank_conflicts_load = 0, bank_conflicts_store = 0;
+  /// Top-down per engine: every engine-cycle of the scope in exactly one sub-class
+  /// (`slots` = the engine's attributed cycles; docs/profiling.md "Per-engine top-down").
+  std::array<TopDown, isa::kNumEngines> engine_topdown{};
   uint64_t engine_cycles(isa::Engine e) const;
 };
 

@@ -5,7 +5,8 @@
 namespace bud::profile {
 
 ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions& options,
-                         uint64_t trace_window, const InterventionSource& interventions) {
+                         uint64_t trace_window, const InterventionSource& interventions,
+                         const std::function<void(const emu::Emulator&)>& at_end) {
   ProfiledRun out;
   std::string error;
   auto emu = emu::make_emulator(options.emulator, error);
@@ -39,10 +40,16 @@ ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions
   if (trace_window > 0) {
     out.windows = std::make_unique<TraceWindows>(*emu, trace_window);
     driver.add(*out.windows);
+    std::string no_host;
+    out.host = HostTrack::attach(*emu, prepared.program.commands.size(), no_host);
+    if (out.host) driver.add(*out.host);
   }
   out.report = run::finish(prepared, options, driver);
   driver.remove(*out.attribution);
   out.attribution->finish();
+  out.end_cycle = emu->cycle();
+  if (out.host) driver.remove(*out.host);
+  if (at_end) at_end(*emu);
   if (out.windows) {
     driver.remove(*out.windows);
     out.windows->finish(emu->cycle());

@@ -73,6 +73,11 @@ Json scope_json(const ScopeMetrics& m) {
   }
   j["engine_cycles"] = engines;
   j["topdown"] = topdown_json(m.topdown);
+  j["bank_conflicts"] = Json{{"load", m.bank_conflicts_load}, {"store", m.bank_conflicts_store}};
+  Json per_engine = Json::object();
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    per_engine[std::string(isa::kEngineNames[e])] = topdown_json(m.engine_topdown[e]);
+  j["engine_topdown"] = per_engine;
   return j;
 }
 
@@ -246,17 +251,42 @@ std::string profile_text(const Profile& p, const Roofline& roofline) {
   for (const auto& l : p.layers) engine_row(l);
   engine_row(p.tail);
 
-  o << "\ntop-down (MAC slots; classes >= " << kDrillThresholdBp / 100 << "% drilled into)\n";
-  std::snprintf(buf, sizeof buf, "  %-12s", "scope");
-  o << buf;
-  for (int c = 0; c < kNumTopClasses; ++c) {
-    std::snprintf(buf, sizeof buf, " %9.9s", top_class_name(static_cast<TopClass>(c)));
+  auto class_header = [&](const char* first) {
+    std::snprintf(buf, sizeof buf, "  %-12s", first);
     o << buf;
-  }
-  o << "\n";
+    for (int c = 0; c < kNumTopClasses; ++c) {
+      std::snprintf(buf, sizeof buf, " %9.9s", top_class_name(static_cast<TopClass>(c)));
+      o << buf;
+    }
+    o << "\n";
+  };
+  o << "\ntop-down (MAC slots; classes >= " << kDrillThresholdBp / 100 << "% drilled into)\n";
+  class_header("scope");
   for (const auto& l : p.layers) o << topdown_row(l.name, l.topdown);
   o << topdown_row("tail", p.tail.topdown);
   o << topdown_row("model", p.model.topdown);
+
+  o << "\ntop-down per engine (engine-cycles; model, classes >= " << kDrillThresholdBp / 100
+    << "% drilled into)\n";
+  class_header("engine");
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    o << topdown_row(std::string(isa::kEngineNames[e]), p.model.engine_topdown[e]);
+  o << "  per layer, each engine's largest loss:\n";
+  for (const auto& l : p.layers) {
+    std::snprintf(buf, sizeof buf, "  %-12s", l.name.c_str());
+    o << buf;
+    for (int e = 0; e < isa::kNumEngines; ++e) {
+      const auto bp = l.engine_topdown[e].basis_points();
+      int worst = 1;
+      for (int c = 2; c < kNumTopClasses; ++c)
+        if (bp[c] > bp[worst]) worst = c;
+      std::snprintf(buf, sizeof buf, " %s %.0f%% useful, %s %.0f%%;",
+                    std::string(isa::kEngineNames[e]).c_str(), bp[0] / 100.0,
+                    top_class_name(static_cast<TopClass>(worst)), bp[worst] / 100.0);
+      o << buf;
+    }
+    o << "\n";
+  }
 
   o << "\nbottlenecks (layers by lost cycles)\n" << ranking_text(p, true);
 

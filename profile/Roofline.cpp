@@ -166,12 +166,22 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
       compute += t.compute;
       memory += t.load + t.store;
     }
-    // Double buffering: tile t computes while t+1 loads and t-1 stores.
     double total = tiles.front().load + tiles.back().store;
-    for (size_t t = 0; t < tiles.size(); ++t) {
-      const double next_load = t + 1 < tiles.size() ? tiles[t + 1].load : 0;
-      const double prev_store = t > 0 ? tiles[t - 1].store : 0;
-      total += std::max({tiles[t].compute, next_load, prev_store});
+    if (w.double_buffer) {
+      // Double buffering: tile t computes while t+1 loads and t-1 stores.
+      for (size_t t = 0; t < tiles.size(); ++t) {
+        const double next_load = t + 1 < tiles.size() ? tiles[t + 1].load : 0;
+        const double prev_store = t > 0 ? tiles[t - 1].store : 0;
+        total += std::max({tiles[t].compute, next_load, prev_store});
+      }
+    } else {
+      // Single buffering: tile t loads once compute is done with t-1 (C->L) and computes once
+      // loaded; only t-1's stores overlap t's load and compute (its POST waits for them, S->C).
+      for (size_t t = 0; t < tiles.size(); ++t) {
+        const double prev_store = t > 0 ? tiles[t - 1].store : 0;
+        if (t > 0) total += tiles[t].load;
+        total += std::max(tiles[t].compute, prev_store - (t > 0 ? tiles[t].load : 0));
+      }
     }
     p.compute_cycles = static_cast<uint64_t>(std::llround(compute));
     p.memory_cycles = static_cast<uint64_t>(std::llround(memory));

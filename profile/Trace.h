@@ -1,5 +1,7 @@
 // The timeline of a profiled run as Chrome trace-event JSON (Perfetto, chrome://tracing): one
-// track per command holder with a slice per command, and counter tracks sampled per window.
+// track per command holder with a slice per command (and idle slices between, so each track
+// tiles the run), the host driver's track, flow arrows from each dependency token's push to its
+// pop, and counter tracks sampled per window.
 // Timestamps are cycles (1 cycle = 1 "microsecond" of the format). docs/profiling.md "Timeline".
 #pragma once
 
@@ -10,6 +12,7 @@
 #include "debugger/json/Json.h"
 #include "emu/drive/Driver.h"
 #include "profile/Attribution.h"
+#include "profile/HostTrack.h"
 
 namespace bud::profile {
 
@@ -44,11 +47,24 @@ class TraceWindows final : public drive::Participant {
   std::vector<Sample> samples_;
 };
 
-/// The trace: metadata, one slice ("X") per command on its holder's track (fetch: from the cycle
-/// after the previous dispatch to its own dispatch), counter ("C") events per window: each
-/// engine's stall rate, DRAM read/write bytes per cycle and the MAC array's utilisation.
+/// The trace of a run that ended at edge cycle `end`: metadata; per holder one slice ("X") per
+/// command (fetch: from the cycle after the previous dispatch to its own dispatch) and an idle
+/// slice for every gap, so that each holder's slices tile cycles 1..end exactly; with `host` the
+/// host's track (its activities, waits between them, instant events for the interrupt and the
+/// output read-back), tiling 1..end too; a flow ("s" -> "f", one id per token) from the command
+/// that pushed each dependency token to the one that popped it; counter ("C") events per window:
+/// each engine's stall rate, DRAM read/write bytes per cycle and the MAC array's utilisation.
 json::Json trace_json(const Attribution& a, const workload::Program& program,
-                      const emu::DesignInfo& design, const TraceWindows& windows);
+                      const emu::DesignInfo& design, const TraceWindows& windows,
+                      const HostTrack* host, uint64_t end);
+
+/// Track ids of the trace: the holders are 1..4 (fetch, load, compute, store), the host 5.
+inline constexpr int kHostTid = kNumHolders + 1;
+
+/// A trace in a few numbers, for reports: {"end_cycle", "tokens", "tracks": [{tid, name, slices
+/// (command slices; host: activities), busy_cycles, first, last}], "host": [{name, ts, dur}]
+/// (the host's activities and instants, in order)}.
+json::Json timeline_summary(const json::Json& trace);
 
 /// Writes `trace` to `path`. Error message or empty.
 std::string write_trace(const json::Json& trace, const std::string& path);

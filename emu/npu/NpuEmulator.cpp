@@ -279,7 +279,10 @@ struct NpuEmulator::Impl {
       }
       add_signal(name, width, elements, SignalKind::State, true, "RTL register", data, eb);
     }
-    // Top-level ports: inputs are driven by the harness every cycle, so only outputs are listed.
+    // Top-level ports: inputs are driven by the harness every cycle, so only outputs are listed,
+    // and the host CSR port (read-only, appended last so earlier ids do not move): what the host
+    // driver accessed in the cycle that ended at the last edge (observers build the host's
+    // timeline from it: profile/HostTrack).
     auto port = [&](const char* name, auto& member, uint32_t width, const char* desc) {
       add_signal(name, width, 1, SignalKind::Port, false, desc,
                  reinterpret_cast<uint8_t*>(&member), static_cast<uint32_t>(sizeof(member)));
@@ -303,6 +306,10 @@ struct NpuEmulator::Impl {
     port("obs_out_addr", top->obs_out_addr, 16, "post: OUT entry index");
     port("obs_st_valid", top->obs_st_valid, 1, "store: DRAM write issued");
     port("obs_st_addr", top->obs_st_addr, 32, "store: DRAM byte address");
+    port("csr_valid", top->csr_valid, 1, "host: CSR access this cycle (input, read-only)");
+    port("csr_write", top->csr_write, 1, "host: 1 write, 0 read (input, read-only)");
+    port("csr_addr", top->csr_addr, 8, "host: CSR address (input, read-only)");
+    port("csr_wdata", top->csr_wdata, 32, "host: CSR write data (input, read-only)");
     design_info.name = "npu";
     design_info.isa = "npu";
     for (int st = 0; st < kNumStages; ++st)

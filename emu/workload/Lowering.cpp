@@ -255,19 +255,20 @@ class Emitter {
   uint64_t iterations_ = 0, useful_ = 0;
 };
 
-// Token flags of tile `t` of `tiles` (docs/workloads.md, "Tokens"). Commands of the tile are
+// Token flags of tile `t` of `tiles` with `buffers` scratchpad halves in turn (2: double
+// buffering, 1: single; docs/workloads.md, "Tokens"). Commands of the tile are
 // [first_load, gemm) loads, [gemm, post) GEMMs, post, (post, end) stores.
 void set_tokens(Emitter& em, size_t first_load, size_t first_gemm, size_t post, size_t end,
-                int64_t t, int64_t tiles) {
-  const bool waits = t >= 2;                     // reuses the halves of tile t-2
-  const bool releases = t + 2 < tiles;           // tile t+2 will wait for this tile's halves
-  if (waits) em.at(first_load).pop_next = true;  // C->L: compute done with tile t-2
+                int64_t t, int64_t tiles, int64_t buffers) {
+  const bool waits = t >= buffers;               // reuses the halves of tile t-buffers
+  const bool releases = t + buffers < tiles;     // tile t+buffers will wait for its halves
+  if (waits) em.at(first_load).pop_next = true;  // C->L: compute done with tile t-buffers
   em.at(first_gemm - 1).push_next = true;        // L->C: this tile's operands are loaded
   em.at(first_gemm).pop_prev = true;
   Command& p = em.at(post);
   p.push_next = true;                // C->S: OUT half ready
   if (releases) p.push_prev = true;  // C->L: INP/WGT/ACC half free
-  if (waits) p.pop_next = true;      // S->C: store done with tile t-2's OUT half
+  if (waits) p.pop_next = true;      // S->C: store done with that tile's OUT half
   em.at(post + 1).pop_prev = true;
   if (releases) em.at(end - 1).push_prev = true;  // S->C: OUT half free
 }
@@ -323,7 +324,8 @@ void pack_bias(const TensorInfo& t, const std::vector<int32_t>& bias, Program& p
 
 // Dense and conv2d: weight-stationary over N tiles (outer), M tiles (inner).
 void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
-                  const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out) {
+                  const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out,
+                  int64_t buffers) {
   const int64_t tiles = plan.m_tiles * plan.n_tiles;
   const bool conv = l.kind == LayerKind::Conv2d;
   const int64_t cb_in = in.c_padded / 8;
@@ -332,12 +334,13 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
     const int64_t nb0 = j * plan.nb_tile;
     const int64_t nbt = std::min(plan.nb_tile, plan.nb - nb0);
     // Weights alternate WGT halves per N tile: the half N tile j overwrites was last read by N
-    // tile j-2, whose tiles all precede tile t-1, so the tile-level token covers it.
-    const uint32_t wgt_base = static_cast<uint32_t>(j % 2) * kWgtHalf;
+    // tile j-2, whose tiles all precede tile t-1, so the tile-level token covers it (single
+    // buffering: N tile j-1's last tile is tile t-1, which the token waits for).
+    const uint32_t wgt_base = static_cast<uint32_t>(j % buffers) * kWgtHalf;
     for (int64_t mi = 0; mi < plan.m_tiles; ++mi, ++t) {
       const int64_t p0 = mi * plan.rows;
       const int64_t rows = std::min(plan.rows, plan.pixels - p0);
-      const uint32_t half = static_cast<uint32_t>(t % 2);
+      const uint32_t half = static_cast<uint32_t>(t % buffers);
       const uint32_t inp_base = half * kInpHalf, acc_base = half * kAccHalf,
                      out_base = half * kOutHalf;
       const size_t first_load = em.size();
@@ -373,7 +376,7 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
       em.post(acc_base, out_base, rows * nbt, l);
       for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base))
         em.xfer(Opcode::Store, Buffer::Out, x);
-      set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles);
+      set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
     }
   }
 }
@@ -381,14 +384,15 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
 // Add and relu: each 8-channel block of a pixel is one GEMM row times an 8x8 identity block,
 // so the MAC array moves (and for add, sums) the operands into ACC and POST requantises.
 void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
-                       const TensorInfo* other, const TensorInfo& identity, const TensorInfo& out) {
+                       const TensorInfo* other, const TensorInfo& identity, const TensorInfo& out,
+                       int64_t buffers) {
   const int64_t tiles = plan.m_tiles;
   const int64_t cb = plan.kb;
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t p0 = t * plan.rows;
     const int64_t rows = std::min(plan.rows, plan.pixels - p0);
     const int64_t n_rows = rows * cb;
-    const uint32_t half = static_cast<uint32_t>(t % 2);
+    const uint32_t half = static_cast<uint32_t>(t % buffers);
     const uint32_t inp_base = half * kInpHalf, acc_base = half * kAccHalf,
                    out_base = half * kOutHalf;
     const size_t first_load = em.size();
@@ -407,7 +411,7 @@ void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const 
     em.post(acc_base, out_base, n_rows, l);
     for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, 0, cb, out_base))
       em.xfer(Opcode::Store, Buffer::Out, x);
-    set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles);
+    set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
   }
 }
 
@@ -557,6 +561,7 @@ Result<Program> lower(const Workload& w) {
   }
 
   // Commands.
+  const int64_t buffers = w.double_buffer ? 2 : 1;
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const Layer& l = w.layers[i];
     const TilePlan& plan = plans[i];
@@ -573,7 +578,7 @@ Result<Program> lower(const Workload& w) {
       p.host_cycles += info.host_cycles;
     } else if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
       lower_matmul(em, l, plan, in, p.tensors[static_cast<size_t>(lay.weights[i])],
-                   p.tensors[static_cast<size_t>(lay.bias[i])], out);
+                   p.tensors[static_cast<size_t>(lay.bias[i])], out, buffers);
       info.tiles = static_cast<uint32_t>(plan.m_tiles * plan.n_tiles);
     } else {
       const TensorInfo* other = nullptr;
@@ -583,7 +588,8 @@ Result<Program> lower(const Workload& w) {
                                                   : lay.out[static_cast<size_t>(l.other)];
         other = &p.tensors[static_cast<size_t>(idx)];
       }
-      lower_elementwise(em, l, plan, in, other, p.tensors[static_cast<size_t>(lay.identity)], out);
+      lower_elementwise(em, l, plan, in, other, p.tensors[static_cast<size_t>(lay.identity)], out,
+                        buffers);
       info.tiles = static_cast<uint32_t>(plan.m_tiles);
     }
     // A layer reads what the previous one stored: wait for everything between layers.

@@ -291,6 +291,7 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
                                   std::to_string(pw.dram_bytes()) + ")");
     w.dram_bytes = pw.dram_bytes();
   }
+  w.double_buffer = !pw.single_buffer();
 
   // Passes over the layer list.
   const uint64_t repeat = pw.repeat();

@@ -99,6 +99,9 @@ struct Workload {
   uint64_t seed = 0;
   Shape input;
   uint64_t dram_bytes = kDefaultDramBytes;
+  /// Lowering alternates two scratchpad halves per tile (false: `single_buffer: true`, one half
+  /// for every tile, no overlap across tiles).
+  bool double_buffer = true;
   std::vector<Layer> layers;
   /// Passes over the layer list (workload.proto `repeat`; >= 1). Outputs are those of one pass.
   uint32_t repeat = 1;

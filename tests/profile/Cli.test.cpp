@@ -107,9 +107,13 @@ TEST_CASE("bud profile --trace writes a trace-event file", "[profile][cli][trace
   (void)one_object(p.out);
   const auto t = one_object(read_all(path));
   REQUIRE(t["traceEvents"].is_array());
-  size_t slices = 0;
-  for (const auto& e : t["traceEvents"]) slices += e["ph"] == "X";
+  size_t slices = 0, host = 0;
+  for (const auto& e : t["traceEvents"]) {
+    slices += e["ph"] == "X" && e["args"].contains("index");
+    host += e["ph"] == "X" && e["tid"] == 5 && e["name"] == "doorbell";
+  }
   CHECK(slices == 7 + 6);  // every command on fetch, and LOAD/GEMM/POST/STORE on their engines
+  CHECK(host == 1);        // the host's track is there
   std::remove(path.c_str());
 
   const auto unwritable = run_bud("profile gemm_small --trace /nonexistent/dir/t.json --json");

@@ -330,3 +330,46 @@ TEST_CASE("repeat 0 means once and too many passes name the field", "[workload][
   CHECK(big.error().rfind("big.textpb:", 0) == 0);
   CHECK(big.error().find("repeat must be at most 1000000") != std::string::npos);
 }
+
+TEST_CASE("single_buffer: the same commands on half 0, tokens one tile deep",
+          "[workload][lowering][tokens]") {
+  for (const auto& b : list_builtins()) {
+    INFO(b.name);
+    const auto text = builtin_text(b.name);
+    REQUIRE(text);
+    Result<Workload> w = parse_workload(std::string(*text) + "\nsingle_buffer: true\n", b.name);
+    REQUIRE(w.ok());
+    CHECK_FALSE(w.value().double_buffer);
+    const Program single = lowered(w.value());
+    const Program twice = lowered(load_builtin(b.name).value());
+    REQUIRE(single.commands.size() == twice.commands.size());
+    for (size_t i = 0; i < single.commands.size(); ++i) {
+      const Command& c = single.commands[i];
+      INFO(c.to_string());
+      CHECK(c.opcode == twice.commands[i].opcode);
+      CHECK(c.dram_addr == twice.commands[i].dram_addr);
+      switch (c.opcode) {
+        case Opcode::Load:
+          CHECK(c.sram_base < (c.buffer == Buffer::Inp   ? kInpHalf
+                               : c.buffer == Buffer::Wgt ? kWgtHalf
+                                                         : kAccHalf));
+          break;
+        case Opcode::Store:
+          CHECK(c.sram_base < kOutHalf);
+          break;
+        case Opcode::Gemm:
+          CHECK(c.inp_base < kInpHalf);
+          CHECK(c.wgt_base < kWgtHalf);
+          CHECK(c.acc_base < kAccHalf);
+          break;
+        case Opcode::Post:
+          CHECK(c.out_base < kOutHalf);
+          break;
+        default:
+          break;
+      }
+    }
+    // Balanced per layer, never underflowing, and load never more than one tile ahead.
+    CHECK(check_tokens(single) <= 1);
+  }
+}

@@ -6,12 +6,14 @@
 #include <optional>
 
 #include "debugger/json/Json.h"
+#include "profile/Calibrate.h"
 #include "profile/Compare.h"
 #include "profile/Profiler.h"
 #include "profile/RecordedRun.h"
 #include "profile/Report.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/RunCommand.h"
+#include "tools/plots/HtmlReport.h"
 
 namespace bud::cli {
 
@@ -22,7 +24,8 @@ constexpr int kCannotProfile = 4;
 // The options that change the run: a packet defines them all, and --compare runs nothing.
 bool is_run_option(const std::string& name) {
   return name != "--json" && name != "--trace" && name != "--trace-window" && name != "workload" &&
-         name != "--compare" && name != "--tolerance" && name != "--help";
+         name != "--compare" && name != "--tolerance" && name != "--help" &&
+         name != "--calibrate" && name != "--html";
 }
 
 std::string first_given(const ProfileCommandOptions& options,
@@ -39,7 +42,7 @@ int run_compare(const ProfileCommandOptions& options) {
   if (auto name = first_given(options,
                               [](const std::string& n) {
                                 return is_run_option(n) || n == "workload" || n == "--trace" ||
-                                       n == "--trace-window";
+                                       n == "--trace-window" || n == "--calibrate" || n == "--html";
                               });
       !name.empty())
     return fail("--compare reads two profiles and runs nothing: " + name + " does not apply");
@@ -61,6 +64,34 @@ int run_compare(const ProfileCommandOptions& options) {
   return c.divergence ? 1 : 0;
 }
 
+// `bud profile --calibrate` without a workload: the microbenchmarks and the fidelity table.
+int run_calibration(const ProfileCommandOptions& options) {
+  if (auto name = first_given(options,
+                              [](const std::string& n) {
+                                return n == "--trace" || n == "--trace-window" || n == "--html" ||
+                                       n == "--fault" || n == "--max-cycles" || n == "--seed";
+                              });
+      !name.empty())
+    return fail_command(
+        "profile", options.json, 2,
+        "--calibrate without a workload runs the microbenchmarks: " + name + " does not apply");
+  if (auto e = validate_emulation_options(options.run); !e.empty())
+    return fail_command("profile", options.json, 2, e);
+  const auto cal = profile::calibrate(options.run.emulator);
+  if (options.json) {
+    json::Json j = json::Json::object();
+    j["calibration"] = profile::calibration_json(cal);
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << profile::calibration_text(cal);
+  }
+  return cal.ok ? 0 : 1;
+}
+
+bool given(const ProfileCommandOptions& options, const char* name) {
+  return !first_given(options, [name](const std::string& n) { return n == name; }).empty();
+}
+
 }  // namespace
 
 void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
@@ -76,9 +107,13 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
       "  bud profile bad.bpk                   # the run a packet recorded (bud run --record)\n"
       "  bud profile --compare base.json new.json --tolerance 2   # two `--json` outputs\n"
       "  bud profile --compare before.bpk after.bpk   # or two packets, profiled as recorded\n"
+      "  bud profile --calibrate               # microbenchmarks: peaks, counter fidelity table\n"
+      "  bud profile conv --calibrate          # the profile with the empirical roofline too\n"
+      "  bud profile conv --html conv.html     # one self-contained page: plots and tables\n"
       "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input,\n"
       "3 cycle limit, 4 the design cannot be profiled or the trace cannot be written.\n"
       "With --compare: 0 within the tolerance, 1 a persistent divergence, 2 bad input.\n"
+      "--calibrate alone: 0 every counter within its tolerance, 1 not, 2 bad input.\n"
       "docs/profiling.md explains every figure.");
   sub->add_option("workload", options.run.workload,
                   "Built-in name (see `bud workloads`), workload file, or replay packet (.bpk: "
@@ -91,6 +126,9 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
   sub->add_option("--trace", options.trace,
                   "Write the run's timeline as Chrome trace-event JSON to FILE (Perfetto, "
                   "chrome://tracing): a slice per command per engine, counter tracks");
+  sub->add_option("--html", options.html,
+                  "Write a self-contained HTML report to FILE: roofline, top-down per layer and "
+                  "engine, ranking, timeline summary (and with --calibrate the fidelity table)");
   sub->add_option("--trace-window", options.trace_window,
                   "With --trace: cycles per counter-track sample")
       ->capture_default_str();
@@ -100,6 +138,10 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
                   "the first persistent divergence and its mechanism, the ranking before/after")
       ->expected(2)
       ->type_name("FILE");
+  sub->add_flag("--calibrate", options.calibrate,
+                "Run the built-in microbenchmarks on this memory configuration: measured peaks "
+                "and the counter fidelity table (alone), or the empirical roofline beside the "
+                "datasheet one (with a workload)");
   sub->add_option("--tolerance", options.tolerance_pct,
                   "With --compare: relative cycle change (percent) that counts as a divergence")
       ->capture_default_str();
@@ -112,6 +154,7 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
 
 int run_profile(const ProfileCommandOptions& options) {
   if (!options.compare.empty()) return run_compare(options);
+  if (options.calibrate && !given(options, "workload")) return run_calibration(options);
   if (!first_given(options, [](const std::string& n) { return n == "--tolerance"; }).empty())
     return fail_command("profile", options.json, 2, "--tolerance applies to --compare only");
   std::optional<profile::RecordedRun> recorded;
@@ -126,7 +169,9 @@ int run_profile(const ProfileCommandOptions& options) {
   }
   if (options.trace_window == 0)
     return fail_command("profile", options.json, 2, "--trace-window must be positive");
-  const uint64_t trace_window = options.trace.empty() ? 0 : options.trace_window;
+  // The HTML report summarises the timeline, so it records one as --trace does.
+  const uint64_t trace_window =
+      options.trace.empty() && options.html.empty() ? 0 : options.trace_window;
   ProgressLine progress("profile");
   const auto on_progress = [&progress](uint64_t cycle) { progress.update(cycle); };
   std::optional<run::PreparedRun> prepared_run;
@@ -157,21 +202,49 @@ int run_profile(const ProfileCommandOptions& options) {
   const auto& report = profiled.report;
   const auto p = profile::build_profile(*profiled.attribution, prepared->program, report);
   const auto roofline = profile::project(prepared->workload, prepared->program, ro.emulator, p);
-  if (!options.trace.empty()) {
+  std::optional<profile::Calibration> calibration;
+  std::optional<profile::Ceilings> empirical;
+  if (options.calibrate) {
+    calibration = profile::calibrate(ro.emulator);
+    if (calibration->error.empty()) empirical = profile::empirical_ceilings(*calibration);
+  }
+  const auto datasheet = profile::datasheet_ceilings(ro.emulator, p.array_macs);
+  json::Json profile_j = profile::profile_json(p, roofline);
+  profile_j["ceilings"] = profile::ceilings_json(p, datasheet, empirical);
+  if (trace_window > 0) {
     const auto trace = profile::trace_json(*profiled.attribution, prepared->program,
-                                           profiled.design, *profiled.windows);
-    if (auto e = profile::write_trace(trace, options.trace); !e.empty())
-      return fail_command("profile", options.json, kCannotProfile, "--trace: " + e);
+                                           profiled.design, *profiled.windows,
+                                           profiled.host.get(), profiled.end_cycle);
+    if (!options.trace.empty())
+      if (auto e = profile::write_trace(trace, options.trace); !e.empty())
+        return fail_command("profile", options.json, kCannotProfile, "--trace: " + e);
+    if (!options.html.empty()) {
+      json::Json data = json::Json::object();
+      data["run"] = report_json(report);
+      data["profile"] = profile_j;
+      data["timeline"] = profile::timeline_summary(trace);
+      data["calibration"] =
+          calibration ? profile::calibration_json(*calibration) : json::Json(nullptr);
+      // The plots library speaks nlohmann::json (bud's Json keeps key order): same document.
+      if (auto e = plots::render_html("profile_report", nlohmann::json::parse(data.dump()),
+                                      options.html);
+          !e.empty())
+        return fail_command("profile", options.json, kCannotProfile, "--html: " + e);
+    }
   }
   if (options.json) {
     json::Json j = json::Json::object();
     j["run"] = report_json(report);
-    j["profile"] = profile::profile_json(p, roofline);
+    j["profile"] = profile_j;
+    if (calibration) j["calibration"] = profile::calibration_json(*calibration);
     std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   } else {
-    std::cout << report_text(report, *prepared) << profile::profile_text(p, roofline);
+    std::cout << report_text(report, *prepared) << profile::profile_text(p, roofline)
+              << profile::ceilings_text(p, datasheet, empirical);
+    if (calibration) std::cout << "\n" << profile::calibration_text(*calibration);
   }
-  return run_exit_code(report);
+  const int status = run_exit_code(report);
+  return status == 0 && calibration && !calibration->ok ? 1 : status;
 }
 
 }  // namespace bud::cli

@@ -19,13 +19,16 @@ struct ProfileCommandOptions {
   uint64_t trace_window = 1024;      ///< --trace-window N: cycles per counter sample
   std::vector<std::string> compare;  ///< --compare BASE.json NEW.json
   double tolerance_pct = 5;          ///< --tolerance PCT: with --compare
+  std::string html;                  ///< --html FILE: self-contained HTML report (tools/plots)
+  bool calibrate = false;  ///< --calibrate: microbenchmarks, counter fidelity, empirical roofline
   std::vector<std::string> given;    ///< the options given on the command line (their names)
 };
 
 void setup_profile(CLI::App& app, ProfileCommandOptions& options);
 /// Exit code: 0 passed, 1 the run failed a check or hung, 2 bad input, 3 cycle limit,
 /// 4 the design cannot be profiled or the trace cannot be written. With --compare: 0 no
-/// persistent divergence beyond the tolerance, 1 one, 2 bad input.
+/// persistent divergence beyond the tolerance, 1 one, 2 bad input. --calibrate alone: 0 every
+/// counter within its tolerance, 1 not (or a microbenchmark failed), 2 bad input.
 int run_profile(const ProfileCommandOptions& options);
 
 }  // namespace bud::cli

@@ -1,0 +1,77 @@
+// `bud profile --calibrate`: built-in microbenchmarks, generated as workloads and run profiled on
+// the configured machine, that measure the real peaks (MACs per cycle from resident scratchpads,
+// DRAM read and write bytes per cycle, read latency, bank conflicts per scratchpad write) and
+// check every PMU counter's documented semantics against values computed independently: the
+// DRAM model's own statistics, the lowering's counts, the golden model, the throttle pattern.
+// docs/profiling.md ("Calibration and counter fidelity").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "debugger/json/Json.h"
+#include "emu/core/EmulatorConfig.h"
+#include "profile/Profile.h"
+
+namespace bud::profile {
+
+/// One row of the fidelity table: a counter of one microbenchmark against its oracle.
+struct FidelityRow {
+  std::string benchmark;  ///< "compute", "read_stream", ...
+  std::string counter;    ///< PMU counter name ("load.*": the engine's seven classes summed)
+  std::string oracle;     ///< where `expected` comes from ("DRAM model", "lowering", ...)
+  uint64_t expected = 0, measured = 0;
+  double error = 0;      ///< (measured - expected) / max(expected, 1)
+  double tolerance = 0;  ///< |error| allowed (docs/counters.md "Fidelity")
+  bool ok = false;
+};
+
+/// A ceiling of the machine: what the datasheet (the configuration) says and what a
+/// microbenchmark reached.
+struct Peak {
+  std::string name;       ///< "MACs/cycle", "DRAM read bytes/cycle", ...
+  std::string benchmark;  ///< the microbenchmark that measures it
+  double datasheet = 0, measured = 0;
+  std::string how;  ///< the formula of `measured`
+};
+
+/// The calibration of one machine configuration.
+struct Calibration {
+  std::vector<Peak> peaks;
+  std::vector<FidelityRow> rows;
+  std::vector<std::string> benchmarks;  ///< in the order run
+  bool ok = false;                      ///< every row within its tolerance
+  std::string error;                    ///< a benchmark could not run (then `ok` is false)
+};
+
+/// Runs every microbenchmark on `config` (its memory model and throttle; the throttle
+/// microbenchmark uses its own pattern) and checks the counters.
+Calibration calibrate(const emu::EmulatorConfig& config);
+
+/// Empirical ceilings for the roofline: peak MACs/cycle and DRAM bytes/cycle.
+struct Ceilings {
+  double macs_per_cycle = 0;
+  double bytes_per_cycle = 0;
+};
+/// The datasheet's (array size, configured DRAM bandwidth) and, from a calibration, the
+/// measured ones.
+Ceilings datasheet_ceilings(const emu::EmulatorConfig& config, uint32_t array_macs);
+Ceilings empirical_ceilings(const Calibration& c);
+
+/// {"ok", "benchmarks", "peaks": [{name, benchmark, datasheet, measured, how}], "fidelity":
+///  [{benchmark, counter, oracle, expected, measured, error, tolerance, ok}]}.
+json::Json calibration_json(const Calibration& c);
+/// The peaks and the fidelity table as text.
+std::string calibration_text(const Calibration& c);
+
+/// Per layer: measured MACs/cycle, arithmetic intensity and the attainable MACs/cycle under the
+/// datasheet ceilings and (when given) the empirical ones: min(peak, intensity x bandwidth).
+json::Json ceilings_json(const Profile& p, const Ceilings& datasheet,
+                         const std::optional<Ceilings>& empirical);
+/// The same as a table.
+std::string ceilings_text(const Profile& p, const Ceilings& datasheet,
+                          const std::optional<Ceilings>& empirical);
+
+}  // namespace bud::profile
