@@ -5,6 +5,8 @@
 #include "profile/Trace.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -185,4 +187,37 @@ TEST_CASE("trace counter samples stay bounded: the window doubles", "[profile][t
   const auto useful = r.design.find_counter("macs_useful");
   REQUIRE(useful);
   CHECK(s.back().counters[static_cast<size_t>(*useful)] == r.report.counter("macs_useful"));
+}
+
+TEST_CASE("a program longer than the ring shows the host's polls and refills", "[profile][trace]") {
+  // The conv block 7 times: 2338 commands through the 2048-entry ring (docs/workloads.md).
+  const std::string path = std::string(BUD_BINARY_DIR) + "/trace_conv7.textpb";
+  {
+    std::ifstream in(std::string(BUD_SOURCE_DIR) + "/emu/workload/builtins/conv.textpb");
+    std::ofstream out(path);
+    out << in.rdbuf() << "\nrepeat: 7\n";
+  }
+  run::RunOptions o;
+  o.workload = path;
+  auto prepared = run::prepare(o);
+  REQUIRE(prepared);
+  REQUIRE(prepared->program.commands.size() > 2048);
+  auto r = run_profiled(*prepared, o, 4096);
+  REQUIRE(r.report.passed);
+  REQUIRE(r.host);
+  CHECK(r.host->dropped() == 0);
+  const auto trace = trace_json(*r.attribution, prepared->program, r.design, *r.windows,
+                                r.host.get(), r.end_cycle);
+  std::map<std::string, uint64_t> host;  // slice name -> count on the host track
+  uint64_t covered = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || e["tid"] != kHostTid) continue;
+    ++host[e["name"].get<std::string>()];
+    covered += e["dur"].get<uint64_t>();
+  }
+  CHECK(host["RING_HEAD poll"] > 0);
+  CHECK(host["ring refill"] > 0);
+  CHECK(host["doorbell"] == 1);
+  CHECK(covered == r.end_cycle);  // the host track still tiles 1..end
+  std::remove(path.c_str());
 }
