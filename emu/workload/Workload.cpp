@@ -16,6 +16,7 @@
 #pragma GCC diagnostic pop
 #include "emu/workload/Lowering.h"
 #include "emu/workload/Reference.h"
+#include "emu/textproto/TextProto.h"
 #include "workload.pb.h"
 
 namespace bud::workload {
@@ -23,60 +24,13 @@ namespace {
 
 namespace gp = google::protobuf;
 // Schema types of workload.proto (package bud.workload, messages suffixed "Spec").
-using Tree = gp::TextFormat::ParseInfoTree;
+using Tree = textproto::Tree;
 
 // Largest value accepted for any single dimension; keeps every product of three dimensions far
 // from int64 overflow before the DRAM check rejects big tensors properly.
 constexpr int64_t kMaxDim = 1 << 20;
 
-// Collects the first syntax error as "FILE:LINE:COL: message" (protobuf counts from 0).
-class FirstErrorCollector : public gp::io::ErrorCollector {
- public:
-  explicit FirstErrorCollector(std::string file) : file_(std::move(file)) {}
-  void AddError(int line, gp::io::ColumnNumber column, const std::string& message) override {
-    if (!error_.empty()) return;
-    error_ =
-        file_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
-  }
-  void AddWarning(int, gp::io::ColumnNumber, const std::string&) override {}
-  const std::string& error() const { return error_; }
-
- private:
-  std::string file_;
-  std::string error_;
-};
-
-// Turns parse-tree locations into "FILE:LINE:COL" strings.
-class Locator {
- public:
-  explicit Locator(std::string file) : file_(std::move(file)) {}
-  // Location of `field` (element `index` of a repeated field) in `tree`, else `fallback`.
-  std::string at(const Tree* tree, const gp::Message& msg, const char* field, int index,
-                 const std::string& fallback) const {
-    if (!tree) return fallback;
-    const gp::FieldDescriptor* fd = msg.GetDescriptor()->FindFieldByName(field);
-    if (!fd) return fallback;
-    if (fd->is_repeated()) {
-      // The parser records one location per `field:` occurrence, so a list `[a, b]` has one
-      // location for all its elements: then point at the list.
-      const int size = msg.GetReflection()->FieldSize(msg, fd);
-      if (index < 0 || index >= size) return fallback;
-      if (tree->GetLocation(fd, size - 1).line < 0) index = 0;
-    }
-    const gp::TextFormat::ParseLocation loc = tree->GetLocation(fd, fd->is_repeated() ? index : -1);
-    if (loc.line < 0) return fallback;
-    return file_ + ":" + std::to_string(loc.line + 1) + ":" + std::to_string(loc.column + 1);
-  }
-  const Tree* nested(const Tree* tree, const gp::Message& msg, const char* field, int index) const {
-    if (!tree) return nullptr;
-    const gp::FieldDescriptor* fd = msg.GetDescriptor()->FindFieldByName(field);
-    return fd ? tree->GetTreeForNested(fd, fd->is_repeated() ? index : -1) : nullptr;
-  }
-  std::string start() const { return file_ + ":1:1"; }
-
- private:
-  std::string file_;
-};
+using textproto::Locator;
 
 Error fail(const std::string& where, const std::string& what) { return Error{where + ": " + what}; }
 
@@ -177,15 +131,8 @@ Result<Workload> parse_workload(std::string_view text, std::string_view file,
   const std::string fname(file);
   WorkloadSpec pw;
   Tree tree;
-  FirstErrorCollector errors(fname);
-  gp::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  parser.WriteLocationsTo(&tree);
   if (text.size() > (64u << 20)) return Error{fname + ":1:1: file too large"};
-  if (!parser.ParseFromString(std::string(text), &pw)) {
-    if (!errors.error().empty()) return Error{errors.error()};
-    return Error{fname + ":1:1: cannot parse workload"};
-  }
+  if (auto e = textproto::parse(std::string(text), fname, pw, tree); !e.empty()) return Error{e};
   return validate(pw, tree, fname, options);
 }
 

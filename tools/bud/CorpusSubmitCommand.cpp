@@ -1,12 +1,6 @@
 #include "tools/bud/CorpusSubmitCommand.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -16,8 +10,7 @@
 #include "replay/ShardResults.h"
 #include "replay/SlurmScripts.h"
 #include "tools/bud/Output.h"
-
-extern char** environ;
+#include "tools/process/Subprocess.h"
 
 namespace bud::cli {
 
@@ -28,57 +21,6 @@ namespace {
 constexpr int kExitSchedulerFailed = 3;
 // Slurm's default MaxArraySize is 1001 (task ids 0..1000).
 constexpr uint32_t kMaxDefaultShards = 1000;
-
-struct Ran {
-  int status = -1;  ///< exit status, or -1 if it could not run / was killed
-  std::string out, err;
-};
-
-// Runs `argv` (no shell) and collects its output; scheduler commands print a line or two.
-Ran run_program(const std::vector<std::string>& argv) {
-  Ran r;
-  int out[2], err[2];
-  if (::pipe(out) != 0) return r;
-  if (::pipe(err) != 0) {
-    ::close(out[0]), ::close(out[1]);
-    return r;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
-  posix_spawn_file_actions_addclose(&fa, err[0]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(out[1]), ::close(err[1]);
-  if (rc != 0) {
-    r.err = argv[0] + ": cannot run: " + std::strerror(rc);
-    ::close(out[0]), ::close(err[0]);
-    return r;
-  }
-  // Read stdout to its end, then stderr: the outputs are small (pipe buffers hold them).
-  const std::pair<int, std::string*> streams[] = {{out[0], &r.out}, {err[0], &r.err}};
-  for (auto [fd, text] : streams) {
-    char buf[4096];
-    for (;;) {
-      const ssize_t k = ::read(fd, buf, sizeof buf);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) break;
-      text->append(buf, static_cast<size_t>(k));
-    }
-    ::close(fd);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
@@ -204,14 +146,14 @@ int run_corpus_submit(const CorpusSubmitOptions& options) {
     }
     return 0;
   }
-  const Ran array = run_program(array_cmd);
+  const process::Finished array = process::run(array_cmd);
   const std::string array_id = array.status == 0 ? job_id(array.out) : "";
   if (array_id.empty())
     return fail_command(cmd, options.json, kExitSchedulerFailed,
                         joined(array_cmd) + " failed (status " + std::to_string(array.status) +
                             "): " + trimmed(array.err.empty() ? array.out : array.err));
   const auto mcmd = merge_cmd(array_id);
-  const Ran merge = run_program(mcmd);
+  const process::Finished merge = process::run(mcmd);
   const std::string merge_id = merge.status == 0 ? job_id(merge.out) : "";
   if (merge_id.empty())
     return fail_command(cmd, options.json, kExitSchedulerFailed,
