@@ -16,29 +16,6 @@ bool is_failing(const std::string& v) {
 }
 bool is_passing(const std::string& v) { return v == "passed" || v == "fixed"; }
 
-std::string html_escape(const std::string& s) {
-  std::string o;
-  for (const char c : s) {
-    switch (c) {
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '&':
-        o += "&amp;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
-}
-
 std::string percent(double f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * f);
@@ -197,61 +174,6 @@ std::string EvidenceReport::text() const {
     list("  undocumented counters", last.counters_undocumented);
   }
   return t;
-}
-
-std::string EvidenceReport::html() const {
-  // The chart: failing packets per revision (bars) and success rate (line), in an inline SVG.
-  const int w = 720, h = 240, pad = 40;
-  uint64_t most = 1;
-  for (const auto& e : revisions) most = std::max(most, e.failing);
-  const size_t n = std::max<size_t>(1, revisions.size());
-  const double step = static_cast<double>(w - 2 * pad) / static_cast<double>(n);
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) +
-                    "\" height=\"" + std::to_string(h) +
-                    "\" role=\"img\" aria-label=\"escape-risk trend\">";
-  std::string line;
-  char buf[256];
-  for (size_t i = 0; i < revisions.size(); ++i) {
-    const auto& e = revisions[i];
-    const double bh = (h - 2 * pad) * static_cast<double>(e.failing) / static_cast<double>(most);
-    const double x = pad + step * static_cast<double>(i);
-    std::snprintf(buf, sizeof buf,
-                  "<rect class=\"fail\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
-                  "<title>%llu failing</title></rect>",
-                  x + step * 0.15, h - pad - bh, step * 0.7, bh,
-                  static_cast<unsigned long long>(e.failing));
-    svg += buf;
-    std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", line.empty() ? "" : " ", x + step / 2,
-                  h - pad - (h - 2 * pad) * e.success_rate);
-    line += buf;
-    svg += "<text x=\"" + std::to_string(static_cast<int>(x + step / 2)) + "\" y=\"" +
-           std::to_string(h - pad / 2) + "\" text-anchor=\"middle\">" +
-           html_escape(e.revision.substr(0, 8)) + "</text>";
-  }
-  svg += "<polyline class=\"rate\" points=\"" + line + "\"/></svg>";
-  std::string rows;
-  for (const auto& e : revisions) {
-    auto cell = [](const std::vector<std::string>& v) {
-      std::string c;
-      for (const auto& p : v) c += (c.empty() ? "" : ", ") + html_escape(p);
-      return "<td>" + c + "</td>";
-    };
-    rows += "<tr><td>" + html_escape(e.revision) + "</td><td>" + std::to_string(e.runs) +
-            "</td><td>" + std::to_string(e.packets) + "</td><td>" + percent(e.success_rate) +
-            "</td><td>" + std::to_string(e.failing) + "</td>" + cell(e.still_failing) +
-            cell(e.newly_failing) + cell(e.newly_fixed) + cell(e.flaky) + "</tr>\n";
-  }
-  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>bud evidence "
-         "dashboard</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:"
-         "collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}rect.fail{fill:"
-         "#d9534f}polyline.rate{fill:none;stroke:#2a7;stroke-width:2}text{font-size:11px}"
-         "</style></head>\n<body><h1>Bring-up evidence</h1>\n<p>Bars: failing packets per "
-         "revision (escape risk); line: replay success rate (0 to 100%).</p>\n" +
-         svg +
-         "\n<table><tr><th>revision</th><th>runs</th><th>packets</th><th>success</th><th>"
-         "failing</th><th>still failing</th><th>newly failing</th><th>newly fixed</th><th>flaky"
-         "</th></tr>\n" +
-         rows + "</table></body></html>\n";
 }
 
 }  // namespace bud::replay

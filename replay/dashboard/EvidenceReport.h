@@ -3,7 +3,8 @@
 // fixed, flaky (verdict changed between runs of the same revision), the escape-risk trend
 // (failing packets per revision), trigger coverage (armed triggers that hit) and counter
 // completeness (documented PMU counters the packets recorded and saw count), from the evidence
-// database; as a table, JSON and a self-contained HTML page (docs/packets.md, "Evidence report").
+// database; as a table and JSON, which tools/plots/corpus_report.py turns into a self-contained
+// HTML page of trend plots (docs/packets.md, "Evidence report").
 #pragma once
 
 #include <cstdint>
@@ -49,9 +50,7 @@ struct EvidenceReport {
   /// {"revisions": [...], "escape_risk_trend": [failing per revision], "documented_counters"}
   json::Json json() const;
   std::string text() const;
-  /// One HTML page with its styles and an inline SVG chart of failing packets and success rate
-  /// per revision; no script, nothing fetched.
-  std::string html() const;
+  // The HTML page is json() laid out by tools/plots/corpus_report.py (bud corpus report --html).
 };
 
 }  // namespace bud::replay

@@ -14,8 +14,8 @@ struct CorpusReportOptions {
 };
 
 void setup_corpus_report(CLI::App& corpus, CorpusReportOptions& options);
-/// Exit code: 0 shown, 2 bad input (no such database, another schema version, OUT not
-/// writable).
+/// Exit code: 0 shown, 2 bad input (no such database, a newer schema version, OUT not
+/// writable, the page cannot be rendered: no results yet, no matplotlib).
 int run_corpus_report(const CorpusReportOptions& options);
 
 }  // namespace bud::cli
