@@ -83,6 +83,10 @@ class ReplayPlan {
   std::map<uint64_t, const pb::Window*> window_end_;
 };
 
+/// What a replay of `packet` knows before it plans: its name, recorded revision and symptom, and
+/// its evidence (PacketEvidence). ReplayPlan::make() and the replay fill in the rest.
+ReplayOutcome unreplayed_outcome(const Packet& packet);
+
 /// Ends a concluded outcome's message with what the checks found: "(N digests bit-exact)", or
 /// where the replay diverged.
 void add_check_counts(ReplayOutcome& o);

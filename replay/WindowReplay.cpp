@@ -8,8 +8,6 @@
 #include <thread>
 #include <vector>
 
-#include "replay/PacketEvidence.h"
-
 namespace bud::replay {
 
 namespace {
@@ -162,11 +160,7 @@ WindowShardResult replay_window_shard(const Packet& packet, const ReplayOptions&
                                       const Shard& shard, unsigned jobs) {
   WindowShardResult out;
   out.packet = packet.name;
-  ReplayOutcome o;
-  o.packet = packet.name;
-  o.recorded_revision = packet.header.model_revision();
-  o.recorded_symptom = packet.symptom;
-  o.evidence = evidence_of(packet);
+  ReplayOutcome o = unreplayed_outcome(packet);
   auto plan = ReplayPlan::make(packet, options, o);
   // A packet that cannot be replayed, or cannot be split into windows, is one unit: the shard
   // that holds window 0 of 1 replays it serially (or says why it cannot).
