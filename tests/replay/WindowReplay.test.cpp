@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <optional>
 #include <regex>
 #include <string>
@@ -188,15 +189,31 @@ std::optional<ReplayOutcome> merged_window_shards(const Packet& p, uint32_t shar
   return m->result.outcomes.front();
 }
 
+// A clean mlp packet with small intervals (many windows), recorded into `dir` as base.bpk.
+std::string record_clean_mlp(const std::filesystem::path& dir) {
+  run::RunOptions o;
+  o.workload = "mlp";
+  const auto base = (dir / "base.bpk").string();
+  test::record(base, o, small_intervals());
+  return base;
+}
+
+// `base` copied to `path` with the first recorded digest of each window in `at` flipped.
+void flip_digests(const std::string& base, const std::string& path, std::vector<uint32_t> at) {
+  test::PacketEdits edits;
+  edits.window = [at](pb::Window& w) {
+    if (std::find(at.begin(), at.end(), w.index()) != at.end())
+      w.mutable_digests(0)->set_digest(w.digests(0).digest() ^ 1);
+  };
+  test::rewrite_packet(base, path, edits);
+}
+
 }  // namespace
 
 TEST_CASE("window shards across machines: merged, the serial verdict and first divergent window",
           "[replay][windows][shards]") {
   const auto dir = test::temp_dir("windows_shards");
-  run::RunOptions o;
-  o.workload = "mlp";
-  const auto base = (dir / "base.bpk").string();
-  test::record(base, o, small_intervals());
+  const auto base = record_clean_mlp(dir);
   const auto hang = (dir / "hang.bpk").string();
   test::record(hang, test::starved_queue_run(), small_intervals());
   std::string error;
@@ -208,12 +225,7 @@ TEST_CASE("window shards across machines: merged, the serial verdict and first d
   for (const std::vector<uint32_t>& at :
        std::vector<std::vector<uint32_t>>{{0}, {n / 2}, {n - 1}, {n - 2, 1}}) {
     const auto path = (dir / ("w" + std::to_string(at.front()) + ".bpk")).string();
-    test::PacketEdits edits;
-    edits.window = [&](pb::Window& w) {
-      if (std::find(at.begin(), at.end(), w.index()) != at.end())
-        w.mutable_digests(0)->set_digest(w.digests(0).digest() ^ 1);
-    };
-    test::rewrite_packet(base, path, edits);
+    flip_digests(base, path, at);
     paths.push_back(path);
   }
   for (const auto& path : paths) {
@@ -243,18 +255,11 @@ TEST_CASE("window shards across machines: merged, the serial verdict and first d
 TEST_CASE("bud replay P --shard I/N --results, then bud corpus merge, equals bud replay P",
           "[replay][windows][shards][cli]") {
   const auto dir = test::temp_dir("windows_shards_cli");
-  run::RunOptions o;
-  o.workload = "mlp";
-  const auto base = (dir / "base.bpk").string();
-  test::record(base, o, small_intervals());
+  const auto base = record_clean_mlp(dir);
   std::string error;
   const auto n = static_cast<uint32_t>(read_packet(base, error)->windows.size());
   const auto path = (dir / "div.bpk").string();
-  test::PacketEdits edits;
-  edits.window = [&](pb::Window& w) {
-    if (w.index() == n / 2) w.mutable_digests(0)->set_digest(w.digests(0).digest() ^ 1);
-  };
-  test::rewrite_packet(base, path, edits);
+  flip_digests(base, path, {n / 2});
   const auto q = [](const std::filesystem::path& f) { return "'" + f.string() + "'"; };
   const auto bud = test::bud_exe();
   CHECK(test::shell(bud + " replay " + q(path) + " --junit " + q(dir / "whole.xml") +
