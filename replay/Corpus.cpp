@@ -143,6 +143,10 @@ void transfer(Io& io, Outcome& o) {
   io.symptom(o.recorded_symptom);
   io.symptom(o.replay_symptom);
   io.num(o.full_run);
+  io.strs(o.evidence.triggers_armed);
+  io.strs(o.evidence.triggers_hit);
+  io.strs(o.evidence.counters);
+  io.strs(o.evidence.counters_observed);
 }
 
 std::string encode_outcome(const ReplayOutcome& o) {

@@ -104,6 +104,39 @@ std::optional<std::vector<ShardFile>> read_shard_files(const std::vector<std::st
   return out;
 }
 
+namespace {
+
+// Window shards of one packet: its outcome as the serial replay gives it, once no shard is
+// missing (else the missing ones are listed and there is no outcome).
+std::optional<MergedCorpus> merge_windows(const std::map<uint32_t, const ShardFile*>& by_index,
+                                          MergedCorpus& m, std::string& error) {
+  std::vector<const WindowShardResult*> shards;
+  double seconds = 0;
+  for (uint32_t s = 0; s < m.shards; ++s) {
+    auto it = by_index.find(s);
+    if (it == by_index.end()) {
+      m.missing.push_back({s, m.shards});
+      continue;
+    }
+    shards.push_back(&*it->second->results.window_shard);
+    seconds += shards.back()->seconds;
+    m.files.push_back(it->second->path);
+  }
+  if (!m.missing.empty()) return m;
+  auto o = merge_window_shards(shards, error);
+  if (!o) {
+    error = "window shards of " + printable(shards.front()->packet) + ": " + error;
+    return std::nullopt;
+  }
+  m.result.total_packets = 1;
+  m.result.outcomes.push_back(std::move(*o));
+  m.result.corpus_index.push_back(0);
+  m.result.seconds.push_back(seconds);
+  return m;
+}
+
+}  // namespace
+
 std::optional<MergedCorpus> merge_shards(const std::vector<ShardFile>& files,
                                          uint32_t expected_shards, std::string& error) {
   MergedCorpus m;
@@ -138,6 +171,19 @@ std::optional<MergedCorpus> merge_shards(const std::vector<ShardFile>& files,
               printable(f.path);
     if (!error.empty()) return std::nullopt;
   }
+  const bool windowed = first.results.window_shard.has_value();
+  for (const auto& f : files) {
+    const auto& w = f.results.window_shard;
+    if (w.has_value() != windowed)
+      error = printable(f.path) + (w ? " holds window shards of one packet" : " holds packets") +
+              " but " + printable(first.path) + (windowed ? " holds window shards" : " packets") +
+              ": the files come from different replays";
+    else if (w && w->packet != first.results.window_shard->packet)
+      error = printable(f.path) + " holds windows of " + printable(w->packet) + " but " +
+              printable(first.path) + " of " + printable(first.results.window_shard->packet);
+    if (!error.empty()) return std::nullopt;
+  }
+  if (windowed) return merge_windows(by_index, m, error);
   // Each shard must hold exactly its packets: corpus indices i with i % N == its index.
   std::vector<std::pair<uint64_t, std::pair<const ShardFile*, size_t>>> order;
   for (uint32_t s = 0; s < m.shards; ++s) {

@@ -237,10 +237,15 @@ void ReplayPlan::conclude(emu::Emulator& emu, const drive::DriveStop& driven,
     o.message = full_ ? "no symptom; results match the golden model"
                       : "recorded prefix verified up to cycle " + std::to_string(o.end_cycle);
   }
+}
+
+void add_check_counts(ReplayOutcome& o) {
+  // Diverged says where in its message already; Incompatible has nothing to count.
+  if (o.verdict == Verdict::Diverged || o.verdict == Verdict::Incompatible) return;
   if (!o.divergence && o.digests_checked > 0)
     o.message += " (" + std::to_string(o.digests_checked) + " digests bit-exact)";
-  else
-    o.message += where;
+  else if (o.divergence)
+    o.message += "; " + o.divergence->describe();
 }
 
 }  // namespace bud::replay

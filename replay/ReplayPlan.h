@@ -64,7 +64,8 @@ class ReplayPlan {
   /// end), counting into `checks`; the first difference becomes checks.divergence.
   void check(emu::Emulator& emu, uint64_t c, Checks& checks) const;
   /// After the drive stopped (`driven`): the run's results (full replays), the replay symptom
-  /// and the verdict and message, into `o` (which already holds the checks' counts).
+  /// and the verdict and message, into `o`. The message ends before the checks' summary:
+  /// add_check_counts() adds it once `o` holds the whole replay's counts.
   void conclude(emu::Emulator& emu, const drive::DriveStop& driven, ReplayOutcome& o) const;
 
  private:
@@ -81,6 +82,14 @@ class ReplayPlan {
   std::map<uint64_t, std::pair<uint64_t, uint32_t>> recorded_;  ///< cycle -> digest, window
   std::map<uint64_t, const pb::Window*> window_end_;
 };
+
+/// What a replay of `packet` knows before it plans: its name, recorded revision and symptom, and
+/// its evidence (PacketEvidence). ReplayPlan::make() and the replay fill in the rest.
+ReplayOutcome unreplayed_outcome(const Packet& packet);
+
+/// Ends a concluded outcome's message with what the checks found: "(N digests bit-exact)", or
+/// where the replay diverged.
+void add_check_counts(ReplayOutcome& o);
 
 /// The serial replay of `plan`: one emulator from the plan's start to its limit (Replayer.cpp).
 /// `o` holds what the plan filled in (packet, revision, notes).

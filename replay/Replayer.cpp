@@ -94,11 +94,17 @@ std::optional<emu::HostJob> replayable_job(const Packet& packet, std::string& er
   return job;
 }
 
-ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
+ReplayOutcome unreplayed_outcome(const Packet& packet) {
   ReplayOutcome o;
   o.packet = packet.name;
   o.recorded_revision = packet.header.model_revision();
   o.recorded_symptom = packet.symptom;
+  o.evidence = evidence_of(packet);
+  return o;
+}
+
+ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
+  ReplayOutcome o = unreplayed_outcome(packet);
   auto plan = ReplayPlan::make(packet, options, o);
   if (!plan) return o;
   if (options.window_jobs > 1 && window_parallel(*plan))
@@ -138,6 +144,7 @@ ReplayOutcome replay_serial(const ReplayPlan& plan, ReplayOutcome o) {
   o.windows_checked = checks.windows;
   o.divergence = checks.divergence;
   plan.conclude(emu, driven, o);
+  add_check_counts(o);
   return o;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "emu/run/RunJob.h"
+#include "replay/PacketEvidence.h"
 #include "replay/PacketReader.h"
 
 namespace bud::replay {
@@ -65,6 +66,7 @@ struct ReplayOutcome {
   std::optional<pb::Symptom> replay_symptom;
   bool full_run = false;  ///< ran to the end of the run (else only a recorded prefix)
   run::RunReport report;  ///< valid when full_run
+  PacketEvidence evidence;  ///< armed and hit triggers, recorded counters (any readable packet)
   int exit_code() const { return verdict_exit_code(verdict); }
 };
 

@@ -80,6 +80,65 @@ std::optional<pb::Symptom> symptom_from(const Json* j, const std::string& where,
   return s;
 }
 
+// One outcome_json() object (`where` names it in errors): nullopt and `error` if malformed.
+std::optional<ReplayOutcome> outcome_from(const Json& j, const std::string& where,
+                                          std::string& error) {
+  Fields pf(j, where, error);
+  ReplayOutcome o;
+  o.packet = pf.str("packet");
+  const std::string verdict = pf.str("verdict");
+  bool known = false;
+  for (int v = 0; v < kNumVerdicts; ++v)
+    if (verdict == verdict_name(static_cast<Verdict>(v)))
+      o.verdict = static_cast<Verdict>(v), known = true;
+  if (pf.ok() && !known) pf.bad("verdict", "a verdict name");
+  o.message = pf.str("message");
+  if (const Json* notes = pf.get("notes", false); notes && notes->is_array())
+    for (const auto& n : *notes)
+      if (n.is_string()) o.notes.push_back(n.get<std::string>());
+  o.recorded_revision = pf.str("recorded_revision", false);
+  o.start_cycle = pf.u64("start_cycle");
+  o.end_cycle = pf.u64("end_cycle");
+  o.digests_checked = pf.u64("digests_checked");
+  o.windows_checked = pf.u64("windows_checked");
+  if (const Json* d = pf.get("divergence", false)) {
+    Fields df(*d, where + ".divergence", error);
+    Divergence div;
+    div.window = static_cast<uint32_t>(df.u64("window"));
+    div.window_start = df.u64("window_start");
+    div.window_end = df.u64("window_end");
+    div.cycle = df.u64("cycle");
+    // The digests at `cycle` (absent in results written before window shards: 0).
+    if (df.get("expected", false)) div.expected = df.u64("expected");
+    if (df.get("actual", false)) div.actual = df.u64("actual");
+    if (const Json* st = df.get("stages", false); st && st->is_array())
+      for (const auto& x : *st)
+        if (x.is_string()) div.stages.push_back(x.get<std::string>());
+    o.divergence = div;
+  }
+  o.recorded_symptom =
+      symptom_from(pf.get("recorded_symptom", false), where + ".recorded_symptom", error);
+  o.replay_symptom =
+      symptom_from(pf.get("replay_symptom", false), where + ".replay_symptom", error);
+  // Absent in results written before the evidence report: empty lists.
+  if (const Json* ev = pf.get("evidence", false)) {
+    Fields ef(*ev, where + ".evidence", error);
+    auto names = [&](const char* key, std::vector<std::string>& out) {
+      const Json* v = ef.get(key, false);
+      if (!v) return;
+      for (size_t k = 0; v->is_array() && k < v->size(); ++k)
+        if ((*v)[k].is_string()) out.push_back((*v)[k].get<std::string>());
+      if (out.size() != (v->is_array() ? v->size() : size_t{1})) ef.bad(key, "an array of names");
+    };
+    names("triggers_armed", o.evidence.triggers_armed);
+    names("triggers_hit", o.evidence.triggers_hit);
+    names("counters", o.evidence.counters);
+    names("counters_observed", o.evidence.counters_observed);
+  }
+  if (!pf.ok()) return std::nullopt;
+  return o;
+}
+
 }  // namespace
 
 Json outcome_json(const ReplayOutcome& o) {
@@ -102,6 +161,8 @@ Json outcome_json(const ReplayOutcome& o) {
     d["window_start"] = o.divergence->window_start;
     d["window_end"] = o.divergence->window_end;
     d["cycle"] = o.divergence->cycle;
+    d["expected"] = o.divergence->expected;
+    d["actual"] = o.divergence->actual;
     Json st = Json::array();
     for (const auto& s : o.divergence->stages) st.push_back(s);
     d["stages"] = std::move(st);
@@ -111,6 +172,10 @@ Json outcome_json(const ReplayOutcome& o) {
   }
   j["recorded_symptom"] = symptom_json(o.recorded_symptom);
   j["replay_symptom"] = symptom_json(o.replay_symptom);
+  j["evidence"] = {{"triggers_armed", o.evidence.triggers_armed},
+                   {"triggers_hit", o.evidence.triggers_hit},
+                   {"counters", o.evidence.counters},
+                   {"counters_observed", o.evidence.counters_observed}};
   return j;
 }
 
@@ -131,6 +196,20 @@ Json ShardResults::to_json() const {
     packets.push_back(std::move(p));
   }
   j["packets"] = std::move(packets);
+  if (window_shard) {
+    Json results = Json::array();
+    for (const auto& w : window_shard->results)
+      results.push_back({{"index", w.index},
+                         {"digests", w.digests},
+                         {"windows", w.windows},
+                         {"tail", w.tail},
+                         {"whole", w.whole},
+                         {"outcome", w.outcome ? outcome_json(*w.outcome) : Json()}});
+    j["windows"] = {{"packet", window_shard->packet},
+                    {"total", window_shard->windows},
+                    {"seconds", window_shard->seconds},
+                    {"results", std::move(results)}};
+  }
   return j;
 }
 
@@ -162,40 +241,10 @@ std::optional<ShardResults> ShardResults::parse(const std::string& text, const s
   if (!f.ok()) return std::nullopt;
   for (size_t i = 0; i < packets->size() && error.empty(); ++i) {
     const std::string where = file + ": packets[" + std::to_string(i) + "]";
+    auto parsed = outcome_from((*packets)[i], where, error);
+    if (!parsed) break;
+    ReplayOutcome o = std::move(*parsed);
     Fields pf((*packets)[i], where, error);
-    ReplayOutcome o;
-    o.packet = pf.str("packet");
-    const std::string verdict = pf.str("verdict");
-    bool known = false;
-    for (int v = 0; v < kNumVerdicts; ++v)
-      if (verdict == verdict_name(static_cast<Verdict>(v)))
-        o.verdict = static_cast<Verdict>(v), known = true;
-    if (pf.ok() && !known) pf.bad("verdict", "a verdict name");
-    o.message = pf.str("message");
-    if (const Json* notes = pf.get("notes", false); notes && notes->is_array())
-      for (const auto& n : *notes)
-        if (n.is_string()) o.notes.push_back(n.get<std::string>());
-    o.recorded_revision = pf.str("recorded_revision", false);
-    o.start_cycle = pf.u64("start_cycle");
-    o.end_cycle = pf.u64("end_cycle");
-    o.digests_checked = pf.u64("digests_checked");
-    o.windows_checked = pf.u64("windows_checked");
-    if (const Json* d = pf.get("divergence", false)) {
-      Fields df(*d, where + ".divergence", error);
-      Divergence div;
-      div.window = static_cast<uint32_t>(df.u64("window"));
-      div.window_start = df.u64("window_start");
-      div.window_end = df.u64("window_end");
-      div.cycle = df.u64("cycle");
-      if (const Json* st = df.get("stages", false); st && st->is_array())
-        for (const auto& x : *st)
-          if (x.is_string()) div.stages.push_back(x.get<std::string>());
-      o.divergence = div;
-    }
-    o.recorded_symptom =
-        symptom_from(pf.get("recorded_symptom", false), where + ".recorded_symptom", error);
-    o.replay_symptom =
-        symptom_from(pf.get("replay_symptom", false), where + ".replay_symptom", error);
     const uint64_t index = pf.u64("corpus_index");
     const double seconds = pf.num("seconds");
     if (pf.ok() && index >= r.result.total_packets) pf.bad("corpus_index", "below total_packets");
@@ -203,6 +252,38 @@ std::optional<ShardResults> ShardResults::parse(const std::string& text, const s
     r.result.outcomes.push_back(std::move(o));
     r.result.corpus_index.push_back(index);
     r.result.seconds.push_back(seconds);
+  }
+  if (const Json* w = f.get("windows", false); w && error.empty()) {
+    const std::string where = file + ": windows";
+    Fields wf(*w, where, error);
+    WindowShardResult ws;
+    ws.packet = wf.str("packet");
+    ws.windows = static_cast<uint32_t>(wf.u64("total"));
+    ws.seconds = wf.num("seconds");
+    const Json* results = wf.get("results");
+    if (results && !results->is_array()) wf.bad("results", "an array");
+    for (size_t i = 0; wf.ok() && i < results->size(); ++i) {
+      const std::string at = where + ".results[" + std::to_string(i) + "]";
+      Fields rf((*results)[i], at, error);
+      WindowResult x;
+      x.index = static_cast<uint32_t>(rf.u64("index"));
+      x.digests = rf.u64("digests");
+      x.windows = rf.u64("windows");
+      const Json* tail = rf.get("tail");
+      const Json* whole = rf.get("whole");
+      if (tail && !tail->is_boolean()) rf.bad("tail", "true or false");
+      if (whole && !whole->is_boolean()) rf.bad("whole", "true or false");
+      if (!rf.ok()) break;
+      x.tail = tail->get<bool>();
+      x.whole = whole->get<bool>();
+      if (const Json* o = rf.get("outcome", false)) {
+        auto parsed = outcome_from(*o, at + ".outcome", error);
+        if (!parsed) break;
+        x.outcome = std::move(*parsed);
+      }
+      ws.results.push_back(std::move(x));
+    }
+    r.window_shard = std::move(ws);
   }
   if (!error.empty()) return std::nullopt;
   return r;

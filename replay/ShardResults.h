@@ -10,6 +10,7 @@
 #include "debugger/json/Json.h"
 #include "replay/Corpus.h"
 #include "replay/ShardEnv.h"
+#include "replay/WindowReplay.h"
 
 namespace bud::replay {
 
@@ -25,9 +26,13 @@ struct ShardResults {
   std::string source;    ///< where the shard came from ("--shard", "Slurm: ...")
   std::string revision;  ///< model revision of the bud that replayed it
   CorpusResult result;   ///< outcomes in corpus order, with their corpus indices
+  /// A window shard of one packet (then `result` is empty, total_packets 1).
+  std::optional<WindowShardResult> window_shard;
 
   /// {"format", "version", "shard": {"index", "total"}, "source", "revision", "total_packets",
-  ///  "exit_code", "packets": [outcome_json + "corpus_index" + "seconds"]}
+  ///  "exit_code", "packets": [outcome_json + "corpus_index" + "seconds"]}, and for a window
+  ///  shard "windows": {"packet", "total", "seconds", "results": [{"index", "digests",
+  ///  "windows", "tail", "whole", "outcome": outcome_json or null}]}
   json::Json to_json() const;
   /// Parses `text` (the file `file`, named in errors): nullopt and one line naming the file and
   /// the field at fault.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -106,24 +107,34 @@ bool window_parallel(const ReplayPlan& plan) {
   return true;
 }
 
-ReplayOutcome replay_windows(const ReplayPlan& plan, unsigned jobs, ReplayOutcome o) {
-  const ReplayOutcome planned = o;  // for the serial replay, should one be needed
-  const auto windows = windows_from_start(plan);
-  std::vector<WindowRun> runs(windows.size());
+namespace {
+
+// Runs windows [first, last) of `windows`, `jobs` at a time, into runs[first..last).
+void run_windows(const ReplayPlan& plan, const std::vector<const pb::Window*>& windows,
+                 size_t first, size_t last, unsigned jobs, std::vector<WindowRun>& runs) {
   // The lowest window known to end the replay; windows after it are not started, or abandoned.
   std::atomic<size_t> tail{windows.size()};
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{first};
   auto worker = [&] {
-    for (size_t i = next++; i < windows.size(); i = next++) {
+    for (size_t i = next++; i < last; i = next++) {
       if (i > tail.load()) continue;
       run_window(plan, windows, i, tail, runs[i]);
     }
   };
-  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, windows.size()));
+  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, last - first));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+}
+
+}  // namespace
+
+ReplayOutcome replay_windows(const ReplayPlan& plan, unsigned jobs, ReplayOutcome o) {
+  const ReplayOutcome planned = o;  // for the serial replay, should one be needed
+  const auto windows = windows_from_start(plan);
+  std::vector<WindowRun> runs(windows.size());
+  run_windows(plan, windows, 0, windows.size(), jobs, runs);
 
   // In window order, as the serial replay met them: counts add up to the window that ends it.
   for (auto& r : runs) {
@@ -135,9 +146,109 @@ ReplayOutcome replay_windows(const ReplayPlan& plan, unsigned jobs, ReplayOutcom
     o.start_cycle = plan.start();
     o.divergence = r.checks.divergence;
     plan.conclude(*r.emu, r.driven, o);
+    add_check_counts(o);
     return o;
   }
   return replay_serial(plan, planned);
+}
+
+std::pair<size_t, size_t> window_shard_range(size_t windows, const Shard& shard) {
+  return {windows * shard.index / shard.total, windows * (shard.index + 1) / shard.total};
+}
+
+WindowShardResult replay_window_shard(const Packet& packet, const ReplayOptions& options,
+                                      const Shard& shard, unsigned jobs) {
+  WindowShardResult out;
+  out.packet = packet.name;
+  ReplayOutcome o = unreplayed_outcome(packet);
+  auto plan = ReplayPlan::make(packet, options, o);
+  // A packet that cannot be replayed, or cannot be split into windows, is one unit: the shard
+  // that holds window 0 of 1 replays it serially (or says why it cannot).
+  if (!plan || !window_parallel(*plan)) {
+    out.windows = 1;
+    if (const auto [first, last] = window_shard_range(1, shard); first < last)
+      out.results.push_back({0, 0, 0, true, true, plan ? replay_serial(*plan, o) : o});
+    return out;
+  }
+  const auto windows = windows_from_start(*plan);
+  out.windows = static_cast<uint32_t>(windows.size());
+  const auto [first, last] = window_shard_range(windows.size(), shard);
+  std::vector<WindowRun> runs(windows.size());
+  run_windows(*plan, windows, first, last, jobs, runs);
+  for (size_t i = first; i < last; ++i) {
+    auto& r = runs[i];
+    if (r.setup_failed) {
+      // As replay_windows(): the serial replay, the whole replay's outcome.
+      out.results.push_back({static_cast<uint32_t>(i), 0, 0, true, true, replay_serial(*plan, o)});
+      return out;
+    }
+    WindowResult w{
+        static_cast<uint32_t>(i), r.checks.digests, r.checks.windows, r.tail, false, std::nullopt};
+    if (r.tail) {
+      ReplayOutcome t = o;
+      t.digests_checked = r.checks.digests;
+      t.windows_checked = r.checks.windows;
+      t.start_cycle = plan->start();
+      t.divergence = r.checks.divergence;
+      plan->conclude(*r.emu, r.driven, t);
+      w.outcome = std::move(t);
+    }
+    out.results.push_back(std::move(w));
+    if (r.tail) break;  // later windows of this shard were abandoned: the replay ends here
+  }
+  return out;
+}
+
+std::optional<ReplayOutcome> merge_window_shards(
+    const std::vector<const WindowShardResult*>& shards, std::string& error) {
+  if (shards.empty()) {
+    error = "no window shards";
+    return std::nullopt;
+  }
+  const uint32_t n = shards.front()->windows;
+  std::map<uint32_t, const WindowResult*> by_window;
+  for (const auto* s : shards) {
+    if (s->windows != n) {
+      error = "the shards split the packet into different numbers of windows (" +
+              std::to_string(n) + " and " + std::to_string(s->windows) + ")";
+      return std::nullopt;
+    }
+    for (const auto& w : s->results) {
+      if (w.index >= n || !by_window.emplace(w.index, &w).second) {
+        error = "window " + std::to_string(w.index) + " is reported twice or out of range";
+        return std::nullopt;
+      }
+    }
+  }
+  // In window order, as the serial replay meets them: counts add up to the window that ends it.
+  uint64_t digests = 0, checked = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    auto it = by_window.find(i);
+    if (it == by_window.end()) {
+      error = "window " + std::to_string(i) + " of " + std::to_string(n) +
+              " has no result (its shard is missing or incomplete)";
+      return std::nullopt;
+    }
+    const WindowResult& w = *it->second;
+    if (!w.tail) {
+      digests += w.digests;
+      checked += w.windows;
+      continue;
+    }
+    if (!w.outcome) {
+      error = "window " + std::to_string(i) + " ends the replay but carries no outcome";
+      return std::nullopt;
+    }
+    ReplayOutcome o = *w.outcome;
+    if (!w.whole) {
+      o.digests_checked += digests;
+      o.windows_checked += checked;
+      add_check_counts(o);
+    }
+    return o;
+  }
+  error = "no window ends the replay (the last window's shard is missing)";
+  return std::nullopt;
 }
 
 }  // namespace bud::replay

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "replay/PacketEvidence.h"
+
 struct sqlite3;
 
 namespace bud::replay {
@@ -24,16 +26,22 @@ struct EvidenceRow {
   double seconds = 0;
   std::string stage;       ///< first failing stage (divergence stages, else empty)
   uint64_t run_order = 0;  ///< order in which runs were first recorded (1, 2, ...)
+  PacketEvidence evidence;  ///< armed and hit triggers, recorded and counting counters
 };
 
 /// An open evidence database.
 class EvidenceDb {
  public:
   /// Schema version this bud writes and reads (table `meta`, key `schema_version`). Bump it on
-  /// any change to the tables below; a reader refuses another version.
-  static constexpr int kSchemaVersion = 1;
+  /// any change to the tables (docs/packets.md, "Evidence database schema") and add the step
+  /// from the previous version to open(): older databases are migrated in place when opened,
+  /// newer ones refused.
+  ///   1  runs, results (verdict, cycles, seconds, stage)
+  ///   2  results.triggers_armed, triggers_hit, counters, counters_observed (JSON arrays)
+  static constexpr int kSchemaVersion = 2;
 
-  /// Opens (creating if needed) the database at `path`. nullptr and `error` naming the file.
+  /// Opens (creating if needed) the database at `path`, migrating an older schema. nullptr and
+  /// `error` naming the file.
   static std::unique_ptr<EvidenceDb> open(const std::string& path, bool create, std::string& error);
   ~EvidenceDb();
   EvidenceDb(const EvidenceDb&) = delete;

@@ -65,3 +65,21 @@ TEST_CASE("bud corpus submit --slurm: an array, then a merge job after any end o
     CHECK(j.find("/bin/false") != std::string::npos);
   }
 }
+
+TEST_CASE("bud corpus submit --slurm P.bpk: one packet's windows as the array's shards",
+          "[replay][submit][windows]") {
+  const auto dir = test::temp_dir("submit_windows");
+  const auto packet = std::filesystem::path(BUD_REPLAY_CORPUS) / "clean_mlp.bpk";
+  CHECK(test::shell(test::bud_exe() + " corpus submit --slurm " + q(packet) + " --out " +
+                    q(dir / "run") + " --shards 3 --dry-run >" + q(dir / "out.txt")) == 0);
+  CHECK(test::slurp((dir / "out.txt").string()).find("(3 tasks, 1 packet of ") !=
+        std::string::npos);
+  const auto array = test::slurp((dir / "run" / "replay.sbatch").string());
+  CHECK(array.find("#SBATCH --array=0-2\n") != std::string::npos);
+  CHECK(array.find(" replay '" + packet.string() + "' --results ") != std::string::npos);
+  // A file that is not a packet is bad input naming it.
+  std::ofstream(dir / "junk.bpk") << "junk";
+  CHECK(test::shell(test::bud_exe() + " corpus submit --slurm " + q(dir / "junk.bpk") +
+                    " --dry-run 2>" + q(dir / "err.txt")) == 2);
+  CHECK(test::slurp((dir / "err.txt").string()).find("junk.bpk") != std::string::npos);
+}

@@ -12,7 +12,7 @@ namespace bud::cli {
 
 void setup_corpus_record(CLI::App& corpus, CorpusRecordOptions& options) {
   auto* sub = corpus.add_subcommand(
-      "record", "Add shard results to the evidence database (SQLite) for bud corpus dashboard");
+      "record", "Add shard results to the evidence database (SQLite) for bud corpus report");
   sub->footer(
       "Examples:\n"
       "  bud corpus record evidence.db res/ --run pipeline-4711\n"
@@ -53,6 +53,7 @@ int run_corpus_record(const CorpusRecordOptions& options) {
       row.cycles = o.end_cycle >= o.start_cycle ? o.end_cycle - o.start_cycle : 0;
       row.seconds = i < r.seconds.size() ? r.seconds[i] : 0.0;
       if (o.divergence && !o.divergence->stages.empty()) row.stage = o.divergence->stages.front();
+      row.evidence = o.evidence;
       rows.push_back(std::move(row));
     }
   }

@@ -1,5 +1,5 @@
 // `bud corpus record DB RESULTS... --run NAME`: adds shard results (bud replay --results) to the
-// evidence database, one row per packet of the run (docs/packets.md, "Evidence dashboard").
+// evidence database, one row per packet of the run (docs/packets.md, "Evidence report").
 // Safe to run from many shards at once.
 #pragma once
 

@@ -6,6 +6,7 @@
 
 #include "replay/Corpus.h"
 #include "replay/InputFile.h"
+#include "replay/PacketReader.h"
 #include "replay/ShardResults.h"
 #include "replay/SlurmScripts.h"
 #include "tools/bud/Output.h"
@@ -46,11 +47,14 @@ void setup_corpus_submit(CLI::App& corpus, CorpusSubmitOptions& options) {
       "1:00:00\n"
       "  bud corpus submit --slurm corpus/ --dry-run                 # write the scripts only\n"
       "  bud corpus submit --slurm corpus/ -- --allow-revision-mismatch   # bud replay options\n"
+      "  bud corpus submit --slurm long.bpk --shards 8     # one packet's windows on 8 tasks\n"
       "OUT gets replay.sbatch (the array: task I replays shard I/N and writes\n"
       "results/shard-I-of-N.{xml,json}), merge.sbatch (bud corpus merge, after any end of the\n"
       "array), logs/, and, when the merge job ran, merged/replay.xml and merged/summary.json.\n"
       "Exit status: 0 submitted (or written), 2 bad input, 3 sbatch failed.");
-  sub->add_option("--slurm", options.slurm, "The corpus directory (*.bpk), submitted to Slurm")
+  sub->add_option("--slurm", options.slurm,
+                  "The corpus directory (*.bpk), or one packet split by its windows, submitted to "
+                  "Slurm")
       ->required();
   sub->add_option("--out", options.out, "Run directory: scripts, logs, results, merged report")
       ->capture_default_str();
@@ -67,12 +71,23 @@ void setup_corpus_submit(CLI::App& corpus, CorpusSubmitOptions& options) {
 int run_corpus_submit(const CorpusSubmitOptions& options) {
   const char* cmd = "corpus submit";
   std::string error;
-  auto packets = replay::list_packets(options.slurm, error);
-  if (!packets) return fail_command(cmd, options.json, 2, "--slurm " + replay::printable(error));
-  if (packets->empty())
-    return fail_command(
-        cmd, options.json, 2,
-        "--slurm " + replay::printable(options.slurm) + ": no *.bpk packets in this directory");
+  // A corpus directory is split by packets; one packet file by its checkpoint windows (each
+  // array task a window shard, docs/packets.md "Window shards").
+  size_t units = 0;
+  const bool one_packet = fs::is_regular_file(options.slurm);
+  if (one_packet) {
+    auto packet = replay::read_packet(options.slurm, error);
+    if (!packet) return fail_command(cmd, options.json, 2, "--slurm " + replay::printable(error));
+    units = std::max<size_t>(1, packet->windows.size());
+  } else {
+    auto packets = replay::list_packets(options.slurm, error);
+    if (!packets) return fail_command(cmd, options.json, 2, "--slurm " + replay::printable(error));
+    if (packets->empty())
+      return fail_command(
+          cmd, options.json, 2,
+          "--slurm " + replay::printable(options.slurm) + ": no *.bpk packets in this directory");
+    units = packets->size();
+  }
   replay::SlurmScripts s;
   std::error_code ec;
   s.bud = fs::read_symlink("/proc/self/exe", ec).string();
@@ -81,9 +96,8 @@ int run_corpus_submit(const CorpusSubmitOptions& options) {
   s.corpus = fs::absolute(options.slurm).lexically_normal().string();
   s.run_dir = fs::absolute(options.out).lexically_normal().string();
   while (s.run_dir.size() > 1 && s.run_dir.back() == '/') s.run_dir.pop_back();
-  s.shards = options.shards
-                 ? options.shards
-                 : std::min<uint32_t>(static_cast<uint32_t>(packets->size()), kMaxDefaultShards);
+  s.shards = options.shards ? options.shards
+                            : static_cast<uint32_t>(std::min<size_t>(units, kMaxDefaultShards));
   s.partition = options.partition;
   s.time_limit = options.time_limit;
   s.replay_args = options.replay_args;
@@ -110,9 +124,12 @@ int run_corpus_submit(const CorpusSubmitOptions& options) {
     for (const auto& a : argv) t += (t.empty() ? "" : " ") + replay::shell_quote(a);
     return t;
   };
+  const std::string what = one_packet ? "1 packet of " + std::to_string(units) + " windows"
+                                      : std::to_string(units) + " packets";
   Json j = Json::object();
   j["corpus"] = s.corpus;
-  j["packets"] = packets->size();
+  j["packets"] = one_packet ? size_t{1} : units;
+  if (one_packet) j["windows"] = units;
   j["shards"] = s.shards;
   j["replay_script"] = s.replay_script_path();
   j["merge_script"] = s.merge_script_path();
@@ -123,10 +140,9 @@ int run_corpus_submit(const CorpusSubmitOptions& options) {
     if (options.json) {
       std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
     } else {
-      std::cout << "wrote " << s.replay_script_path() << " (" << s.shards << " tasks, "
-                << packets->size() << " packets) and " << s.merge_script_path()
-                << "\nto submit:\n  " << joined(array_cmd) << "\n  "
-                << joined(merge_cmd("ARRAY_JOB_ID")) << "\n";
+      std::cout << "wrote " << s.replay_script_path() << " (" << s.shards << " tasks, " << what
+                << ") and " << s.merge_script_path() << "\nto submit:\n  " << joined(array_cmd)
+                << "\n  " << joined(merge_cmd("ARRAY_JOB_ID")) << "\n";
     }
     return 0;
   }
@@ -149,8 +165,8 @@ int run_corpus_submit(const CorpusSubmitOptions& options) {
   if (options.json) {
     std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
   } else {
-    std::cout << "submitted replay array job " << array_id << " (" << s.shards << " tasks, "
-              << packets->size() << " packets): " << s.replay_script_path() << "\n"
+    std::cout << "submitted replay array job " << array_id << " (" << s.shards << " tasks, " << what
+              << "): " << s.replay_script_path() << "\n"
               << "submitted merge job " << merge_id << " (after any end of " << array_id
               << "): " << s.merge_script_path() << "\n"
               << "report: " << s.merged_dir() << "/replay.xml\n";

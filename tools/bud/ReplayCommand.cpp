@@ -9,8 +9,10 @@
 #include "debugger/json/Json.h"
 #include "replay/Corpus.h"
 #include "replay/InputFile.h"
+#include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/ShardResults.h"
+#include "replay/WindowReplay.h"
 #include "tools/bud/Output.h"
 
 namespace bud::cli {
@@ -28,6 +30,56 @@ int aggregate(const std::vector<replay::ReplayOutcome>& outcomes) {
   return untestable ? 125 : 0;
 }
 
+// Verifies this shard's windows of one packet and writes them to --results for bud corpus merge.
+int run_window_shard(const ReplayCommandOptions& options, const std::string& path,
+                     const replay::CorpusOptions& co, const std::string& source) {
+  if (options.results.empty())
+    return fail_command("replay", options.json, 2,
+                        "a window shard of one packet needs --results DIR (for bud corpus merge)");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string error;
+  replay::ShardResults shard{co.shard, source, build::kModelRevision, {}, std::nullopt};
+  shard.result.total_packets = 1;
+  if (auto p = replay::read_packet(path, error)) {
+    shard.window_shard = replay::replay_window_shard(*p, co.replay, co.shard, options.jobs);
+  } else {
+    // Unreadable: one window, whose shard says why (as replay_window_shard() does).
+    replay::ReplayOutcome o;
+    o.packet = path;
+    o.message = error;
+    shard.window_shard = replay::WindowShardResult{path, 1, 0, {}};
+    if (const auto [first, last] = replay::window_shard_range(1, co.shard); first < last)
+      shard.window_shard->results.push_back({0, 0, 0, true, true, o});
+  }
+  auto& ws = *shard.window_shard;
+  ws.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto stem = (std::filesystem::path(options.results) / co.shard.file_stem()).string();
+  if (auto e = replay::write_file_atomically(
+          stem + ".json",
+          shard.to_json().dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
+      !e.empty())
+    return fail_command("replay", options.json, 2, e);
+  const auto [first, last] = replay::window_shard_range(ws.windows, co.shard);
+  const bool ends = !ws.results.empty() && ws.results.back().tail;
+  if (options.json) {
+    std::cout << Json{{"packet", path},        {"shard", co.shard.text()},
+                      {"windows", ws.windows}, {"first_window", first},
+                      {"end_window", last},    {"verified", ws.results.size()},
+                      {"ends_replay", ends},   {"results", stem + ".json"}}
+                     .dump(-1, ' ', false, Json::error_handler_t::replace)
+              << "\n";
+  } else {
+    std::cout << replay::printable(path) << ": shard " << co.shard.text() << ": "
+              << (first < last
+                      ? "windows " + std::to_string(first) + ".." + std::to_string(last - 1)
+                      : std::string("no windows"))
+              << " of " << ws.windows << ", " << ws.results.size() << " verified"
+              << (ends ? ", the replay ends in this shard" : "") << "; results in "
+              << replay::printable(stem) << ".json (bud corpus merge)\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
@@ -40,6 +92,7 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
       "  bud replay long.bpk -j 2                 # verify its checkpoint windows 2 at a time\n"
       "  git bisect run /tmp/git-bisect-rtl.sh fail.bpk   # copy of tools/git-bisect-rtl.sh\n"
       "  bud replay corpus/ --junit replay.xml -j 4 --shard 0/8   # CI corpus mode\n"
+      "  bud replay long.bpk --shard 3/8 --results res/  # windows of one packet on 8 machines\n"
       "Verdicts: reproduced, fixed (symptom gone, results match the golden model), passed,\n"
       "new-symptom, diverged (digests differ on the same model revision), incompatible.\n"
       "Exit status (git bisect run): 0 symptom absent, 1 symptom present, 125 cannot test\n"
@@ -88,6 +141,7 @@ int run_replay(const ReplayCommandOptions& options) {
   co.replay.allow_incomplete = options.allow_incomplete;
   std::string error;
   bool corpus = !options.junit.empty() || !options.shard.empty();
+  bool sharded = !options.shard.empty();
   std::string source = options.shard.empty() ? "" : "--shard";
   if (!options.shard.empty()) {
     auto s = replay::parse_shard(options.shard, error);
@@ -99,6 +153,7 @@ int run_replay(const ReplayCommandOptions& options) {
     co.shard = s->shard;
     source = s->source;
     corpus = true;
+    sharded = true;
   } else if (!error.empty()) {
     return fail_command("replay", options.json, 2, "shard from the environment: " + error);
   }
@@ -129,6 +184,11 @@ int run_replay(const ReplayCommandOptions& options) {
       paths.push_back(p);
     }
   }
+  // One packet file with a shard (--shard or the scheduler's variables): a window shard, the
+  // packet's windows split across machines; bud corpus merge combines the shards' results into
+  // the serial replay's outcome (docs/packets.md, "Window shards").
+  if (sharded && paths.size() == 1 && !std::filesystem::is_directory(options.packets.front()))
+    return run_window_shard(options, paths.front(), co, source);
   // One packet outside corpus mode: -j verifies its checkpoint windows in parallel (the same
   // outcome as -j 1, docs/packets.md "Window-parallel replay").
   if (!corpus && paths.size() == 1) {
@@ -155,7 +215,7 @@ int run_replay(const ReplayCommandOptions& options) {
   }
   if (!options.results.empty()) {
     // One shard's results, named by the shard, for `bud corpus merge`.
-    replay::ShardResults shard{co.shard, source, build::kModelRevision, result};
+    replay::ShardResults shard{co.shard, source, build::kModelRevision, result, std::nullopt};
     const auto stem = (std::filesystem::path(options.results) / co.shard.file_stem()).string();
     const std::string xml = replay::junit_xml(result, "bud-replay");
     auto e = replay::write_file_atomically(stem + ".xml", xml);

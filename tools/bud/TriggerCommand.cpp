@@ -10,6 +10,7 @@
 #include "debugger/trigger/TriggerParticipant.h"
 #include "debugger/trigger/TriggerReport.h"
 #include "emu/run/Designs.h"
+#include "replay/PacketEvidence.h"
 #include "replay/PacketRun.h"
 #include "replay/PacketWriter.h"
 #include "replay/Recorder.h"
@@ -102,8 +103,7 @@ class BatchRecordHook final : public debugger::TriggerRecordHook {
     return {};
   }
   static std::string describe(const debugger::TriggerHit& h) {
-    return "trigger " + h.trigger + " hit " + std::to_string(h.number) + " at cycle " +
-           std::to_string(h.cycle);
+    return replay::trigger_hit_note(h.trigger, h.number, h.cycle);
   }
   std::map<std::string, std::vector<debugger::TriggerHit>> requests;  ///< path -> its hits
 };
