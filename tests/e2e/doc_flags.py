@@ -26,12 +26,13 @@ def subcommands(text):
             on = True
             continue
         if on:
-            m = re.match(r"^\s{2}(\S+)", line)
+            # "  report, dashboard   Description": a name and its aliases.
+            m = re.match(r"^\s{2}([^\s,]+(?:, [^\s,]+)*)", line)
             if not m:
                 if line.strip():
                     on = False
                 continue
-            out.append(m.group(1))
+            out.extend(m.group(1).split(", "))
     return out
 
 
