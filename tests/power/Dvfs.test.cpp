@@ -3,17 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include "emu/isa/Isa.h"
+#include "tests/power/PowerTestSupport.h"
 
 using namespace bud::power;
 
 namespace {
 
-std::vector<std::string> npu_counters() {
-  std::vector<std::string> names;
-  for (int i = 0; i < bud::isa::kNumCounters; ++i) names.push_back(bud::isa::counter_name(i));
-  names.emplace_back(kHostCsrAccess);
-  return names;
-}
+using test::npu_counters;
 
 uint64_t fj_of(const EnergyTable& t, const std::string& counter) {
   for (const auto& a : t.actions)

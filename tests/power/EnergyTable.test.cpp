@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "emu/isa/Isa.h"
+#include "tests/power/PowerTestSupport.h"
 #include "power/EnergyAccount.h"
 #include "power/EnergyTable.h"
 
@@ -10,13 +11,7 @@ using namespace bud::power;
 
 namespace {
 
-// The counters a run of the NPU supplies: the PMU's, by index, and the host's CSR accesses.
-std::vector<std::string> npu_counters() {
-  std::vector<std::string> names;
-  for (int i = 0; i < bud::isa::kNumCounters; ++i) names.push_back(bud::isa::counter_name(i));
-  names.emplace_back(kHostCsrAccess);
-  return names;
-}
+using test::npu_counters;
 
 std::string error_of(const std::string& text) {
   auto t = parse_energy_table(text, "t.textpb", npu_counters());
