@@ -16,22 +16,17 @@ ASAN_TESTS = ^(replay|trigger|workload|onnx|expr|remote|power|fuzz|fuzz-state):
 # built and run (clang, libFuzzer + ASan) by the normal tree's ctest.
 ASAN_EXCLUDE = (exhausts its limits|no growth in threads or memory|100 seeds x 4 memory|fuzz-packet-reader)
 FUZZ_SECONDS ?= 300
-# `make tsan`: ThreadSanitizer (Debian's clang) in its own tree, only what the trigger and remote
-# tests need, and only those tests: they hold every thread bud starts but one and the session code
-# those threads drive (the trigger evaluation thread, in batch runs and attached to a Session; the
-# remote request executor that runs the Session, gRPC's server threads, `bud serve`). The window
-# threads of `bud replay P -j N` are not in the set yet (TSAN_WINDOWS=1 adds them; not yet run
-# clean, issue 18). The
+# `make tsan`: ThreadSanitizer (Debian's clang) in its own tree, only what the trigger, remote and
+# window-parallel replay tests need, and only those tests: they hold every thread bud starts and
+# the session code those threads drive (the trigger evaluation thread, in batch runs and attached
+# to a Session; the remote request executor that runs the Session, gRPC's server threads, `bud
+# serve`; the window threads of `bud replay P -j N` and of window shards). The
 # debugger tests (one thread) stay in the gcc run: building and running them here would not fit
 # the CI budget. .ci/run runs it after `make asan` (times in docs/performance.md).
 # tools/tsan.supp lists the third-party reports it ignores, each with its reason.
 TSAN_BUILD ?= build-tsan
-TSAN_TARGETS = bud test_trigger test_remote
-TSAN_TESTS = ^(trigger|remote):
-ifeq ($(TSAN_WINDOWS),1)
-TSAN_TARGETS += test_replay
-TSAN_TESTS := $(TSAN_TESTS)|^replay:(window|bud replay P )
-endif
+TSAN_TARGETS = bud test_trigger test_remote test_replay
+TSAN_TESTS = ^(trigger|remote):|^replay:(window|bud replay P )
 TSAN_EXCLUDE = (no growth in threads or memory)
 
 .PHONY: all deps configure build demo test bench clean asan tsan fuzz
