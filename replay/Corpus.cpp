@@ -22,11 +22,12 @@
 
 #include "replay/Framing.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define BUD_ASAN 1
+// ASan and TSan reserve terabytes of shadow address space: an RLIMIT_AS would kill every replay.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BUD_SHADOW_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BUD_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BUD_SHADOW_SANITIZER 1
 #endif
 #endif
 
@@ -166,7 +167,7 @@ std::optional<ReplayOutcome> decode_outcome(const std::string& bytes) {
 // In the child: limits, the replay, its outcome down the pipe. Never returns.
 [[noreturn]] void child_replay(int fd, const std::string& path, const ReplayOptions& options,
                                const Isolation& isolation) {
-#ifndef BUD_ASAN
+#ifndef BUD_SHADOW_SANITIZER
   if (isolation.memory_bytes) {
     const rlimit as{isolation.memory_bytes, isolation.memory_bytes};
     ::setrlimit(RLIMIT_AS, &as);

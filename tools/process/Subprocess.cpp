@@ -13,15 +13,6 @@ extern char** environ;
 
 namespace bud::process {
 
-namespace {
-
-void close_pair(int fds[2]) {
-  ::close(fds[0]);
-  ::close(fds[1]);
-}
-
-}  // namespace
-
 Finished run(const std::vector<std::string>& argv) {
   Finished r;
   if (argv.empty()) {
@@ -35,7 +26,8 @@ Finished run(const std::vector<std::string>& argv) {
   }
   if (::pipe2(err, O_CLOEXEC) != 0) {
     r.err = argv[0] + ": cannot run: " + std::strerror(errno);
-    close_pair(out);
+    ::close(out[0]);
+    ::close(out[1]);
     return r;
   }
   posix_spawn_file_actions_t fa;
