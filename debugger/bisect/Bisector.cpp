@@ -456,9 +456,10 @@ void complete_result_verdict(BisectReport& r, const run::PreparedRun& p, const G
   r.expected = std::to_string(static_cast<int8_t>(want));
   r.actual = std::to_string(static_cast<int8_t>(actual));
   r.divergence_kind = Divergence::Kind::Wrong;
-  const auto& stores = trace.txns[static_cast<int>(emu::Stage::Store)];
-  for (const auto& t : stores)
-    if (addr >= t.addr && addr < t.addr + t.size) r.command_index = t.cmd_id;  // the last write
+  trace.replay([&](const emu::StageTxn& t, uint64_t) {
+    if (t.stage == emu::Stage::Store && addr >= t.addr && addr < t.addr + t.size)
+      r.command_index = t.cmd_id;  // the last write
+  });
   if (r.command_index && *r.command_index < p.program.commands.size()) {
     r.command = p.program.commands[*r.command_index].to_string();
     if (auto l = p.program.layer_of_command(*r.command_index);
@@ -758,7 +759,7 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
     emu::TxnObserver* txn_observer() override { return &**checker; }
     uint64_t next_pause(uint64_t) const override { return stop_at; }
     drive::PauseAction on_pause(uint64_t cycle) override {
-      const bool pinned = cycle >= stop_at && !(*checker)->divergences().empty();
+      const bool pinned = cycle >= stop_at && (*checker)->divergence_count() > 0;
       return pinned || (*checker)->before_start() ? drive::PauseAction::Halt
                                                   : drive::PauseAction::Continue;
     }
@@ -835,7 +836,7 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
     for (int s = 0; s < emu::kNumStages && s < last.stages_size(); ++s) {
       const Rung name = rung_of(static_cast<emu::Stage>(s));
       emu::StageDigest d{last.stages(s).count(), last.stages(s).sum()};
-      const bool same = d == trace.prefix[s].back();
+      const bool same = d == trace.stream(static_cast<emu::Stage>(s)).total;
       if (!same && name != r.first_failing_stage &&
           std::find(r.downstream_stages.begin(), r.downstream_stages.end(), name) ==
               r.downstream_stages.end() &&

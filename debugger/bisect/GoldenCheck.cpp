@@ -26,9 +26,9 @@ bool GoldenCheck::after_cycle(uint64_t) { return pending_ && break_; }
 
 void GoldenCheck::on_txn(const emu::StageTxn& t) {
   seen_[static_cast<int>(t.stage)].add(t);
-  const size_t before = checker_->divergences().size();
+  const size_t before = checker_->divergence_count();
   checker_->on_txn(t);
-  if (checker_->divergences().size() != before) pending_ = true;
+  if (checker_->divergence_count() != before) pending_ = true;
 }
 
 std::optional<uint64_t> GoldenCheck::settle() {
@@ -108,7 +108,7 @@ void GoldenCheck::resync() {
       session_.timeline().run_to(target, session_.interventions(), &watch);
     }
   }
-  reported_ = checker_->divergences().size();
+  reported_ = checker_->divergence_count();
   pending_ = false;
   seen_cycle_ = emu.cycle();
   if (emu.state() == emu::RunState::Finished) finish_run(nullptr);

@@ -1,11 +1,19 @@
 // What every stage of the dataflow should produce: the golden model's transactions for a
-// program, per stage in program order, with prefix digests (so a recorded window's cumulative
-// totals can be checked without re-simulating) and the golden model's final state.
+// program, per stage in program order, kept compactly (a hash, an address and a buffer per
+// transaction, and per command where its transactions lie and the digest of everything before
+// them) together with the golden model's final state. A transaction's whole content is
+// re-derived by running the golden model again (`materialize`), which only reports need.
+//
+// Memory: 13 bytes and one bit per golden transaction plus 32 bytes per command and stage,
+// about 4 bytes per simulated cycle on the built-ins, where a full copy of each transaction
+// and a digest per prefix took ~50 (docs/debugger.md, "Golden check").
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <map>
+#include <functional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "emu/core/StageTxn.h"
@@ -14,22 +22,34 @@
 
 namespace bud::debugger {
 
-struct GoldenTrace {
-  /// Per stage, the golden transactions in program order.
-  std::array<std::vector<emu::StageTxn>, emu::kNumStages> txns;
-  /// Per stage, prefix[n] = digest of the first n transactions (prefix[0] = empty).
-  std::array<std::vector<emu::StageDigest>, emu::kNumStages> prefix;
-  /// Final golden scratchpads and DRAM.
-  std::array<std::vector<uint8_t>, isa::kNumBuffers> spads;
-  std::vector<uint8_t> dram;
-  std::string error;  ///< the golden model rejected the program
+class GoldenTrace {
+ public:
+  /// One command's transactions in a stage: indices [first, last) of the stage's stream.
+  struct Command {
+    uint32_t cmd_id = 0;
+    uint64_t first = 0, last = 0;
+    uint64_t sum_before = 0;  ///< digest sum of the stage's transactions before `first`
+  };
+  /// One stage's golden stream.
+  struct Stream {
+    std::vector<uint64_t> hash;    ///< StageTxn::hash() per transaction, program order
+    std::vector<uint32_t> addr;    ///< StageTxn::addr per transaction
+    std::vector<uint8_t> buffer;   ///< StageTxn::buffer per transaction
+    std::vector<Command> commands; ///< in program order (ascending cmd_id)
+    emu::StageDigest total;        ///< digest of the whole stream
+    size_t size() const { return hash.size(); }
+  };
 
-  /// Builds the trace of a prepared run (runs the golden model once).
+  /// Builds the trace of a prepared run (runs the golden model once). `prepared` must outlive
+  /// the trace: `materialize` runs its program again.
   static GoldenTrace build(const run::PreparedRun& prepared);
-  /// Per stage, command id -> [first, last) indices of its transactions in `txns` (golden
-  /// transactions are grouped by command, in program order).
-  std::array<std::map<uint32_t, std::pair<size_t, size_t>>, emu::kNumStages> groups;
 
+  const Stream& stream(emu::Stage s) const { return streams_[static_cast<int>(s)]; }
+  /// The command `cmd_id` of stage `s`, or nullptr if it produces nothing there.
+  const Command* command(emu::Stage s, uint32_t cmd_id) const;
+
+  /// Digest (count and sum) of the first `n` golden transactions of `stage`; n <= size.
+  emu::StageDigest prefix(emu::Stage stage, uint64_t n) const;
   /// Whether the first `d.count` golden transactions of `stage` sum to `d.sum`.
   bool prefix_matches(emu::Stage stage, const emu::StageDigest& d) const;
   /// Whether an RTL digest taken at any cycle is consistent with the golden stream: the whole
@@ -47,6 +67,22 @@ struct GoldenTrace {
     uint64_t open_sum = 0;
   };
   Resume resume_at(emu::Stage stage, const emu::StageDigest& d) const;
+
+  /// Runs the golden model again and hands `visit` every transaction with its index in its
+  /// stage's stream. Re-derives what the compact form leaves out.
+  void replay(const std::function<void(const emu::StageTxn&, uint64_t index)>& visit) const;
+  /// The whole golden transactions at `wanted` (stage, index) places, in the same order.
+  std::vector<emu::StageTxn> materialize(
+      std::span<const std::pair<emu::Stage, uint64_t>> wanted) const;
+
+  /// Final golden scratchpads and DRAM.
+  std::array<std::vector<uint8_t>, isa::kNumBuffers> spads;
+  std::vector<uint8_t> dram;
+  std::string error;  ///< the golden model rejected the program
+
+ private:
+  const run::PreparedRun* prepared_ = nullptr;
+  std::array<Stream, emu::kNumStages> streams_;
 };
 
 }  // namespace bud::debugger

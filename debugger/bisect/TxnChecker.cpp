@@ -46,22 +46,18 @@ TxnChecker::TxnChecker(const GoldenTrace& trace,
 
 void TxnChecker::init(const std::array<uint64_t, emu::kNumStages>& consumed) {
   for (int s = 0; s < emu::kNumStages; ++s) {
-    const auto& v = trace_.txns[s];
+    const auto& golden = trace_.stream(static_cast<emu::Stage>(s));
     auto& e = expect_[s];
-    e.produced.assign(v.size(), 0);
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (e.cmds.empty() || e.cmds.back().cmd_id != v[i].cmd_id)
-        e.cmds.push_back(Cmd{v[i].cmd_id, static_cast<uint32_t>(i), static_cast<uint32_t>(i), 0,
-                             static_cast<uint32_t>(i), false});
-      auto& c = e.cmds.back();
-      c.last = static_cast<uint32_t>(i + 1);
-      if (i < consumed[s]) {
-        e.produced[i] = 1;
-        c.scan = c.last;
-      } else {
-        ++c.left;
-        c.present = true;
-      }
+    e.produced.assign(golden.size(), false);
+    e.cmds.reserve(golden.commands.size());
+    for (const auto& g : golden.commands) {
+      Cmd c{g.cmd_id, g.first, g.last, 0, g.first, false};
+      const uint64_t done = std::clamp(consumed[s], g.first, g.last);
+      for (uint64_t i = g.first; i < done; ++i) e.produced[i] = true;
+      c.scan = done;
+      c.left = g.last - done;
+      c.present = c.left > 0;
+      e.cmds.push_back(c);
     }
     std::stable_sort(e.cmds.begin(), e.cmds.end(),
                      [](const Cmd& a, const Cmd& b) { return a.cmd_id < b.cmd_id; });
@@ -77,9 +73,9 @@ TxnChecker::Cmd* TxnChecker::find(int stage, uint32_t cmd_id) {
   return &*it;
 }
 
-void TxnChecker::take(int stage, Cmd& c, uint32_t idx) {
+void TxnChecker::take(int stage, Cmd& c, uint64_t idx) {
   auto& produced = expect_[stage].produced;
-  produced[idx] = 1;
+  produced[idx] = true;
   --c.left;
   while (c.scan < c.last && produced[c.scan]) ++c.scan;
   if (c.left == 0 && !keep_open(stage, c.cmd_id)) c.present = false;
@@ -97,7 +93,7 @@ void TxnChecker::sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle) {
   // earlier command did not produce never will.
   auto& e = expect_[stage];
   auto& open = open_[stage];
-  const auto& v = trace_.txns[stage];
+  const auto& golden = trace_.stream(static_cast<emu::Stage>(stage));
   for (; e.cursor < e.cmds.size() && e.cmds[e.cursor].cmd_id < before_cmd; ++e.cursor) {
     Cmd& c = e.cmds[e.cursor];
     if (!c.present) continue;
@@ -106,22 +102,22 @@ void TxnChecker::sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle) {
       // What was not seen must be what was produced before the start.
       open.active = false;
       uint64_t sum = 0;
-      for (uint32_t i = c.scan; i < c.last; ++i)
-        if (!e.produced[i]) sum += v[i].hash();
+      for (uint64_t i = c.scan; i < c.last; ++i)
+        if (!e.produced[i]) sum += golden.hash[i];
       if (c.left != open.count || sum != open.sum) {
         if (!before_start_)
           before_start_ = BeforeStart{static_cast<emu::Stage>(stage), c.cmd_id, cycle};
       }
       continue;
     }
-    for (uint32_t i = c.scan; i < c.last; ++i) {
+    for (uint64_t i = c.scan; i < c.last; ++i) {
       if (e.produced[i]) continue;
       Divergence d;
       d.kind = Divergence::Kind::Missing;
       d.stage = static_cast<emu::Stage>(stage);
       d.cycle = cycle;
       d.cmd_id = c.cmd_id;
-      d.expected = v[i];
+      d.expected_index = i;
       note(std::move(d));
     }
   }
@@ -154,11 +150,13 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
     note(std::move(d));
     return;
   }
-  const auto& v = trace_.txns[s];
+  const auto& golden = trace_.stream(t.stage);
   const auto& produced = expect_[s].produced;
+  // Equal hashes are equal transactions (64-bit hashes of everything but the cycle; the stage
+  // digests rest on the same assumption).
   const uint64_t h = t.hash();
-  for (uint32_t i = c->scan; i < c->last; ++i) {
-    if (!produced[i] && v[i].hash() == h && v[i].same_content(t)) {
+  for (uint64_t i = c->scan; i < c->last; ++i) {
+    if (!produced[i] && golden.hash[i] == h) {
       take(s, *c, i);
       return;
     }
@@ -170,15 +168,15 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
   d.cycle = t.cycle;
   d.cmd_id = t.cmd_id;
   d.actual = t;
-  std::optional<uint32_t> pick;
-  for (uint32_t i = c->scan; i < c->last && !pick; ++i)
-    if (!produced[i] && v[i].addr == t.addr && v[i].buffer == t.buffer) pick = i;
+  std::optional<uint64_t> pick;
+  for (uint64_t i = c->scan; i < c->last && !pick; ++i)
+    if (!produced[i] && golden.addr[i] == t.addr && golden.buffer[i] == t.buffer) pick = i;
   // No transaction at that address: it went to the wrong place. Compare with the next one the
   // command should have produced (stages produce a command's transactions in order, up to the
   // memory system's reordering).
   if (!pick && c->left > 0) pick = c->scan;
   if (pick) {
-    d.expected = v[*pick];
+    d.expected_index = *pick;
     take(s, *c, *pick);
   } else {
     d.kind = Divergence::Kind::Extra;
@@ -190,9 +188,24 @@ void TxnChecker::finish(uint64_t cycle) {
   for (int s = 0; s < emu::kNumStages; ++s) sweep_missing(s, UINT32_MAX, cycle);
 }
 
+const std::vector<Divergence>& TxnChecker::divergences() const {
+  if (resolved_ == found_.size()) return found_;
+  std::vector<std::pair<emu::Stage, uint64_t>> wanted;
+  std::vector<size_t> which;
+  for (size_t i = resolved_; i < found_.size(); ++i)
+    if (found_[i].expected_index && !found_[i].expected) {
+      wanted.emplace_back(found_[i].stage, *found_[i].expected_index);
+      which.push_back(i);
+    }
+  const auto txns = trace_.materialize(wanted);
+  for (size_t k = 0; k < which.size(); ++k) found_[which[k]].expected = txns[k];
+  resolved_ = found_.size();
+  return found_;
+}
+
 std::optional<Divergence> TxnChecker::first_of(emu::Stage s) const {
   std::optional<Divergence> best;
-  for (const auto& d : found_)
+  for (const auto& d : divergences())
     if (d.stage == s && (!best || d.cycle < best->cycle)) best = d;
   return best;
 }

@@ -25,6 +25,9 @@ struct Divergence {
   uint32_t cmd_id = 0;
   std::optional<emu::StageTxn> actual;    ///< what the RTL produced (Wrong, Extra)
   std::optional<emu::StageTxn> expected;  ///< the golden transaction it should have been
+  /// Where `expected` is in the stage's golden stream (the checker fills `expected` from it
+  /// when divergences are read).
+  std::optional<uint64_t> expected_index;
   /// "wrong", "extra", "missing".
   static const char* kind_name(Kind k);
   const char* kind_name() const { return kind_name(kind); }
@@ -48,8 +51,11 @@ class TxnChecker final : public emu::TxnObserver {
   /// Missing divergences.
   void finish(uint64_t cycle);
 
-  /// Divergences in the order found (at most `limit` kept per stage).
-  const std::vector<Divergence>& divergences() const { return found_; }
+  /// Divergences in the order found (at most 64 kept per stage), with their expected golden
+  /// transactions: reading new divergences runs the golden model once to re-derive them (the
+  /// trace keeps hashes only), so per-transaction code asks `divergence_count` instead.
+  const std::vector<Divergence>& divergences() const;
+  size_t divergence_count() const { return found_.size(); }
   /// The first divergence of each stage (by cycle), if any.
   std::optional<Divergence> first_of(emu::Stage s) const;
   /// Number of RTL transactions checked.
@@ -66,19 +72,19 @@ class TxnChecker final : public emu::TxnObserver {
   const std::optional<BeforeStart>& before_start() const { return before_start_; }
 
  private:
-  /// One golden command of a stage: its transactions are trace.txns[stage][first, last)
-  /// (golden transactions are grouped by command, in program order).
+  /// One golden command of a stage: its transactions are [first, last) of the stage's golden
+  /// stream (golden transactions are grouped by command, in program order).
   struct Cmd {
     uint32_t cmd_id = 0;
-    uint32_t first = 0, last = 0;
-    uint32_t left = 0;     ///< of them not produced yet
-    uint32_t scan = 0;     ///< no transaction before this index is still expected
+    uint64_t first = 0, last = 0;
+    uint64_t left = 0;     ///< of them not produced yet
+    uint64_t scan = 0;     ///< no transaction before this index is still expected
     bool present = false;  ///< still expected: not complete (unless open) and not swept
   };
   /// What a stage still expects. Sized once at construction: checking never allocates.
   struct StageExpect {
     std::vector<Cmd> cmds;          ///< by cmd_id
-    std::vector<uint8_t> produced;  ///< per golden transaction
+    std::vector<bool> produced;     ///< per golden transaction
     size_t cursor = 0;              ///< commands before it are swept
   };
   struct Open {
@@ -90,7 +96,7 @@ class TxnChecker final : public emu::TxnObserver {
   void init(const std::array<uint64_t, emu::kNumStages>& consumed);
   Cmd* find(int stage, uint32_t cmd_id);
   /// Marks golden transaction `idx` of `c` produced (no longer expected).
-  void take(int stage, Cmd& c, uint32_t idx);
+  void take(int stage, Cmd& c, uint64_t idx);
   void note(Divergence d);
   bool keep_open(int stage, uint32_t cmd_id) const;
   void sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle);
@@ -99,7 +105,8 @@ class TxnChecker final : public emu::TxnObserver {
   std::array<StageExpect, emu::kNumStages> expect_;
   std::array<Open, emu::kNumStages> open_{};
   std::optional<BeforeStart> before_start_;
-  std::vector<Divergence> found_;
+  mutable std::vector<Divergence> found_;
+  mutable size_t resolved_ = 0;  ///< found_[0, resolved_) carry their expected transactions
   std::array<int, emu::kNumStages> per_stage_{};
   uint64_t checked_ = 0;
 };
