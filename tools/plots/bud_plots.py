@@ -75,6 +75,19 @@ def figure(width=8.0, height=3.2, **kwargs):
     return plt.subplots(figsize=(width, height), **kwargs)
 
 
+def second_axis(ax):
+    """A right-hand y axis sharing `ax`'s x axis (without a second grid)."""
+    other = ax.twinx()
+    other.grid(False)
+    return other
+
+
+def legend_both(ax, other, **kwargs):
+    """One legend on `ax` for the lines of `ax` and of its second axis `other`."""
+    handles = ax.get_legend_handles_labels()[0] + other.get_legend_handles_labels()[0]
+    ax.legend(handles, [h.get_label() for h in handles], fontsize=8, **kwargs)
+
+
 def _svg(fig):
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})

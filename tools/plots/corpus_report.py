@@ -31,14 +31,12 @@ fig, ax = bp.figure()
 ax.bar(x, [r["failing"] for r in revs], color=bp.PALETTE[3], label="failing packets (escape risk)")
 ax.set_ylabel("failing packets")
 revision_axis(ax)
-rate = ax.twinx()
+rate = bp.second_axis(ax)
 rate.plot(x, [100 * r["success_rate"] for r in revs], color=bp.PALETTE[2], marker="o",
           label="replay success rate")
 rate.set_ylim(0, 105)
 rate.set_ylabel("replay success (%)")
-rate.grid(False)
-handles = ax.get_legend_handles_labels()[0] + rate.get_legend_handles_labels()[0]
-ax.legend(handles, [h.get_label() for h in handles], loc="upper left", fontsize=8)
+bp.legend_both(ax, rate, loc="upper left")
 page.figure(fig, "Failing packets per revision (bars: the escape-risk trend) and the replay "
                  "success rate (line: passed or fixed over packets replayed)")
 

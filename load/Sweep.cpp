@@ -1,0 +1,74 @@
+#include "load/Sweep.h"
+
+#include <cmath>
+
+namespace bud::load {
+
+double to_us(const Service& service, uint64_t cycles) {
+  return static_cast<double>(cycles) / service.frequency_mhz;
+}
+
+std::string SweepSpec::validate(const Service& service) const {
+  if (auto e = policy.validate(service.times); !e.empty()) return e;
+  if (loads.empty()) return "no load points";
+  for (double l : loads)
+    if (!std::isfinite(l) || l <= 0 || l > 100)
+      return "load " + std::to_string(l) + " is not a fraction of capacity in (0, 100]";
+  if (!std::isfinite(sla_p99_us) || sla_p99_us < 0) return "the p99 SLA must be >= 0 us";
+  if (!(service.frequency_mhz > 0)) return "the energy table's frequency must be > 0";
+  for (uint32_t b = 1; b <= policy.max_batch; ++b)
+    if (!service.runs[b - 1].passed)
+      return "batch of " + std::to_string(b) + " failed on the RTL: " + service.runs[b - 1].failure;
+  return {};
+}
+
+SweepResult sweep(const Service& service, const SweepSpec& spec) {
+  SweepResult r;
+  const uint32_t b_max = spec.policy.max_batch;
+  const double hz = service.frequency_mhz * 1e6;
+  r.capacity_rps = static_cast<double>(b_max) * hz /
+                   static_cast<double>(service.times.batch(b_max));
+  for (double load : spec.loads) {
+    LoadPoint p;
+    p.load = load;
+    p.offered_rps = load * r.capacity_rps;
+    ArrivalSpec a = spec.arrivals;
+    a.rate_per_s = p.offered_rps;
+    a.frequency_mhz = service.frequency_mhz;
+    const ServeResult s = serve(arrivals(a), service.times, spec.policy);
+    std::vector<uint64_t> latencies;
+    latencies.reserve(s.completed);
+    for (const auto& o : s.requests)
+      if (!o.dropped) latencies.push_back(o.latency());
+    p.latency = summarize(latencies);
+    p.completed = s.completed;
+    p.dropped = s.dropped;
+    p.batches_by_size = s.batches_by_size;
+    p.busy_cycles = s.busy_cycles;
+    p.end_cycle = s.end_cycle;
+    const double seconds = static_cast<double>(s.end_cycle) / hz;
+    if (seconds > 0) p.served_rps = static_cast<double>(s.completed) / seconds;
+    // Energy: each batch's RTL run, each request's copies, and the NPU idle whenever it is not
+    // running a batch (host work, micro-batching waits, no requests).
+    uint64_t npu_cycles = 0;
+    for (uint32_t b = 1; b <= b_max; ++b) {
+      const uint64_t n = s.batches_by_size[b - 1];
+      p.energy_fj += n * service.batch_fj(b);
+      npu_cycles += n * service.runs[b - 1].npu_cycles;
+    }
+    p.energy_fj += s.completed * service.request_copy_fj;
+    if (s.end_cycle > npu_cycles) p.energy_fj += (s.end_cycle - npu_cycles) * service.idle_fj_per_cycle;
+    const double joules = static_cast<double>(p.energy_fj) * 1e-15;
+    if (s.completed > 0) p.joules_per_request = joules / static_cast<double>(s.completed);
+    if (seconds > 0) p.watts = joules / seconds;
+    if (joules > 0) p.requests_per_joule = static_cast<double>(s.completed) / joules;
+    p.meets_sla = spec.sla_p99_us > 0 && s.dropped == 0 && s.completed > 0 &&
+                  to_us(service, p.latency.p99) <= spec.sla_p99_us;
+    if (p.meets_sla && (!r.sustained || p.served_rps > r.points[*r.sustained].served_rps))
+      r.sustained = r.points.size();
+    r.points.push_back(std::move(p));
+  }
+  return r;
+}
+
+}  // namespace bud::load

@@ -1,0 +1,57 @@
+// A latency-throughput sweep over offered load, as MLPerf's server scenario measures it
+// (docs/serving.md): at each load point the same seeded arrival process at a different rate is
+// served (load::serve) from the RTL-measured batch costs, and the point reports p50/p95/p99
+// latency, throughput, drops, energy per request and throughput per watt. The sustained point is
+// the highest throughput whose p99 meets the SLA with nothing dropped.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "load/Arrivals.h"
+#include "load/Latency.h"
+#include "load/Server.h"
+#include "load/Service.h"
+
+namespace bud::load {
+
+struct SweepSpec {
+  ArrivalSpec arrivals;      ///< kind, count, seed and burst shape; the rate is set per point
+  ServerPolicy policy;
+  /// Offered loads as fractions of the server's capacity (max_batch requests per batch time).
+  std::vector<double> loads;
+  double sla_p99_us = 0;     ///< 0: no SLA
+  std::string validate(const Service& service) const;
+};
+
+struct LoadPoint {
+  double load = 0;           ///< fraction of capacity
+  double offered_rps = 0;
+  double served_rps = 0;     ///< completed / time to the last completion
+  uint64_t completed = 0, dropped = 0;
+  LatencySummary latency;    ///< cycles
+  std::vector<uint64_t> batches_by_size;
+  uint64_t busy_cycles = 0, end_cycle = 0;
+  uint64_t energy_fj = 0;    ///< batches + copies + the NPU idle the rest of the time
+  double joules_per_request = 0;
+  double watts = 0;
+  double requests_per_joule = 0;  ///< throughput per watt
+  bool meets_sla = false;
+};
+
+struct SweepResult {
+  double capacity_rps = 0;
+  std::vector<LoadPoint> points;  ///< in spec order
+  /// The highest-throughput point that meets the SLA (none without an SLA or if none does).
+  std::optional<size_t> sustained;
+};
+
+/// Serves every load point. Deterministic: the same spec and service give the same result.
+SweepResult sweep(const Service& service, const SweepSpec& spec);
+
+/// Cycles to microseconds at the service's clock.
+double to_us(const Service& service, uint64_t cycles);
+
+}  // namespace bud::load

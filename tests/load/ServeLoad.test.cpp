@@ -1,0 +1,124 @@
+// Serving from RTL-measured batch costs (load/Service, load/Sweep): the measured costs are the
+// RTL runs' own cycles and priced counters, and the sweep's figures follow from them exactly.
+#include <catch2/catch.hpp>
+
+#include "emu/run/Designs.h"
+#include "load/Service.h"
+#include "load/Sweep.h"
+#include "power/EnergyAccount.h"
+
+using namespace bud;
+
+namespace {
+
+power::EnergyTable table() {
+  std::vector<std::string> known = emu::make_emulator(emu::EmulatorConfig{})->describe().counters;
+  known.emplace_back(power::kHostCsrAccess);
+  auto t = power::default_energy_table(known);
+  REQUIRE(t);
+  return *t;
+}
+
+run::RunOptions options(const char* workload) {
+  run::RunOptions o;
+  o.workload = workload;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("batch costs are the RTL runs' cycles and priced counters", "[load][service]") {
+  const auto t = table();
+  auto s = load::measure_service(options("gemm_small"), 3, t);
+  REQUIRE(s);
+  REQUIRE(s->runs.size() == 3);
+  for (uint32_t b = 1; b <= 3; ++b) {
+    const auto& r = s->runs[b - 1];
+    INFO("batch " << b);
+    CHECK(r.passed);
+    // The same submission run directly: workload `repeat: b`.
+    auto p = run::prepare(options("gemm_small"));
+    REQUIRE(p);
+    auto w = p->workload;
+    w.repeat = b;
+    auto q = run::prepare_workload(std::move(w), options("gemm_small"));
+    REQUIRE(q);
+    const auto report = run::execute(*q, options("gemm_small"));
+    REQUIRE(report.passed);
+    CHECK(r.npu_cycles == report.cycles);
+    CHECK(s->times.batch_cycles[b - 1] == report.cycles + report.host_cycles);
+    auto acc = power::account(t, report.counter_names, report.counters);
+    REQUIRE(acc);
+    CHECK(r.energy_fj == acc->total_fj);
+    CHECK(r.useful_macs == report.counter("macs_useful"));
+  }
+  // More inferences per submission cost more in total, and less per inference (one host
+  // round trip, the pipeline kept full between passes).
+  CHECK(s->runs[1].npu_cycles > s->runs[0].npu_cycles);
+  CHECK(s->times.batch(3) / 3 < s->times.batch(1));
+  CHECK(s->times.host_per_batch == workload::kHostSyncCycles);
+  CHECK(s->request_bytes_in > 0);
+  CHECK(s->idle_fj_per_cycle > 0);
+  // Deterministic.
+  auto again = load::measure_service(options("gemm_small"), 3, t);
+  REQUIRE(again);
+  CHECK(again->times.batch_cycles == s->times.batch_cycles);
+}
+
+TEST_CASE("bad serving input is refused with a reason", "[load][service]") {
+  const auto t = table();
+  CHECK_FALSE(load::measure_service(options("gemm_small"), 0, t));
+  auto missing = load::measure_service(options("no_such_workload"), 1, t);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().find("no_such_workload") != std::string::npos);
+}
+
+TEST_CASE("a load sweep's figures follow from the batch costs", "[load][sweep]") {
+  const auto t = table();
+  auto s = load::measure_service(options("gemm_small"), 2, t);
+  REQUIRE(s);
+  load::SweepSpec spec;
+  spec.arrivals.count = 1500;
+  spec.arrivals.seed = 3;
+  spec.policy.max_batch = 2;
+  spec.policy.queue_bound = 16;
+  spec.loads = {0.1, 0.5, 0.9, 1.5};
+  spec.sla_p99_us = 1e9;  // everything that drops nothing meets it
+  REQUIRE(spec.validate(*s).empty());
+  const auto r = load::sweep(*s, spec);
+  REQUIRE(r.points.size() == 4);
+  CHECK(r.capacity_rps ==
+        Approx(2 * s->frequency_mhz * 1e6 / static_cast<double>(s->times.batch(2))));
+  for (const auto& p : r.points) {
+    INFO("load " << p.load);
+    CHECK(p.completed + p.dropped == 1500);
+    // Energy: each batch's RTL energy, each request's copies, the idle rest of the time.
+    uint64_t fj = 0, npu = 0;
+    for (uint32_t b = 1; b <= 2; ++b) {
+      fj += p.batches_by_size[b - 1] * s->batch_fj(b);
+      npu += p.batches_by_size[b - 1] * s->runs[b - 1].npu_cycles;
+    }
+    fj += p.completed * s->request_copy_fj + (p.end_cycle - npu) * s->idle_fj_per_cycle;
+    CHECK(p.energy_fj == fj);
+    CHECK(p.latency.p50 <= p.latency.p95);
+    CHECK(p.latency.p95 <= p.latency.p99);
+  }
+  // Queueing: the tail grows with load; the idle share of energy shrinks.
+  CHECK(r.points[2].latency.p99 > r.points[0].latency.p99);
+  CHECK(r.points[2].joules_per_request < r.points[0].joules_per_request);
+  // Past capacity the bounded queue drops requests: that point misses any SLA.
+  CHECK(r.points[3].dropped > 0);
+  CHECK_FALSE(r.points[3].meets_sla);
+  // The sustained point is the fastest one that meets the SLA.
+  REQUIRE(r.sustained);
+  for (const auto& p : r.points)
+    if (p.meets_sla) CHECK(p.served_rps <= r.points[*r.sustained].served_rps);
+  // Deterministic for a seed; another seed gives another stream.
+  const auto again = load::sweep(*s, spec);
+  CHECK(again.points[2].latency.p99 == r.points[2].latency.p99);
+  spec.arrivals.seed = 4;
+  CHECK(load::sweep(*s, spec).points[2].latency.p99 != r.points[2].latency.p99);
+  // An SLA below the service time itself: no point meets it.
+  spec.sla_p99_us = 0.001;
+  CHECK_FALSE(load::sweep(*s, spec).sustained);
+}

@@ -1,0 +1,295 @@
+#include "tools/bud/ServeLoadCommand.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "debugger/json/Json.h"
+#include "emu/run/Designs.h"
+#include "load/Sweep.h"
+#include "power/EnergyTable.h"
+#include "tools/bud/Output.h"
+#include "tools/bud/RunCommand.h"
+#include "tools/plots/HtmlReport.h"
+
+namespace bud::cli {
+namespace {
+
+constexpr int kNoSla = 1;
+constexpr int kReportFailed = 4;
+
+/// The default load points: light load to just past capacity, denser where queues build up.
+std::vector<double> default_loads() { return {0.1, 0.25, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1}; }
+
+std::string fixed(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
+Json service_json(const load::Service& s) {
+  Json j = Json::object();
+  j["workload"] = s.workload;
+  j["model_revision"] = s.model_revision;
+  j["seed"] = s.seed;
+  j["mem_seed"] = s.mem_seed;
+  j["energy_table"] = s.energy_table;
+  j["frequency_mhz"] = s.frequency_mhz;
+  j["host_per_batch_cycles"] = s.times.host_per_batch;
+  j["host_per_request_cycles"] = s.times.host_per_request;
+  j["request_bytes_in"] = s.request_bytes_in;
+  j["request_bytes_out"] = s.request_bytes_out;
+  j["request_copy_fj"] = s.request_copy_fj;
+  j["idle_fj_per_cycle"] = s.idle_fj_per_cycle;
+  Json runs = Json::array();
+  for (const auto& r : s.runs) {
+    Json b = Json::object();
+    b["batch"] = r.batch;
+    b["npu_cycles"] = r.npu_cycles;
+    b["host_layer_cycles"] = r.host_layer_cycles;
+    b["service_cycles"] = s.times.batch(r.batch);
+    b["useful_macs"] = r.useful_macs;
+    b["energy_fj"] = r.energy_fj;
+    b["passed"] = r.passed;
+    if (!r.passed) b["failure"] = r.failure;
+    b["unpriced_counters"] = r.unpriced;
+    runs.push_back(std::move(b));
+  }
+  j["batches"] = std::move(runs);
+  return j;
+}
+
+Json sweep_json(const load::Service& s, const load::SweepResult& r, const load::SweepSpec& spec) {
+  Json j = Json::object();
+  j["capacity_rps"] = r.capacity_rps;
+  j["sla_p99_us"] = spec.sla_p99_us;
+  Json points = Json::array();
+  for (const auto& p : r.points) {
+    Json q = Json::object();
+    q["load"] = p.load;
+    q["offered_rps"] = p.offered_rps;
+    q["served_rps"] = p.served_rps;
+    q["completed"] = p.completed;
+    q["dropped"] = p.dropped;
+    q["latency_cycles"] = {{"mean", p.latency.mean}, {"p50", p.latency.p50}, {"p95", p.latency.p95},
+                           {"p99", p.latency.p99}, {"max", p.latency.max}};
+    q["latency_us"] = {{"p50", load::to_us(s, p.latency.p50)},
+                       {"p95", load::to_us(s, p.latency.p95)},
+                       {"p99", load::to_us(s, p.latency.p99)}};
+    q["batches_by_size"] = p.batches_by_size;
+    q["busy_cycles"] = p.busy_cycles;
+    q["end_cycle"] = p.end_cycle;
+    q["energy_fj"] = p.energy_fj;
+    q["joules_per_request"] = p.joules_per_request;
+    q["watts"] = p.watts;
+    q["requests_per_joule"] = p.requests_per_joule;
+    q["meets_sla"] = p.meets_sla;
+    points.push_back(std::move(q));
+  }
+  j["points"] = std::move(points);
+  if (r.sustained) j["sustained_point"] = *r.sustained;
+  else j["sustained_point"] = nullptr;
+  return j;
+}
+
+std::string text_report(const load::Service& s, const load::SweepResult& r,
+                        const load::SweepSpec& spec, const ServeLoadOptions& o) {
+  std::string out;
+  char b[512];
+  std::snprintf(b, sizeof b,
+                "bud serve-load %s: %u requests per load point, %s arrivals (seed %llu), max batch "
+                "%u, window %.1f us, queue %u (%s), %.0f MHz (%s)\n",
+                s.workload.c_str(), spec.arrivals.count, o.arrivals.c_str(),
+                static_cast<unsigned long long>(spec.arrivals.seed), spec.policy.max_batch,
+                o.window_us, spec.policy.queue_bound, o.admission.c_str(), s.frequency_mhz,
+                s.energy_table.c_str());
+  out += b;
+  out += "\nBatch costs on the RTL (each run checked bit-exactly; host: " +
+         group_digits(s.times.host_per_batch) + " cycles per batch, " +
+         group_digits(s.times.host_per_request) + " per request for " +
+         group_digits(s.request_bytes_in + s.request_bytes_out) + " bytes copied)\n";
+  std::snprintf(b, sizeof b, "  %5s %12s %12s %12s %10s %9s\n", "batch", "NPU cycles",
+                "service", "per request", "energy uJ", "check");
+  out += b;
+  for (const auto& run : s.runs) {
+    const uint64_t svc = s.times.batch(run.batch);
+    std::snprintf(b, sizeof b, "  %5u %12s %12s %12s %10s %9s\n", run.batch,
+                  group_digits(run.npu_cycles).c_str(), group_digits(svc).c_str(),
+                  group_digits(svc / run.batch).c_str(),
+                  fixed(static_cast<double>(run.energy_fj) * 1e-9, 3).c_str(),
+                  run.passed ? "PASS" : "FAIL");
+    out += b;
+  }
+  std::snprintf(b, sizeof b, "\nLoad sweep (capacity %.0f requests/s at batch %u)\n",
+                r.capacity_rps, spec.policy.max_batch);
+  out += b;
+  std::snprintf(b, sizeof b, "  %5s %10s %10s %7s %9s %9s %9s %9s %7s %9s %s\n", "load",
+                "offered/s", "served/s", "dropped", "p50 us", "p95 us", "p99 us", "uJ/req", "W",
+                "req/J", spec.sla_p99_us > 0 ? "SLA" : "");
+  out += b;
+  for (size_t i = 0; i < r.points.size(); ++i) {
+    const auto& p = r.points[i];
+    std::snprintf(b, sizeof b, "  %5s %10.0f %10.0f %7llu %9s %9s %9s %9s %7s %9.0f %s\n",
+                  fixed(p.load, 2).c_str(), p.offered_rps, p.served_rps,
+                  static_cast<unsigned long long>(p.dropped),
+                  fixed(load::to_us(s, p.latency.p50), 1).c_str(),
+                  fixed(load::to_us(s, p.latency.p95), 1).c_str(),
+                  fixed(load::to_us(s, p.latency.p99), 1).c_str(),
+                  fixed(p.joules_per_request * 1e6, 3).c_str(), fixed(p.watts, 3).c_str(),
+                  p.requests_per_joule,
+                  spec.sla_p99_us <= 0 ? "" : (r.sustained == i ? "meets (sustained)" : p.meets_sla ? "meets" : "misses"));
+    out += b;
+  }
+  if (spec.sla_p99_us > 0) {
+    if (r.sustained) {
+      const auto& p = r.points[*r.sustained];
+      std::snprintf(b, sizeof b,
+                    "\nSustained at the SLA (p99 <= %.1f us, nothing dropped): %.0f requests/s at "
+                    "%.3f W = %.0f requests/J (load %.2f, p99 %.1f us)\n",
+                    spec.sla_p99_us, p.served_rps, p.watts, p.requests_per_joule, p.load,
+                    load::to_us(s, p.latency.p99));
+    } else {
+      std::snprintf(b, sizeof b,
+                    "\nNo load point meets the SLA (p99 <= %.1f us, nothing dropped)\n",
+                    spec.sla_p99_us);
+    }
+    out += b;
+  }
+  return out;
+}
+
+}  // namespace
+
+void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
+  auto* sub = app.add_subcommand(
+      "serve-load",
+      "Serve a request stream on the NPU: latency percentiles, throughput and perf/W per load");
+  sub->footer(
+      "Examples:\n"
+      "  bud serve-load mlp                              # default load points, no SLA\n"
+      "  bud serve-load mlp --sla-p99-us 200 --max-batch 4 --window-us 20\n"
+      "  bud serve-load gemm_small --arrivals bursty --load 0.5,0.9 --json\n"
+      "  bud serve-load mlp --sla-p99-us 200 --html serve.html\n"
+      "Batch costs are measured on the RTL (one checked run per batch size), then each load point\n"
+      "serves a seeded arrival stream (docs/serving.md). Exit status: 0 served (and some load\n"
+      "point met the SLA when one is given), 1 none met it or a batch failed its check,\n"
+      "2 bad input, 4 the HTML report could not be written.");
+  sub->add_option("workload", options.run.workload,
+                  "Built-in name (see `bud workloads`), workload file or ONNX model")
+      ->required();
+  add_emulation_options(*sub, options.run);
+  sub->add_option("--arrivals", options.arrivals, "Arrival process: poisson or bursty")
+      ->check(CLI::IsMember({"poisson", "bursty"}))
+      ->capture_default_str();
+  sub->add_option("--requests", options.requests, "Requests per load point")->capture_default_str();
+  sub->add_option("--arrival-seed", options.arrival_seed, "Seed of the arrival stream")
+      ->capture_default_str();
+  sub->add_option("--burst-factor", options.burst_factor,
+                  "Bursty: rate during bursts as a multiple of the mean")
+      ->capture_default_str();
+  sub->add_option("--burst-fraction", options.burst_fraction,
+                  "Bursty: fraction of the time in bursts")
+      ->capture_default_str();
+  sub->add_option("--burst-period-us", options.burst_period_us,
+                  "Bursty: mean burst plus quiet period, microseconds")
+      ->capture_default_str();
+  sub->add_option("--max-batch", options.max_batch, "Largest batch the server forms")
+      ->capture_default_str();
+  sub->add_option("--window-us", options.window_us,
+                  "Micro-batching window: a partial batch waits up to this long")
+      ->capture_default_str();
+  sub->add_option("--queue-bound", options.queue_bound, "Requests that may wait in the queue")
+      ->capture_default_str();
+  sub->add_option("--admission", options.admission,
+                  "At a full queue: drop the request, or delay it until there is room")
+      ->check(CLI::IsMember({"drop", "delay"}))
+      ->capture_default_str();
+  sub->add_option("--load", options.loads,
+                  "Offered loads as fractions of capacity (default 0.1 .. 1.1)")
+      ->delimiter(',');
+  sub->add_option("--sla-p99-us", options.sla_p99_us,
+                  "Latency SLA: p99 bound in microseconds (0: none)")
+      ->capture_default_str();
+  sub->add_option("--energy-table", options.energy_table,
+                  "Energy table (docs/power.md; default the built-in npu_45nm)");
+  sub->add_option("--html", options.html,
+                  "Write a self-contained HTML report: latency-throughput curve, perf/W");
+  sub->add_flag("--json", options.json, "Print one JSON object instead of the tables");
+}
+
+int run_serve_load(const ServeLoadOptions& o) {
+  const auto fail = [&](int code, const std::string& e) {
+    return fail_command("serve-load", o.json, code, e);
+  };
+  if (auto e = validate_emulation_options(o.run); !e.empty()) return fail(2, e);
+  if (o.requests == 0) return fail(2, "--requests must be >= 1");
+  if (o.max_batch == 0 || o.max_batch > 64) return fail(2, "--max-batch must be in 1..64");
+  if (!std::isfinite(o.window_us) || o.window_us < 0) return fail(2, "--window-us must be >= 0");
+  load::SweepSpec spec;
+  spec.arrivals.kind =
+      o.arrivals == "bursty" ? load::ArrivalSpec::Kind::Bursty : load::ArrivalSpec::Kind::Poisson;
+  spec.arrivals.count = o.requests;
+  spec.arrivals.seed = o.arrival_seed;
+  spec.arrivals.burst_factor = o.burst_factor;
+  spec.arrivals.burst_fraction = o.burst_fraction;
+  spec.arrivals.burst_period_us = o.burst_period_us;
+  if (auto e = spec.arrivals.validate(); !e.empty()) return fail(2, e);
+  spec.policy.max_batch = o.max_batch;
+  spec.policy.queue_bound = o.queue_bound;
+  spec.policy.admission =
+      o.admission == "delay" ? load::ServerPolicy::Admission::Delay : load::ServerPolicy::Admission::Drop;
+  spec.loads = o.loads.empty() ? default_loads() : o.loads;
+  spec.sla_p99_us = o.sla_p99_us;
+
+  // The counters a run supplies, for checking the table: the design's PMU plus the host's.
+  std::string error;
+  const auto design = emu::make_emulator(o.run.emulator, error);
+  if (!design) return fail(2, error);
+  std::vector<std::string> known = design->describe().counters;
+  known.emplace_back(power::kHostCsrAccess);
+  auto table = o.energy_table.empty() ? power::default_energy_table(known)
+                                      : power::load_energy_table(o.energy_table, known);
+  if (!table) return fail(2, table.error());
+
+  // Progress on a terminal: one line per batch size's run, in cycles.
+  std::unique_ptr<ProgressLine> progress;
+  run::RunOptions measured = o.run;
+  measured.progress = [&progress](uint64_t cycle) {
+    if (progress) progress->update(cycle);
+  };
+  auto service = load::measure_service(measured, o.max_batch, *table, [&](uint32_t b) {
+    progress = std::make_unique<ProgressLine>("serve-load: batch " + std::to_string(b) + " of " +
+                                              std::to_string(o.max_batch));
+  });
+  progress.reset();
+  if (!service) return fail(2, service.error());
+  spec.policy.window_cycles =
+      static_cast<uint64_t>(std::llround(o.window_us * service->frequency_mhz));
+  for (const auto& run : service->runs)
+    if (!run.passed)
+      return fail(1, "batch of " + std::to_string(run.batch) + " failed on the RTL: " + run.failure);
+  if (auto e = spec.validate(*service); !e.empty()) return fail(2, e);
+  const load::SweepResult result = load::sweep(*service, spec);
+
+  Json j = Json::object();
+  j["service"] = service_json(*service);
+  j["sweep"] = sweep_json(*service, result, spec);
+  j["arrivals"] = {{"kind", o.arrivals}, {"requests", o.requests}, {"seed", o.arrival_seed}};
+  j["policy"] = {{"max_batch", o.max_batch},
+                 {"window_us", o.window_us},
+                 {"window_cycles", spec.policy.window_cycles},
+                 {"queue_bound", o.queue_bound},
+                 {"admission", o.admission}};
+  if (!o.html.empty()) {
+    if (auto e = plots::render_html("serve_report", j, o.html); !e.empty())
+      return fail(kReportFailed, o.html + ": " + e);
+  }
+  if (o.json)
+    std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+  else
+    std::cout << text_report(*service, result, spec, o);
+  return spec.sla_p99_us > 0 && !result.sustained ? kNoSla : 0;
+}
+
+}  // namespace bud::cli

@@ -1,0 +1,38 @@
+// `bud serve-load`: a request stream served by the NPU under an SLA (docs/serving.md). Batch
+// costs are measured on the RTL (each batch size run and checked bit-exactly), then a seeded
+// arrival process at each offered load is served with admission control and micro-batching;
+// the report gives p50/p95/p99 latency, throughput, energy per request and throughput per watt
+// per load point, and the sustained throughput per watt at the highest load meeting the p99 SLA.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "emu/run/RunJob.h"
+
+namespace bud::cli {
+
+struct ServeLoadOptions {
+  run::RunOptions run;
+  std::string arrivals = "poisson";    ///< --arrivals poisson|bursty
+  uint32_t requests = 2000;            ///< --requests N per load point
+  uint64_t arrival_seed = 1;           ///< --arrival-seed
+  double burst_factor = 4, burst_fraction = 0.2, burst_period_us = 2000;
+  uint32_t max_batch = 4;              ///< --max-batch
+  double window_us = 0;                ///< --window-us: micro-batching window
+  uint32_t queue_bound = 64;           ///< --queue-bound
+  std::string admission = "drop";      ///< --admission drop|delay
+  std::vector<double> loads;           ///< --load F,...: fractions of capacity
+  double sla_p99_us = 0;               ///< --sla-p99-us
+  std::string energy_table;            ///< --energy-table FILE (default: the built-in table)
+  std::string html;                    ///< --html FILE
+  bool json = false;
+};
+
+void setup_serve_load(CLI::App& app, ServeLoadOptions& options);
+/// Exit code: 0 served (and, with an SLA, some load point met it), 1 no load point met the SLA
+/// or a batch failed its bit-exact check on the RTL, 2 bad input, 4 the HTML report failed.
+int run_serve_load(const ServeLoadOptions& options);
+
+}  // namespace bud::cli
