@@ -152,12 +152,14 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
         }
       }
     }
-    // The tile count the lowering planned (dense/conv2d) must be what its commands show.
+    // The tile count the lowering planned (dense/conv2d) must be what its commands show (a tile
+    // whose reduction runs in chunks shows one load-then-compute group per chunk).
     if (li < w.layers.size()) {
       const auto plan = workload::plan_tiles(w.layers[li]);
       if (plan &&
           (layer.kind == workload::LayerKind::Dense || layer.kind == workload::LayerKind::Conv2d) &&
-          static_cast<int64_t>(tiles.size()) != plan->m_tiles * plan->n_tiles * program.passes)
+          static_cast<int64_t>(tiles.size()) !=
+              plan->m_tiles * plan->n_tiles * plan->k_chunks * static_cast<int64_t>(program.passes))
         p.residual = "tiling differs from plan_tiles";
     }
     p.tiles = static_cast<int>(tiles.size());

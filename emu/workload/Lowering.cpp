@@ -323,9 +323,14 @@ void pack_bias(const TensorInfo& t, const std::vector<int32_t>& bias, Program& p
 }
 
 // Dense and conv2d: weight-stationary over N tiles (outer), M tiles (inner).
+void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
+                          const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out,
+                          int64_t buffers);
+
 void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
                   const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out,
                   int64_t buffers) {
+  if (plan.k_chunks > 1) return lower_matmul_chunked(em, l, plan, in, wt, bias, out, buffers);
   const int64_t tiles = plan.m_tiles * plan.n_tiles;
   const bool conv = l.kind == LayerKind::Conv2d;
   const int64_t cb_in = in.c_padded / 8;
@@ -377,6 +382,91 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
       for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base))
         em.xfer(Opcode::Store, Buffer::Out, x);
       set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
+    }
+  }
+}
+
+// Dense and conv2d with the reduction split into chunks (plan.k_chunks > 1): every tile runs
+// k_chunks steps, each loading its INP and WGT slice into the INP/WGT halves of the step and
+// accumulating into the tile's ACC (the bias loaded once, by the first step); POST and the STOREs
+// follow the last step. Tokens per step: L->C from each step's loads to its GEMM, C->L when a
+// step's INP/WGT half is free (its GEMM, or for a tile's last step its POST, which also frees
+// the ACC half); per tile as in set_tokens: C->S, S->C.
+void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
+                          const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out,
+                          int64_t buffers) {
+  const bool conv = l.kind == LayerKind::Conv2d;
+  const int64_t cb_in = in.c_padded / 8;
+  const int64_t tiles = plan.m_tiles * plan.n_tiles;
+  const int64_t steps = tiles * plan.k_chunks;
+  int64_t t = 0, s = 0;
+  for (int64_t j = 0; j < plan.n_tiles; ++j) {
+    const int64_t nb0 = j * plan.nb_tile;
+    const int64_t nbt = std::min(plan.nb_tile, plan.nb - nb0);
+    for (int64_t mi = 0; mi < plan.m_tiles; ++mi, ++t) {
+      const int64_t p0 = mi * plan.rows;
+      const int64_t rows = std::min(plan.rows, plan.pixels - p0);
+      const uint32_t tile_half = static_cast<uint32_t>(t % buffers);
+      const uint32_t acc_base = tile_half * kAccHalf, out_base = tile_half * kOutHalf;
+      for (int64_t c = 0; c < plan.k_chunks; ++c, ++s) {
+        const int64_t kb0 = c * plan.kb_chunk;
+        const int64_t kbc = std::min(plan.kb_chunk, plan.kb - kb0);
+        const uint32_t half = static_cast<uint32_t>(s % buffers);
+        const uint32_t inp_base = half * kInpHalf, wgt_base = half * kWgtHalf;
+        const size_t first_load = em.size();
+        // WGT blocks are nb-major, kb-minor: this chunk is kbc blocks of each of nbt rows.
+        em.xfer(Opcode::Load, Buffer::Wgt,
+                {static_cast<uint32_t>(wt.addr + (nb0 * plan.kb + kb0) * 64), wgt_base,
+                 static_cast<uint32_t>(nbt), static_cast<uint32_t>(kbc),
+                 static_cast<uint32_t>(plan.kb * 64)});
+        if (c == 0)
+          em.xfer(Opcode::Load, Buffer::Acc,
+                  {static_cast<uint32_t>(bias.addr + nb0 * 32), acc_base,
+                   static_cast<uint32_t>(rows), static_cast<uint32_t>(nbt), 0});
+        if (!conv) {
+          for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, kb0, kbc, inp_base))
+            em.xfer(Opcode::Load, Buffer::Inp, x);
+        } else {
+          // im2col slice: reduction blocks [kb0, kb0 + kbc) of each output pixel, where block
+          // f is input row ky = f / (KW * C_in blocks) at offset f % (KW * C_in blocks); each
+          // row's entries are contiguous in the zero-bordered input.
+          const int64_t ow = l.out_shape.w, row_entries = l.kw * cb_in;
+          const int64_t off = static_cast<int64_t>(in.border) - l.pad;
+          for (int64_t q = 0; q < rows; ++q) {
+            const int64_t p = p0 + q, oy = p / ow, ox = p % ow;
+            const int64_t base = in.addr + (oy * l.stride + off) * in.row_pitch +
+                                 (ox * l.stride + off) * in.pixel_pitch;
+            for (int64_t f = kb0; f < kb0 + kbc;) {
+              const int64_t ky = f / row_entries, e0 = f % row_entries;
+              const int64_t n = std::min(row_entries - e0, kb0 + kbc - f);
+              em.xfer(Opcode::Load, Buffer::Inp,
+                      {static_cast<uint32_t>(base + ky * in.row_pitch + e0 * 8),
+                       static_cast<uint32_t>(inp_base + q * kbc + (f - kb0)), 1,
+                       static_cast<uint32_t>(n), static_cast<uint32_t>(n * 8)});
+              f += n;
+            }
+          }
+        }
+        const size_t gemm = em.size();
+        const int64_t k = conv ? kbc * 8 : std::min(l.k - kb0 * 8, kbc * 8);
+        em.gemm(inp_base, wgt_base, acc_base, false, rows, k,
+                std::min(l.out_shape.c - nb0 * 8, nbt * 8));
+        if (s >= buffers) em.at(first_load).pop_next = true;  // C->L: this step's halves free
+        em.at(gemm - 1).push_next = true;                     // L->C: operands loaded
+        em.at(gemm).pop_prev = true;
+        const bool releases = s + buffers < steps;
+        if (c + 1 < plan.k_chunks && releases) em.at(gemm).push_prev = true;
+      }
+      const size_t post = em.size();
+      em.post(acc_base, out_base, rows * nbt, l);
+      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base))
+        em.xfer(Opcode::Store, Buffer::Out, x);
+      Command& pc = em.at(post);
+      pc.push_next = true;                                  // C->S: OUT half ready
+      if (s - 1 + buffers < steps) pc.push_prev = true;     // C->L: last step's and ACC halves free
+      if (t >= buffers) pc.pop_next = true;                 // S->C: OUT half stored
+      em.at(post + 1).pop_prev = true;
+      if (t + buffers < tiles) em.at(em.size() - 1).push_prev = true;  // S->C: OUT half free
     }
   }
 }
@@ -487,13 +577,11 @@ Result<TilePlan> plan_tiles(const Layer& l) {
   if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
     p.kb = l.kind == LayerKind::Dense ? ceil_div(l.k, 8) : l.kh * l.kw * ceil_div(l.in_shape.c, 8);
     p.nb = ceil_div(l.out_shape.c, 8);
-    if (p.kb > kWgtHalf)
-      return Error{"cannot be tiled: even a 1-row tile of 8 output columns needs " +
-                   std::to_string(p.kb) + " WGT entries (K=" + std::to_string(l.reduction()) +
-                   " in blocks of 8) but half the WGT scratchpad holds " +
-                   std::to_string(kWgtHalf)};
-    p.nb_tile = std::min<int64_t>(p.nb, kWgtHalf / p.kb);
-    p.rows = std::min({p.pixels, static_cast<int64_t>(kInpHalf) / p.kb,
+    // A reduction longer than half the WGT scratchpad runs in equal chunks that each fit.
+    p.k_chunks = ceil_div(p.kb, std::min<int64_t>(kWgtHalf, kInpHalf));
+    p.kb_chunk = ceil_div(p.kb, p.k_chunks);
+    p.nb_tile = std::min<int64_t>(p.nb, kWgtHalf / p.kb_chunk);
+    p.rows = std::min({p.pixels, static_cast<int64_t>(kInpHalf) / p.kb_chunk,
                        static_cast<int64_t>(kAccHalf) / p.nb_tile});
   } else {
     const int64_t cb = ceil_div(l.in_shape.c, 8);

@@ -111,6 +111,10 @@ struct TilePlan {
   int64_t rows = 0;     ///< pixels per tile
   int64_t nb_tile = 0;  ///< output blocks per tile
   int64_t m_tiles = 0, n_tiles = 0;
+  /// Dense and conv2d whose reduction does not fit half the WGT scratchpad in one piece: each
+  /// tile's GEMM runs in k_chunks steps of kb_chunk reduction blocks (the last may be shorter),
+  /// each loading its slice of INP and WGT and accumulating into the tile's ACC; 1 otherwise.
+  int64_t k_chunks = 1, kb_chunk = 0;
 };
 /// Tiles a (validated-shape) layer into half scratchpads; fails when even a one-row tile does not
 /// fit, with a message (no location) naming the scratchpad.

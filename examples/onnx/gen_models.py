@@ -12,7 +12,14 @@ Reduced-size production shapes, float32 with weights from a fixed numpy seed:
                          residual + LayerNorm (single head)
   qlinear_tiny.onnx      an already-quantised model: QuantizeLinear, QLinearConv,
                          DequantizeLinear, GlobalAveragePool, QLinearMatMul
-and, with --errors DIR, the malformed/unsupported models of tests/onnx.
+and, with --errors DIR, the malformed/unsupported models of tests/onnx; with --full DIR, one
+full-size layer of each network for the benchmarks (tests/bench/full_layers_bench.sh; generated
+when needed, not checked in):
+  resnet18_conv.onnx     ResNet-18 conv2_x: 3x3 conv 64 -> 64 at 56x56, ReLU (115.6M MACs)
+  mobilenetv2_dw.onnx    MobileNetV2 block 2 depthwise: 3x3 depthwise at 112x112x96, stride 2,
+                         ReLU6 (2.7M MACs; run as a block-diagonal dense conv)
+  bert_ffn.onnx          BERT-base FFN: 128 tokens, 768 -> 3072, GELU (host), 3072 -> 768
+                         (604M MACs)
 
 Run with Debian's python3-onnx:  /usr/bin/python3 examples/onnx/gen_models.py examples/onnx
 """
@@ -162,6 +169,27 @@ def qlinear_tiny():
     return g.model("qlinear_tiny", "x", [1, 8, 6, 6], out, [1, 10])
 
 
+def resnet18_conv():
+    g = Graph(56)
+    x = g.node("Relu", [g.conv("x", 64, 64, 3)])
+    return g.model("resnet18_conv", "x", [1, 64, 56, 56], x, [1, 64, 56, 56])
+
+
+def mobilenetv2_dw():
+    g = Graph(96)
+    x = g.conv("x", 96, 96, 3, stride=2, group=96)
+    x = g.node("Clip", [x, g.const(np.float32(0), "lo"), g.const(np.float32(6), "hi")], "relu6")
+    return g.model("mobilenetv2_dw", "x", [1, 96, 112, 112], x, [1, 96, 56, 56])
+
+
+def bert_ffn(s=128, d=768):
+    g = Graph(768)
+    f = g.gemm("x", d, 4 * d)
+    f = g.node("Gelu", [f], "gelu", domain="com.microsoft")
+    f = g.gemm(f, 4 * d, d)
+    return g.model("bert_ffn", "x", [s, d], f, [s, d])
+
+
 def error_models():
     """(file, model) pairs for the error tests, each wrong in one way."""
     out = []
@@ -187,6 +215,11 @@ def main():
     for name, fn in [("resnet_tiny", resnet_tiny), ("mobilenet_tiny", mobilenet_tiny),
                      ("transformer_tiny", transformer_tiny), ("qlinear_tiny", qlinear_tiny)]:
         onnx.save(fn(), f"{out_dir}/{name}.onnx")
+    if "--full" in sys.argv:
+        full_dir = sys.argv[sys.argv.index("--full") + 1]
+        for name, fn in [("resnet18_conv", resnet18_conv), ("mobilenetv2_dw", mobilenetv2_dw),
+                         ("bert_ffn", bert_ffn)]:
+            onnx.save(fn(), f"{full_dir}/{name}.onnx")
     if "--errors" in sys.argv:
         err_dir = sys.argv[sys.argv.index("--errors") + 1]
         for name, m in error_models():

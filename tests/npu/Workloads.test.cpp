@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/npu/NpuTestSupport.h"
+#include "tests/workload/EdgeWorkloads.h"
 
 namespace {
 
@@ -106,6 +107,34 @@ TEST_CASE("every built-in matches the golden model over a wide timing sweep",
     for (uint64_t seed : {1ull, 2ull, 3ull, 99ull, 0xdeadbeefull}) {
       for (const auto& tc : cases) {
         DYNAMIC_SECTION(name << " seed " << seed << " " << tc.name) { check_run(name, seed, tc); }
+      }
+    }
+  }
+}
+
+TEST_CASE("reductions longer than half the WGT scratchpad run in chunks, bit-exact on the RTL",
+          "[npu][workloads][chunks]") {
+  for (const char* name : {"long_k", "long_k_conv"}) {
+    for (const bool single : {false, true}) {
+      DYNAMIC_SECTION(name << (single ? " single_buffer" : "")) {
+        std::string text;
+        for (const auto& [n, t] : bud::test::edge_workloads())
+          if (std::string(n) == name) text = t;
+        REQUIRE_FALSE(text.empty());
+        if (single) text += "\nsingle_buffer: true\n";
+        auto w = bud::workload::parse_workload(text, name);
+        REQUIRE(w);
+        const auto plan = bud::workload::plan_tiles(w->layers[0]);
+        REQUIRE(plan);
+        CHECK(plan->k_chunks == 2);
+        bud::run::RunOptions o;
+        auto p = bud::run::prepare_workload(std::move(w).value(), o);
+        REQUIRE(p);
+        const auto r = bud::run::execute(*p, o);
+        INFO(bud::test::failures_text(r));
+        CHECK(r.state == RunState::Finished);
+        CHECK(r.passed);
+        CHECK(r.commands == p->program.commands.size());
       }
     }
   }

@@ -50,6 +50,13 @@ layer { name: "gp" host { op: MAX_POOL in_scale: 1 out_scale: 1 kh: 3 kw: 3 stri
 layer { name: "a" input: "pw" add { other: "gp" relu: true } }
 layer { name: "sm" host { op: SOFTMAX in_scale: 0.1 out_scale: 0.0078125 } }
 layer { name: "d" dense { m: 36 k: 24 n: 8 } })"},
+      // Reductions longer than half the WGT scratchpad (256 blocks) run in K chunks: dense
+      // K = 2300 (288 blocks: 2 chunks of 144, K not a multiple of 8) with 3 N tiles; a conv
+      // with C_in = 264 (3x3: 297 blocks, chunks of 149 and 148 that end mid kernel row).
+      {"long_k", R"(input_shape: [20, 2300]
+layer { name: "d" dense { m: 20 k: 2300 n: 20 relu: true } })"},
+      {"long_k_conv", R"(input_shape: [6, 6, 264]
+layer { name: "c" conv2d { c_out: 16 kh: 3 kw: 3 pad: 1 relu: true } })"},
   };
   return all;
 }

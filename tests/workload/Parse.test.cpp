@@ -38,9 +38,8 @@ TEST_CASE("bad workload files report FILE:LINE:COL and the reason", "[workload][
         "shape_mismatch.textpb:9:16: layer 'fc2': input shape mismatch: dense expects m x k = "
         "4x32 but the output of layer 'fc1' is 4x16");
   CHECK(fixture_error("tile_too_big.textpb") ==
-        "tile_too_big.textpb:3:1: layer 'wide': cannot be tiled: even a 1-row tile of 8 output "
-        "columns needs 512 WGT entries (K=4096 in blocks of 8) but half the WGT scratchpad "
-        "holds 256");
+        "tile_too_big.textpb:3:1: layer 'wide': cannot be tiled: even a 1-pixel tile of 8200 "
+        "channels needs 1025 INP entries but half the INP scratchpad holds 1024");
   CHECK(fixture_error("unknown_ref.textpb") ==
         "unknown_ref.textpb:9:9: layer 'sum': add.other 'nope' names no earlier layer");
   CHECK(fixture_error("bad_quant.textpb") ==
