@@ -170,6 +170,47 @@ std::vector<double> view_data(const std::vector<FloatTensor>& vals, const View& 
   return d;
 }
 
+LayerQuality layer_quality(const std::string& name, const std::vector<int8_t>& q, double scale,
+                           const FloatTensor& f) {
+  LayerQuality lq;
+  lq.layer = name;
+  lq.elements = f.size();
+  double se = 0, sr = 0, sa = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double d = q[i] * scale - f[i];
+    se += d * d;
+    sr += f[i] * f[i];
+    sa += std::abs(d);
+    lq.max_abs_error = std::max(lq.max_abs_error, std::abs(d));
+  }
+  lq.mean_abs_error = f.empty() ? 0 : sa / static_cast<double>(f.size());
+  lq.snr_db = se > 0 ? 10 * std::log10(std::max(sr, 1e-300) / se) : 99;
+  return lq;
+}
+
+// Adds one input's rows (the last axis, `width` values each) to an agreement tally (counts,
+// divided by the rows at the end). Ties go to the lowest index in both.
+void add_agreement(Agreement& a, const std::vector<int8_t>& q, const FloatTensor& f,
+                   size_t width) {
+  if (width == 0 || q.size() != f.size()) return;
+  ++a.inputs;
+  for (size_t r = 0; r + width <= f.size(); r += width) {
+    const size_t want = static_cast<size_t>(
+        std::max_element(f.begin() + static_cast<long>(r), f.begin() + static_cast<long>(r + width)) -
+        (f.begin() + static_cast<long>(r)));
+    const size_t got = static_cast<size_t>(
+        std::max_element(q.begin() + static_cast<long>(r), q.begin() + static_cast<long>(r + width)) -
+        (q.begin() + static_cast<long>(r)));
+    // Rank of the fp32 argmax among the int8 values: how many are larger, or equal and earlier.
+    size_t rank = 0;
+    for (size_t j = 0; j < width; ++j)
+      if (q[r + j] > q[r + want] || (q[r + j] == q[r + want] && j < want)) ++rank;
+    ++a.rows;
+    if (got == want) a.top1 += 1;
+    if (rank < 5) a.top5 += 1;
+  }
+}
+
 FloatTensor run_node(const Node& n, const std::vector<Value>& values,
                      const std::vector<FloatTensor>& vals) {
   const std::vector<double> x = view_data(vals, n.in);
@@ -376,6 +417,34 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
   r.error.elements = want.size();
   r.error.rms_error = std::sqrt(se / static_cast<double>(want.size()));
   r.error.rms_reference = std::sqrt(sr / static_cast<double>(want.size()));
+  // Per layer: its int8 output (the direct reference) against its node in fp32.
+  for (size_t i = 0; i < nodes_.size() && i < ref.layers.size(); ++i) {
+    const Node& n = nodes_[i];
+    const FloatTensor& f = fl[static_cast<size_t>(n.out)];
+    const std::vector<int8_t>& q = ref.layers[i].data;
+    if (q.size() != f.size()) continue;
+    r.quality.push_back(layer_quality(n.name, q, values_[static_cast<size_t>(n.out)].scale, f));
+  }
+  // Agreement of the output over the frozen inputs: the same workload with another input.
+  workload::Workload wq = *w;
+  wq.reference = nullptr;
+  const double in_scale = values_[static_cast<size_t>(input_value_)].scale;
+  for (int k = 0; k < kQualityInputs; ++k) {
+    uint64_t state = kQualitySeed + static_cast<uint64_t>(k);
+    const FloatTensor x = make_input(emu::Rng::splitmix64(state));
+    wq.input_data.resize(x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      wq.input_data[i] =
+          static_cast<int8_t>(std::clamp(std::round(x[i] / in_scale), -128.0, 127.0));
+    const workload::ReferenceResult rk = workload::run_reference(wq);
+    const FloatTensor fk = view_data(run_float(x), out);
+    add_agreement(r.agreement, rk.layers[static_cast<size_t>(*li)].data, fk,
+                  static_cast<size_t>(out.shape.c));
+  }
+  if (r.agreement.rows > 0) {
+    r.agreement.top1 /= static_cast<double>(r.agreement.rows);
+    r.agreement.top5 /= static_cast<double>(r.agreement.rows);
+  }
   return r;
 }
 

@@ -36,6 +36,29 @@ struct QuantError {
   double relative() const { return rms_reference > 0 ? rms_error / rms_reference : 0; }
 };
 
+/// Quality of one layer's int8 output against the fp32 network (its ONNX node computed in
+/// double from the float weights), on the run input: the int8 values dequantised with the
+/// layer's scale.
+struct LayerQuality {
+  std::string layer;
+  uint64_t elements = 0;
+  double snr_db = 0;     ///< 10 log10(sum fp32^2 / sum (dequantised - fp32)^2); 99 if exact
+  double max_abs_error = 0;
+  double mean_abs_error = 0;
+};
+
+/// Agreement of the network output with the fp32 network over kQualityInputs generated inputs
+/// (seeds from kQualitySeed): per output row (the last axis), whether the int8 argmax is the
+/// fp32 argmax (top-1) and whether the fp32 argmax is among the int8 top 5 (top-5).
+struct Agreement {
+  int inputs = 0;
+  uint64_t rows = 0;
+  double top1 = 0, top5 = 0;  ///< fractions of rows
+};
+/// The frozen inputs the agreement is measured on.
+inline constexpr int kQualityInputs = 16;
+inline constexpr uint64_t kQualitySeed = 0x51A11700;
+
 /// A successful import.
 struct ImportResult {
   std::string text;                      ///< the workload, protobuf text format (workload.proto)
@@ -46,6 +69,8 @@ struct ImportResult {
   std::string output_layer;              ///< the layer holding the graph output
   double output_scale = 0;               ///< its quantisation scale
   QuantError error;
+  std::vector<LayerQuality> quality;  ///< every layer, in workload order
+  Agreement agreement;
 };
 
 /// Imports an ONNX model file. Errors are one line naming the file and, for graph problems, the

@@ -12,6 +12,9 @@ Reduced-size production shapes, float32 with weights from a fixed numpy seed:
                          residual + LayerNorm (single head)
   qlinear_tiny.onnx      an already-quantised model: QuantizeLinear, QLinearConv,
                          DequantizeLinear, GlobalAveragePool, QLinearMatMul
+  outlier_tiny.onnx      three dense layers whose middle one has a few weights 300x the rest:
+                         its per-tensor int8 scale flushes the ordinary weights, so that layer
+                         alone loses quality (the precision guardrail's test case)
 and, with --errors DIR, the malformed/unsupported models of tests/onnx; with --full DIR, one
 full-size layer of each network for the benchmarks (tests/bench/full_layers_bench.sh; generated
 when needed, not checked in):
@@ -190,6 +193,17 @@ def bert_ffn(s=128, d=768):
     return g.model("bert_ffn", "x", [s, d], f, [s, d])
 
 
+def outlier_tiny():
+    g = Graph(11)
+    x = g.node("Relu", [g.gemm("x", 64, 64)])
+    w = g.rng.standard_normal((64, 64)) * np.sqrt(1.0 / 64)
+    w[g.rng.integers(0, 64, 4), g.rng.integers(0, 64, 4)] *= 300.0
+    b = g.rng.standard_normal(64) * 0.05
+    x = g.node("Gemm", [x, g.const(w.astype(np.float32)), g.const(b.astype(np.float32), "b")], "fc")
+    x = g.gemm(x, 64, 10)
+    return g.model("outlier_tiny", "x", [16, 64], x, [16, 10])
+
+
 def error_models():
     """(file, model) pairs for the error tests, each wrong in one way."""
     out = []
@@ -213,7 +227,8 @@ def error_models():
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     for name, fn in [("resnet_tiny", resnet_tiny), ("mobilenet_tiny", mobilenet_tiny),
-                     ("transformer_tiny", transformer_tiny), ("qlinear_tiny", qlinear_tiny)]:
+                     ("transformer_tiny", transformer_tiny), ("qlinear_tiny", qlinear_tiny),
+                     ("outlier_tiny", outlier_tiny)]:
         onnx.save(fn(), f"{out_dir}/{name}.onnx")
     if "--full" in sys.argv:
         full_dir = sys.argv[sys.argv.index("--full") + 1]

@@ -215,3 +215,41 @@ TEST_CASE("an imported workload round-trips through its textpb", "[onnx][roundtr
   const Workload c = parse_workload(r.text, "c", LoadOptions{12345}).value();
   CHECK(run_reference(c).layers.back().data == run_reference(a).layers.back().data);
 }
+
+TEST_CASE("per-layer quality against fp32 and the output's agreement over frozen inputs",
+          "[onnx][quality]") {
+  const auto r = imported("resnet_tiny");
+  const Workload w = loaded(r, "resnet_tiny");
+  REQUIRE(r.quality.size() == w.layers.size());
+  for (size_t i = 0; i < r.quality.size(); ++i) {
+    INFO(r.quality[i].layer);
+    CHECK(r.quality[i].layer == w.layers[i].name);
+    CHECK(r.quality[i].elements > 0);
+    CHECK(r.quality[i].snr_db > 20);
+    CHECK(r.quality[i].mean_abs_error <= r.quality[i].max_abs_error);
+  }
+  CHECK(r.agreement.inputs == onnx_import::kQualityInputs);
+  CHECK(r.agreement.rows == onnx_import::kQualityInputs);  // one row of 10 classes per input
+  CHECK(r.agreement.top1 >= 0.9);
+  CHECK(r.agreement.top5 >= r.agreement.top1);
+  // Frozen: the same figures again.
+  const auto again = imported("resnet_tiny");
+  CHECK(again.quality.back().snr_db == r.quality.back().snr_db);
+  CHECK(again.agreement.top1 == r.agreement.top1);
+}
+
+TEST_CASE("a layer with outlier weights is the one that loses quality in int8", "[onnx][quality]") {
+  // outlier_tiny: fc, relu, fc with a few weights 300x the rest, fc. The middle layer's
+  // per-tensor scale flushes its ordinary weights; the layers around it stay accurate.
+  const auto r = imported("outlier_tiny");
+  auto snr = [&](const std::string& prefix) {
+    for (const auto& q : r.quality)
+      if (q.layer.rfind(prefix, 0) == 0) return q.snr_db;
+    FAIL("no layer " << prefix);
+    return 0.0;
+  };
+  CHECK(snr("fc3") > 30);
+  CHECK(snr("fc7") < 22);
+  CHECK(snr("fc3") - snr("fc7") > 15);
+  CHECK(r.agreement.top1 < 0.9);
+}

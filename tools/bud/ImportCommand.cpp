@@ -63,6 +63,18 @@ int run_import(const ImportOptions& options) {
     j["quant_rms_error"] = e.rms_error;
     j["quant_max_abs_error"] = e.max_abs_error;
     j["quant_relative_error"] = e.relative();
+    Json q = Json::array();
+    for (const auto& l : r->quality)
+      q.push_back({{"layer", l.layer},
+                   {"elements", l.elements},
+                   {"snr_db", l.snr_db},
+                   {"max_abs_error", l.max_abs_error},
+                   {"mean_abs_error", l.mean_abs_error}});
+    j["layer_quality"] = std::move(q);
+    j["agreement"] = {{"inputs", r->agreement.inputs},
+                      {"rows", r->agreement.rows},
+                      {"top1", r->agreement.top1},
+                      {"top5", r->agreement.top5}};
     std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
     return 0;
   }
@@ -78,6 +90,17 @@ int run_import(const ImportOptions& options) {
                r->float_model ? "scales calibrated by bud" : "scales from the model",
                r->output_layer.c_str(), static_cast<unsigned long long>(e.elements), e.rms_error,
                100.0 * e.relative(), e.rms_reference, e.max_abs_error);
+  const onnx_import::Agreement& a = r->agreement;
+  std::fprintf(out,
+               "output agreement with fp32 over %d generated inputs (%llu rows): top-1 %.1f%%, "
+               "top-5 %.1f%%\n",
+               a.inputs, static_cast<unsigned long long>(a.rows), 100.0 * a.top1, 100.0 * a.top5);
+  std::fprintf(out, "  %-16s %10s %9s %12s %12s\n", "layer", "elements", "SNR dB", "max |err|",
+               "mean |err|");
+  for (const auto& l : r->quality)
+    std::fprintf(out, "  %-16s %10llu %9.1f %12.4g %12.4g\n", l.layer.c_str(),
+                 static_cast<unsigned long long>(l.elements), l.snr_db, l.max_abs_error,
+                 l.mean_abs_error);
   return 0;
 }
 
