@@ -28,7 +28,7 @@ echo
 printf "%-22s %12s %10s %12s %10s\n" model cycles "CPU s" "Mcycles/s" "peak MiB"
 for path in "${models[@]}"; do
   /usr/bin/time -f "%U %S %M" -o "$tmp/time" "$bud" run "$path" --json >"$tmp/run.json"
-  cycles=$(sed -n 's/.*"cycles":\([0-9]*\).*/\1/p' "$tmp/run.json" | head -1)
+  cycles=$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["cycles"])' "$tmp/run.json")
   read -r user sys rss <"$tmp/time"
   awk -v m="$(basename "$path" .onnx)" -v c="$cycles" -v u="$user" -v s="$sys" -v r="$rss" \
     'BEGIN { t = u + s; printf "%-22s %12d %10.2f %12.2f %10d\n", m, c, t, c / t / 1e6, r / 1024 }'
