@@ -2,8 +2,10 @@
 // deltas, the first persistent divergence and its mechanism, and every malformed or mismatched
 // input refused with the file and JSON path at fault.
 #include "profile/Compare.h"
+#include "profile/Memo.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "profile/Report.h"
 #include "profile/Roofline.h"
@@ -333,4 +335,72 @@ TEST_CASE("bud profile --compare on two packets, or a packet and a profile",
   std::remove(before.c_str());
   std::remove(after.c_str());
   std::remove(base.c_str());
+}
+
+TEST_CASE("memo: the mechanism leads, competing classes are weighed, risks are named",
+          "[profile][memo]") {
+  const auto base = read(profile_output("mlp"), "base.json");
+  const auto next = read(profile_output("mlp", 160), "new.json");
+  const auto c = compare(base.profile, next.profile, 0.05);
+  const Memo m = make_memo(c, base, next);
+  REQUIRE(m.diverged);
+  CHECK(m.slice == "fc1");
+  CHECK(m.divergence_kind == "layer");
+  CHECK(m.slice_cycles.change > 0.05);
+  REQUIRE_FALSE(m.hypotheses.empty());
+  const Hypothesis& lead = m.hypotheses.front();
+  CHECK(lead.leading);
+  CHECK(lead.cls == TopClass::Memory);
+  CHECK(lead.sub == SubClass::DramWait);
+  CHECK(lead.cycles_change > 0);
+  CHECK_FALSE(lead.evidence.empty());
+  // Competing classes grew less; classes whose cycles did not grow are ruled out, after them.
+  bool seen_ruled_out = false;
+  for (size_t i = 1; i < m.hypotheses.size(); ++i) {
+    const auto& h = m.hypotheses[i];
+    CHECK_FALSE(h.leading);
+    CHECK(h.ruled_out == (h.cycles_change <= 0));
+    if (h.ruled_out) seen_ruled_out = true;
+    else CHECK_FALSE(seen_ruled_out);
+    if (!h.ruled_out) CHECK(h.cycles_change <= lead.cycles_change);
+  }
+  // Same revision and seeds: the change is the leading rule's remedy on the slice.
+  CHECK(m.change.rfind("on fc1: ", 0) == 0);
+  CHECK(m.expected.find(std::to_string(lead.cycles_change)) != std::string::npos);
+  // The slower memory slows every layer: each is a risk of the same mechanism.
+  REQUIRE(m.risks.size() == 2);
+  CHECK(m.risks[0].rfind("fc2 also slowed", 0) == 0);
+  const std::string md = memo_markdown(m);
+  for (const char* section : {"## Symptom", "## First failing stage", "## Tags", "## Mechanism",
+                              "## Smallest reversible change", "## Regression risk"})
+    CHECK(md.find(section) != std::string::npos);
+  CHECK(md.find("[base.json](base.json)") != std::string::npos);
+  CHECK(memo_json(m)["hypotheses"][0]["class"] == "memory");
+}
+
+TEST_CASE("memo: identical runs have nothing to explain", "[profile][memo]") {
+  const auto base = read(profile_output("mlp"), "base.json");
+  const auto next = read(profile_output("mlp"), "new.json");
+  const Memo m = make_memo(compare(base.profile, next.profile, 0.05), base, next);
+  CHECK_FALSE(m.diverged);
+  CHECK(m.hypotheses.empty());
+  CHECK(memo_markdown(m).find("nothing to explain") != std::string::npos);
+}
+
+TEST_CASE("bud memo on two packets writes the memo and refuses bad input", "[profile][memo][cli]") {
+  using profile_test::run_bud;
+  const std::string before = profile_test::scratch("memo_before.bpk");
+  const std::string after = profile_test::scratch("memo_after.bpk");
+  const std::string md = profile_test::scratch("memo.md");
+  REQUIRE(run_bud("run mlp --record " + before).status == 0);
+  REQUIRE(run_bud("run mlp --mem-latency 160 --record " + after).status == 0);
+  auto r = run_bud("memo " + before + " " + after + " -o " + md);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::ifstream in(md);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("Leading hypothesis: memory / dram_wait") != std::string::npos);
+  auto bad = run_bud("memo " + before + " /nonexistent/x.json --json");
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("\"exit_code\":2") != std::string::npos);
 }

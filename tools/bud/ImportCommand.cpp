@@ -34,20 +34,8 @@ int run_import(const ImportOptions& options) {
   auto r = onnx_import::import_file(options.model, io);
   if (!r) return fail_command("import", options.json, 2, r.error());
   if (!options.output.empty()) {
-    // Write a sibling temporary and rename it: a failed write leaves nothing behind.
-    const std::string tmp = options.output + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << r->text;
-      if (!out.flush()) {
-        std::remove(tmp.c_str());
-        return fail_command("import", options.json, 2, options.output + ": cannot write");
-      }
-    }
-    if (std::rename(tmp.c_str(), options.output.c_str()) != 0) {
-      std::remove(tmp.c_str());
+    if (!write_file_atomically(options.output, r->text))
       return fail_command("import", options.json, 2, options.output + ": cannot write");
-    }
   }
   const onnx_import::QuantError& e = r->error;
   if (options.json) {

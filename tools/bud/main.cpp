@@ -16,6 +16,7 @@
 #include "tools/bud/PacketCommand.h"
 #include "tools/bud/ProfileCommand.h"
 #include "tools/bud/ServeLoadCommand.h"
+#include "tools/bud/MemoCommand.h"
 #include "tools/bud/ReplayCommand.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/ServeCommand.h"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
       "  bud run conv --json           # machine-readable result\n"
       "  bud import model.onnx -o m.textpb  # ONNX model to workload (docs/import.md)\n"
       "  bud profile conv              # where the cycles went, per layer (docs/profiling.md)\n"
+      "  bud memo base.bpk new.bpk     # review memo of a performance change\n"
       "  bud serve-load mlp --sla-p99-us 200  # latency and perf/W under load (docs/serving.md)\n"
       "  bud debug conv                # interactive: break, step, print, goto, wave dump\n"
       "  bud trigger check my.trig     # validate a trigger file (docs/triggers.md)\n"
@@ -88,6 +90,8 @@ int main(int argc, char** argv) {
   bud::cli::setup_import(app, import_options);
   bud::cli::ProfileCommandOptions profile_options;
   bud::cli::setup_profile(app, profile_options);
+  bud::cli::MemoOptions memo_options;
+  bud::cli::setup_memo(app, memo_options);
   bud::cli::ServeLoadOptions serve_load_options;
   bud::cli::setup_serve_load(app, serve_load_options);
   bud::cli::DebugOptions debug_options;
@@ -156,6 +160,7 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("run")) return bud::cli::run_run(run_options);
   if (app.got_subcommand("profile")) return bud::cli::run_profile(profile_options);
+  if (app.got_subcommand("memo")) return bud::cli::run_memo(memo_options);
   if (app.got_subcommand("serve-load")) return bud::cli::run_serve_load(serve_load_options);
   if (app.got_subcommand("workloads")) return bud::cli::run_workloads(workloads_options);
   if (app.got_subcommand("import")) return bud::cli::run_import(import_options);
