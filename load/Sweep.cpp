@@ -1,6 +1,8 @@
 #include "load/Sweep.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace bud::load {
 
@@ -69,6 +71,51 @@ SweepResult sweep(const Service& service, const SweepSpec& spec) {
     r.points.push_back(std::move(p));
   }
   return r;
+}
+
+std::vector<Intervention> sweep_interventions(const Service& service, const SweepSpec& spec,
+                                              const std::vector<double>& windows_us) {
+  std::vector<Intervention> v;
+  auto add = [&](std::string name, const ServerPolicy& policy) {
+    for (const auto& i : v)
+      if (i.policy.max_batch == policy.max_batch && i.policy.window_cycles == policy.window_cycles)
+        return;  // the same policy as one already tried (e.g. the baseline)
+    Intervention i;
+    i.name = std::move(name);
+    i.policy = policy;
+    SweepSpec s = spec;
+    s.policy = policy;
+    i.result = sweep(service, s);
+    if (i.result.sustained) {
+      const LoadPoint& p = i.result.points[*i.result.sustained];
+      i.requests_per_joule = p.requests_per_joule;
+      i.served_rps = p.served_rps;
+      i.p99_us = to_us(service, p.latency.p99);
+      i.watts = p.watts;
+    }
+    v.push_back(std::move(i));
+  };
+  add("baseline", spec.policy);
+  const uint32_t measured = static_cast<uint32_t>(service.times.batch_cycles.size());
+  for (uint32_t b = 1; b <= measured; b *= 2) {
+    ServerPolicy p = spec.policy;
+    p.max_batch = b;
+    p.queue_bound = std::max(p.queue_bound, b);
+    add("max batch " + std::to_string(b), p);
+  }
+  for (double w : windows_us) {
+    ServerPolicy p = spec.policy;
+    p.window_cycles = static_cast<uint64_t>(std::llround(w * service.frequency_mhz));
+    char name[64];
+    std::snprintf(name, sizeof name, "window %g us", w);
+    add(name, p);
+  }
+  std::stable_sort(v.begin(), v.end(), [](const Intervention& a, const Intervention& b) {
+    const bool ma = a.result.sustained.has_value(), mb = b.result.sustained.has_value();
+    if (ma != mb) return ma;
+    return a.requests_per_joule > b.requests_per_joule;
+  });
+  return v;
 }
 
 }  // namespace bud::load

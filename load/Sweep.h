@@ -51,6 +51,23 @@ struct SweepResult {
 /// Serves every load point. Deterministic: the same spec and service give the same result.
 SweepResult sweep(const Service& service, const SweepSpec& spec);
 
+/// One bounded change to the serving policy (`bud serve-load --sweep`), measured as a whole
+/// load sweep: the intervention plan, measured instead of guessed.
+struct Intervention {
+  std::string name;       ///< "baseline", "max batch 2", "window 10 us", ...
+  ServerPolicy policy;
+  SweepResult result;
+  /// The sustained point's figures (all 0 when no load point meets the SLA).
+  double requests_per_joule = 0, served_rps = 0, p99_us = 0, watts = 0;
+};
+
+/// The baseline `spec` and each change of one policy knob at a time: max batch 1, 2, 4, ... up to
+/// the batch sizes `service` measured, and micro-batching windows `windows_us` (the baseline's
+/// other settings kept). Ranked by requests per joule at the SLA, best first; interventions with
+/// no load point meeting it come last (in the order tried). The baseline is always included.
+std::vector<Intervention> sweep_interventions(const Service& service, const SweepSpec& spec,
+                                              const std::vector<double>& windows_us);
+
 /// Cycles to microseconds at the service's clock.
 double to_us(const Service& service, uint64_t cycles);
 

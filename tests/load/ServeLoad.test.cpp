@@ -122,3 +122,36 @@ TEST_CASE("a load sweep's figures follow from the batch costs", "[load][sweep]")
   spec.sla_p99_us = 0.001;
   CHECK_FALSE(load::sweep(*s, spec).sustained);
 }
+
+TEST_CASE("the intervention plan tries one policy change at a time, ranked by perf/W at the SLA",
+          "[load][sweep]") {
+  const auto t = table();
+  auto s = load::measure_service(options("gemm_small"), 4, t);
+  REQUIRE(s);
+  load::SweepSpec spec;
+  spec.arrivals.count = 800;
+  spec.policy.max_batch = 2;
+  spec.policy.queue_bound = 16;
+  spec.loads = {0.2, 0.5, 0.8};
+  spec.sla_p99_us = 1e9;
+  const auto plan = load::sweep_interventions(*s, spec, {10});
+  // baseline (max batch 2), max batch 1 and 4 (2 is the baseline), window 10 us.
+  REQUIRE(plan.size() == 4);
+  int baselines = 0;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    INFO(plan[i].name);
+    if (plan[i].name == "baseline") {
+      ++baselines;
+      CHECK(plan[i].policy.max_batch == 2);
+    }
+    CHECK(plan[i].result.sustained);
+    if (i > 0) CHECK(plan[i - 1].requests_per_joule >= plan[i].requests_per_joule);
+    // Each entry is its own whole sweep: its sustained point is the sweep's.
+    load::SweepSpec one = spec;
+    one.policy = plan[i].policy;
+    const auto again = load::sweep(*s, one);
+    REQUIRE(again.sustained);
+    CHECK(again.points[*again.sustained].requests_per_joule == plan[i].requests_per_joule);
+  }
+  CHECK(baselines == 1);
+}

@@ -1,6 +1,7 @@
 #include "tools/bud/ServeLoadCommand.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -159,6 +160,50 @@ std::string text_report(const load::Service& s, const load::SweepResult& r,
   return out;
 }
 
+Json interventions_json(const std::vector<load::Intervention>& plan) {
+  Json a = Json::array();
+  for (const auto& i : plan) {
+    Json q = Json::object();
+    q["name"] = i.name;
+    q["max_batch"] = i.policy.max_batch;
+    q["window_cycles"] = i.policy.window_cycles;
+    q["meets_sla"] = i.result.sustained.has_value();
+    q["requests_per_joule"] = i.requests_per_joule;
+    q["served_rps"] = i.served_rps;
+    q["p99_us"] = i.p99_us;
+    q["watts"] = i.watts;
+    a.push_back(std::move(q));
+  }
+  return a;
+}
+
+std::string interventions_text(const std::vector<load::Intervention>& plan,
+                               const load::SweepSpec& spec) {
+  if (plan.empty()) return {};
+  const load::Intervention* base = nullptr;
+  for (const auto& i : plan)
+    if (i.name == "baseline") base = &i;
+  char b[256];
+  std::snprintf(b, sizeof b,
+                "\nIntervention plan (one change at a time, ranked by requests/J at p99 <= %.1f "
+                "us)\n  %-16s %10s %10s %8s %7s %9s\n",
+                spec.sla_p99_us, "change", "req/J", "served/s", "p99 us", "W", "vs base");
+  std::string out = b;
+  for (const auto& i : plan) {
+    if (!i.result.sustained) {
+      std::snprintf(b, sizeof b, "  %-16s %10s\n", i.name.c_str(), "misses the SLA at every load");
+    } else {
+      const double vs = base && base->requests_per_joule > 0
+                            ? i.requests_per_joule / base->requests_per_joule - 1
+                            : 0;
+      std::snprintf(b, sizeof b, "  %-16s %10.0f %10.0f %8.1f %7.3f %+8.1f%%\n", i.name.c_str(),
+                    i.requests_per_joule, i.served_rps, i.p99_us, i.watts, 100 * vs);
+    }
+    out += b;
+  }
+  return out;
+}
+
 }  // namespace
 
 void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
@@ -213,6 +258,13 @@ void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
       ->capture_default_str();
   sub->add_option("--energy-table", options.energy_table,
                   "Energy table (docs/power.md; default the built-in npu_45nm)");
+  sub->add_flag("--sweep", options.sweep,
+                "Try one policy change at a time (max batch 1, 2, 4, 8; micro-batching windows) "
+                "and rank them by requests per joule at the SLA (needs --sla-p99-us)");
+  sub->add_option("--sweep-windows-us", options.sweep_windows_us,
+                  "With --sweep: the micro-batching windows to try, microseconds")
+      ->delimiter(',')
+      ->capture_default_str();
   sub->add_option("--html", options.html,
                   "Write a self-contained HTML report: latency-throughput curve, perf/W");
   sub->add_flag("--json", options.json, "Print one JSON object instead of the tables");
@@ -226,6 +278,12 @@ int run_serve_load(const ServeLoadOptions& o) {
   if (o.requests == 0) return fail(2, "--requests must be >= 1");
   if (o.max_batch == 0 || o.max_batch > 64) return fail(2, "--max-batch must be in 1..64");
   if (!std::isfinite(o.window_us) || o.window_us < 0) return fail(2, "--window-us must be >= 0");
+  if (o.sweep && !(o.sla_p99_us > 0))
+    return fail(2, "--sweep ranks interventions at the SLA: give --sla-p99-us");
+  for (double w : o.sweep_windows_us)
+    if (!std::isfinite(w) || w < 0) return fail(2, "--sweep-windows-us must be >= 0");
+  // The sweep tries batches up to 8 (or --max-batch if larger): measure them all.
+  const uint32_t measure_up_to = o.sweep ? std::max<uint32_t>(o.max_batch, 8) : o.max_batch;
   load::SweepSpec spec;
   spec.arrivals.kind =
       o.arrivals == "bursty" ? load::ArrivalSpec::Kind::Bursty : load::ArrivalSpec::Kind::Poisson;
@@ -258,9 +316,9 @@ int run_serve_load(const ServeLoadOptions& o) {
   measured.progress = [&progress](uint64_t cycle) {
     if (progress) progress->update(cycle);
   };
-  auto service = load::measure_service(measured, o.max_batch, *table, [&](uint32_t b) {
+  auto service = load::measure_service(measured, measure_up_to, *table, [&](uint32_t b) {
     progress = std::make_unique<ProgressLine>("serve-load: batch " + std::to_string(b) + " of " +
-                                              std::to_string(o.max_batch));
+                                              std::to_string(measure_up_to));
   });
   progress.reset();
   if (!service) return fail(2, service.error());
@@ -281,6 +339,11 @@ int run_serve_load(const ServeLoadOptions& o) {
                  {"window_cycles", spec.policy.window_cycles},
                  {"queue_bound", o.queue_bound},
                  {"admission", o.admission}};
+  std::vector<load::Intervention> plan;
+  if (o.sweep) {
+    plan = load::sweep_interventions(*service, spec, o.sweep_windows_us);
+    j["interventions"] = interventions_json(plan);
+  }
   if (!o.html.empty()) {
     if (auto e = plots::render_html("serve_report", j, o.html); !e.empty())
       return fail(kReportFailed, o.html + ": " + e);
@@ -288,7 +351,7 @@ int run_serve_load(const ServeLoadOptions& o) {
   if (o.json)
     std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
   else
-    std::cout << text_report(*service, result, spec, o);
+    std::cout << text_report(*service, result, spec, o) << interventions_text(plan, spec);
   return spec.sla_p99_us > 0 && !result.sustained ? kNoSla : 0;
 }
 
