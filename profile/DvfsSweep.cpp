@@ -5,6 +5,7 @@
 
 #include "power/Dvfs.h"
 #include "power/EnergyAccount.h"
+#include "power/ThermalSetup.h"
 #include "profile/Energy.h"
 #include "profile/Profiler.h"
 #include "profile/Report.h"
@@ -22,6 +23,18 @@ DvfsSweep sweep_dvfs(const run::PreparedRun& prepared, const run::RunOptions& op
     if (table.dram_timing)
       o.emulator.dram = power::dram_at(o.emulator.dram, *table.dram_timing, point.frequency_mhz);
     d.dram = o.emulator.dram;
+    const auto at = power::at_point(table, point);
+    if (options.emulator.thermal.enabled) {
+      // The thermal model at this point's clock and energies.
+      std::vector<std::string> counters;
+      for (int i = 0; i < isa::kNumCounters; ++i) counters.push_back(isa::counter_name(i));
+      auto thermal = power::thermal_config(at, counters);
+      if (!thermal) {
+        s.error = "operating point '" + point.name + "': " + thermal.error();
+        return s;
+      }
+      o.emulator.thermal = std::move(thermal).value();
+    }
     auto profiled = run_profiled(prepared, o);
     if (!profiled.attribution) {
       s.error = "operating point '" + point.name + "': " + profiled.error;
@@ -33,7 +46,6 @@ DvfsSweep sweep_dvfs(const run::PreparedRun& prepared, const run::RunOptions& op
     auto values = d.report.counters;
     names.emplace_back(power::kHostCsrAccess);
     values.push_back(profiled.host ? profiled.host->accesses() : 0);
-    const auto at = power::at_point(table, point);
     auto account = power::account(at, names, values);
     if (!account) {
       s.error = "operating point '" + point.name + "': " + account.error();
@@ -87,6 +99,10 @@ json::Json dvfs_json(const DvfsSweep& s, const power::EnergyTable& table) {
     pj["tops_per_watt"] = p.tops_per_watt;
     pj["inferences_per_second"] = p.inferences_per_second;
     pj["inefficient"] = p.inefficient.empty() ? json::Json(nullptr) : json::Json(p.inefficient);
+    if (p.report.thermal)
+      pj["thermal"] = json::Json{{"peak_mc", p.report.thermal->peak_mc},
+                                 {"clamp_events", p.report.thermal->clamp_events},
+                                 {"clamped_cycles", p.report.thermal->clamped_cycles}};
     points.push_back(pj);
   }
   j["points"] = points;
@@ -115,6 +131,14 @@ std::string dvfs_text(const DvfsSweep& s, const power::EnergyTable& table) {
                   p.report.passed ? "" : "FAILED ",
                   p.inefficient.empty() ? "" : ("inefficient: " + p.inefficient).c_str());
     o << buf;
+    if (p.report.thermal) {
+      const auto& t = *p.report.thermal;
+      std::snprintf(buf, sizeof buf,
+                    "  %-10s thermal: peak %.1f C, %s clamp events, %.1f%% of cycles clamped\n", "",
+                    t.peak_mc / 1e3, grouped(t.clamp_events).c_str(),
+                    p.cycles ? 100.0 * t.clamped_cycles / p.cycles : 0.0);
+      o << buf;
+    }
   }
   return o.str();
 }

@@ -153,6 +153,50 @@ power::Result<EnergyProfile> energy_profile(const Profile& p, const power::Energ
   return e;
 }
 
+double ThermalFigures::nominal_per_second() const {
+  return nominal_cycles ? frequency_mhz * 1e6 / static_cast<double>(nominal_cycles) : 0;
+}
+double ThermalFigures::sustained_per_second() const {
+  return sustained_cycles ? frequency_mhz * 1e6 / static_cast<double>(sustained_cycles) : 0;
+}
+double ThermalFigures::clamped_fraction() const {
+  return sustained_cycles ? static_cast<double>(clamped_cycles) / sustained_cycles : 0;
+}
+
+json::Json thermal_json(const ThermalFigures& t) {
+  json::Json j;
+  j["nominal_cycles"] = t.nominal_cycles;
+  j["sustained_cycles"] = t.sustained_cycles;
+  j["frequency_mhz"] = t.frequency_mhz;
+  j["nominal_inferences_per_second"] = t.nominal_per_second();
+  j["sustained_inferences_per_second"] = t.sustained_per_second();
+  j["peak_mc"] = t.peak_mc;
+  j["end_mc"] = t.end_mc;
+  j["clamp_events"] = t.clamp_events;
+  j["clamped_cycles"] = t.clamped_cycles;
+  j["clamped_fraction"] = t.clamped_fraction();
+  return j;
+}
+
+std::string thermal_text(const ThermalFigures& t) {
+  char buf[512];
+  const double loss = t.nominal_per_second() > 0
+                          ? 100.0 * (1.0 - t.sustained_per_second() / t.nominal_per_second())
+                          : 0.0;
+  std::snprintf(buf, sizeof buf,
+                "\nthermal (lumped RC model, docs/power.md)\n"
+                "  nominal    %s cycles, %.0f inferences/s (without the thermal model)\n"
+                "  sustained  %s cycles, %.0f inferences/s (%.1f%% lost to the clamp)\n"
+                "  clamp      %s event%s, %s cycles clamped (%.1f%% of the run); peak %.3f C, "
+                "end %.3f C\n",
+                grouped(t.nominal_cycles).c_str(), t.nominal_per_second(),
+                grouped(t.sustained_cycles).c_str(), t.sustained_per_second(), loss,
+                grouped(t.clamp_events).c_str(), t.clamp_events == 1 ? "" : "s",
+                grouped(t.clamped_cycles).c_str(), 100.0 * t.clamped_fraction(), t.peak_mc / 1e3,
+                t.end_mc / 1e3);
+  return buf;
+}
+
 std::string joules_text(uint64_t fj) {
   const double j = static_cast<double>(fj) * 1e-15;
   if (j >= 1) return fmt("%.3f J", j);

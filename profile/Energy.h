@@ -63,6 +63,22 @@ json::Json energy_json(const EnergyProfile& e);
 /// The energy tables: per layer (energy, share, average power, TOPS/W), components, engines,
 /// buffers, and the run's figures.
 std::string energy_text(const EnergyProfile& e);
+/// A run with the thermal model against the same run without it (docs/power.md "Thermal"):
+/// nominal vs sustained throughput, and how often and how long the clamp held.
+struct ThermalFigures {
+  uint64_t nominal_cycles = 0;    ///< the run without the thermal model
+  uint64_t sustained_cycles = 0;  ///< the run with it
+  double frequency_mhz = 0;
+  int64_t peak_mc = 0, end_mc = 0;
+  uint64_t clamp_events = 0, clamped_cycles = 0;
+  /// Inferences (runs) per second at the clock.
+  double nominal_per_second() const;
+  double sustained_per_second() const;
+  double clamped_fraction() const;  ///< clamped cycles / sustained cycles
+};
+json::Json thermal_json(const ThermalFigures& t);
+std::string thermal_text(const ThermalFigures& t);
+
 /// "12.345 uJ"-style rendering of femtojoules.
 std::string joules_text(uint64_t fj);
 

@@ -95,22 +95,10 @@ bool given(const ProfileCommandOptions& options, const char* name) {
   return !first_given(options, [name](const std::string& n) { return n == name; }).empty();
 }
 
-// The counters a run of the NPU supplies to an energy table: the PMU's and the host's accesses.
-std::vector<std::string> npu_action_counters() {
-  std::vector<std::string> names;
-  for (int i = 0; i < isa::kNumCounters; ++i) names.push_back(isa::counter_name(i));
-  names.emplace_back(power::kHostCsrAccess);
-  return names;
-}
-
-power::Result<power::EnergyTable> energy_table(const ProfileCommandOptions& options) {
-  return options.energy_table.empty()
-             ? power::default_energy_table(npu_action_counters())
-             : power::load_energy_table(options.energy_table, npu_action_counters());
-}
-
-// `bud profile WORKLOAD --dvfs`: the run at every operating point of the table.
-int run_dvfs(const ProfileCommandOptions& options, const power::EnergyTable& table) {
+// `bud profile WORKLOAD --dvfs`: the run at every operating point of the table (`resolved`: the
+// options with the power options applied, the thermal model at each point).
+int run_dvfs(const ProfileCommandOptions& options, const run::RunOptions& resolved,
+             const power::EnergyTable& table) {
   const auto fail = [&](int code, const std::string& e) {
     return fail_command("profile", options.json, code, e);
   };
@@ -133,7 +121,7 @@ int run_dvfs(const ProfileCommandOptions& options, const power::EnergyTable& tab
                   "GB/s at each clock): " +
                       name + " does not apply");
   if (auto e = validate_emulation_options(options.run); !e.empty()) return fail(2, e);
-  run::RunOptions ro = options.run;
+  run::RunOptions ro = resolved;
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) return fail(2, e);
   auto prepared = run::prepare(ro);
   if (!prepared) return fail(2, prepared.error());
@@ -203,10 +191,6 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
                 "Run the built-in microbenchmarks on this memory configuration: measured peaks "
                 "and the counter fidelity table (alone), or the empirical roofline beside the "
                 "datasheet one (with a workload)");
-  sub->add_option("--energy-table", options.energy_table,
-                  "Price the run's actions with this energy table (text format, "
-                  "power/energy_table.proto; default: the built-in power/tables/npu_45nm.textpb)")
-      ->type_name("FILE");
   sub->add_flag("--no-energy", options.no_energy, "Leave the energy account out");
   sub->add_flag("--dvfs", options.dvfs,
                 "Run the workload at every operating point of the energy table (DRAM timing "
@@ -230,25 +214,28 @@ int run_profile(const ProfileCommandOptions& options) {
   if (options.no_energy && (options.dvfs || given(options, "--energy-table")))
     return fail_command("profile", options.json, 2,
                         "--no-energy leaves energy out: --dvfs and --energy-table need it");
-  std::optional<power::EnergyTable> table;
-  if (!options.no_energy) {
-    auto loaded = energy_table(options);
-    if (!loaded) return fail_command("profile", options.json, 2, loaded.error());
-    table = std::move(loaded).value();
-  }
-  if (options.dvfs) {
-    if (profile::is_packet_file(options.run.workload))
-      return fail_command("profile", options.json, 2,
-                          "--dvfs runs the workload again at each operating point: give a "
-                          "workload, not a replay packet");
-    return run_dvfs(options, *table);
-  }
-  std::optional<profile::RecordedRun> recorded;
-  if (profile::is_packet_file(options.run.workload)) {
+  const bool packet = profile::is_packet_file(options.run.workload);
+  if (packet && options.dvfs)
+    return fail_command("profile", options.json, 2,
+                        "--dvfs runs the workload again at each operating point: give a "
+                        "workload, not a replay packet");
+  if (packet)
     if (auto name = first_given(options, is_run_option); !name.empty())
       return fail_command("profile", options.json, 2,
                           options.run.workload + " is a replay packet: its run is recorded, " +
                               name + " does not apply");
+  if (options.dvfs && given(options, "--point"))
+    return fail_command("profile", options.json, 2,
+                        "--dvfs runs every operating point: --point does not apply");
+  // The table at the run's operating point; --point and --thermal applied to the run's options.
+  run::RunOptions resolved = options.run;
+  auto at_point = resolve_power_options(resolved);
+  if (!at_point) return fail_command("profile", options.json, 2, at_point.error());
+  if (options.dvfs) return run_dvfs(options, resolved, *at_point);
+  std::optional<power::EnergyTable> table;
+  if (!options.no_energy) table = std::move(at_point).value();
+  std::optional<profile::RecordedRun> recorded;
+  if (packet) {
     auto loaded = profile::load_recorded_run(options.run.workload);
     if (!loaded) return fail_command("profile", options.json, 2, loaded.error());
     recorded = std::move(loaded).value();
@@ -270,7 +257,7 @@ int run_profile(const ProfileCommandOptions& options) {
   } else {
     if (auto e = validate_emulation_options(options.run); !e.empty())
       return fail_command("profile", options.json, 2, e);
-    ro = options.run;
+    ro = resolved;
     if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty())
       return fail_command("profile", options.json, 2, e);
     ro.progress = on_progress;
@@ -308,6 +295,24 @@ int run_profile(const ProfileCommandOptions& options) {
     energy = std::move(e).value();
     profile_j["energy"] = profile::energy_json(*energy);
   }
+  std::optional<profile::ThermalFigures> thermal;
+  if (report.thermal) {
+    // Nominal: the same run without the thermal model.
+    run::RunOptions unclamped = ro;
+    unclamped.emulator.thermal = {};
+    unclamped.progress = {};
+    const auto nominal = run::execute(*prepared, unclamped);
+    profile::ThermalFigures t;
+    t.nominal_cycles = nominal.cycles;
+    t.sustained_cycles = report.cycles;
+    t.frequency_mhz = static_cast<double>(ro.emulator.thermal.frequency_khz) / 1e3;
+    t.peak_mc = report.thermal->peak_mc;
+    t.end_mc = report.thermal->temp_mc;
+    t.clamp_events = report.thermal->clamp_events;
+    t.clamped_cycles = report.thermal->clamped_cycles;
+    thermal = t;
+    profile_j["thermal"] = profile::thermal_json(t);
+  }
   if (trace_window > 0) {
     const auto trace = profile::trace_json(*profiled.attribution, prepared->program,
                                            profiled.design, *profiled.windows,
@@ -339,6 +344,7 @@ int run_profile(const ProfileCommandOptions& options) {
     std::cout << report_text(report, *prepared) << profile::profile_text(p, roofline)
               << profile::ceilings_text(p, datasheet, empirical);
     if (energy) std::cout << profile::energy_text(*energy);
+    if (thermal) std::cout << profile::thermal_text(*thermal);
     if (calibration) std::cout << "\n" << profile::calibration_text(*calibration);
   }
   const int status = run_exit_code(report);
