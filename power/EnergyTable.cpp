@@ -40,6 +40,10 @@ const char* component_name(Component c) {
   return c < Component::Count ? kNames[static_cast<int>(c)] : "?";
 }
 
+bool on_die(Component c) {
+  return c != Component::Dram && c != Component::Background && c != Component::Host;
+}
+
 Result<EnergyTable> parse_energy_table(std::string_view text, std::string_view file,
                                        const std::vector<std::string>& known) {
   const std::string fname(file);
@@ -118,6 +122,36 @@ Result<EnergyTable> parse_energy_table(std::string_view text, std::string_view f
         !std::isfinite(d.jitter_ns()) || !(d.bandwidth_gbps() > 0) || !std::isfinite(d.bandwidth_gbps()))
       return fail(where, "`dram_timing` needs latency_ns > 0, jitter_ns >= 0 and bandwidth_gbps > 0");
     t.dram_timing = DramTiming{d.latency_ns(), d.jitter_ns(), d.bandwidth_gbps()};
+  }
+  if (pt.has_thermal()) {
+    const proto::Thermal& th = pt.thermal();
+    const textproto::Tree* at = loc.nested(&tree, pt, "thermal", -1);
+    const std::string where = loc.at(&tree, pt, "thermal", -1, loc.start());
+    auto field = [&](const char* name) { return loc.at(at, th, name, -1, where); };
+    // One multiplication and one rounding per value: the same integers on every machine.
+    auto scaled = [](double v, double unit) { return std::llround(v * unit); };
+    auto bad = [](double v, double lo, double hi) { return !std::isfinite(v) || v < lo || v > hi; };
+    if (bad(th.r_c_per_w(), 0.001, 1e4))
+      return fail(field("r_c_per_w"), "`r_c_per_w` must be in [0.001, 10^4] degrees C per watt");
+    if (bad(th.c_j_per_c(), 1e-9, 1e3))
+      return fail(field("c_j_per_c"), "`c_j_per_c` must be in [10^-9, 10^3] joules per degree C");
+    if (bad(th.ambient_c(), 0, 1000))
+      return fail(field("ambient_c"), "`ambient_c` must be in [0, 1000] degrees C");
+    if (bad(th.trip_c(), 0, 1000) || !(th.trip_c() > th.ambient_c()))
+      return fail(field("trip_c"), "`trip_c` must be above `ambient_c` (and at most 1000)");
+    if (bad(th.hysteresis_c(), 0, th.trip_c() - th.ambient_c()))
+      return fail(field("hysteresis_c"), "`hysteresis_c` must be in [0, trip_c - ambient_c]");
+    if (th.window_cycles() == 0 || th.window_cycles() > (uint64_t{1} << 32))
+      return fail(field("window_cycles"), "`window_cycles` must be in [1, 2^32]");
+    ThermalParams p;
+    p.r_mc_per_w = static_cast<uint64_t>(scaled(th.r_c_per_w(), 1e3));
+    p.c_nj_per_c = static_cast<uint64_t>(scaled(th.c_j_per_c(), 1e9));
+    p.ambient_mc = scaled(th.ambient_c(), 1e3);
+    p.trip_mc = scaled(th.trip_c(), 1e3);
+    p.hysteresis_mc = scaled(th.hysteresis_c(), 1e3);
+    p.window_cycles = th.window_cycles();
+    p.where = where;
+    t.thermal = p;
   }
   return t;
 }

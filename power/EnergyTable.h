@@ -43,6 +43,19 @@ struct DramTiming {
   double latency_ns = 0, jitter_ns = 0, bandwidth_gbps = 0;
 };
 
+/// The die's thermal model, in the integer units bud computes in (docs/power.md "Thermal").
+struct ThermalParams {
+  uint64_t r_mc_per_w = 0;  ///< milli-degrees C per watt
+  uint64_t c_nj_per_c = 0;  ///< nanojoules per degree C
+  int64_t ambient_mc = 0, trip_mc = 0, hysteresis_mc = 0;
+  uint64_t window_cycles = 0;
+  std::string where;  ///< FILE:LINE:COL of the `thermal` entry
+};
+
+/// Whether a component's energy is dissipated on the die (heats it): all but DRAM, DRAM
+/// background and the host's side.
+bool on_die(Component c);
+
 struct EnergyTable {
   std::string file;  ///< where it was read from ("<builtin npu_45nm>" for the default)
   std::string name, version, technology;
@@ -53,6 +66,7 @@ struct EnergyTable {
   /// listed point has its frequency and voltage).
   std::vector<OperatingPoint> points;
   std::optional<DramTiming> dram_timing;
+  std::optional<ThermalParams> thermal;
 
   /// The point named `point_name`, if any.
   const OperatingPoint* point(std::string_view point_name) const;

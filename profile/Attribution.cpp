@@ -124,6 +124,29 @@ std::unique_ptr<Attribution> Attribution::attach(emu::Emulator& emu,
       !track(Holder::Load, static_cast<int>(Slot::BankConflictsAcc), "bank_conflicts_acc") ||
       !track(Holder::Store, static_cast<int>(Slot::BankConflictsOut), "bank_conflicts_out"))
     return nullptr;
+  struct Owned {
+    Holder holder;
+    Slot slot;
+    const char* counter;
+  };
+  static constexpr Owned kEnergyCounters[] = {
+      {Holder::Compute, Slot::SpadInpRd, "spad_inp_rd"},
+      {Holder::Load, Slot::SpadInpWr, "spad_inp_wr"},
+      {Holder::Compute, Slot::SpadWgtRd, "spad_wgt_rd"},
+      {Holder::Load, Slot::SpadWgtWr, "spad_wgt_wr"},
+      {Holder::Compute, Slot::SpadAccRd, "spad_acc_rd"},
+      {Holder::Compute, Slot::SpadAccWr, "spad_acc_wr"},
+      {Holder::Store, Slot::SpadOutRd, "spad_out_rd"},
+      {Holder::Compute, Slot::SpadOutWr, "spad_out_wr"},
+      {Holder::Load, Slot::RetiredLoad, "retired_load"},
+      {Holder::Compute, Slot::RetiredGemm, "retired_gemm"},
+      {Holder::Compute, Slot::RetiredPost, "retired_post"},
+      {Holder::Store, Slot::RetiredStore, "retired_store"},
+      {Holder::Fetch, Slot::RetiredSync, "retired_sync"},
+      {Holder::Fetch, Slot::RetiredEnd, "retired_end"},
+  };
+  for (const Owned& o : kEnergyCounters)
+    if (!track(o.holder, static_cast<int>(o.slot), o.counter)) return nullptr;
   // The MAC array's size from the design itself: CONFIG = {.., cols, rows}.
   const auto config = emu.read_csr(isa::csr::kConfig);
   a->array_macs_ = config ? (*config & 0xFF) * ((*config >> 8) & 0xFF) : 0;

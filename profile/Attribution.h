@@ -31,6 +31,25 @@ enum class Slot : uint8_t {
   BankConflictsWgt,
   BankConflictsAcc,
   BankConflictsOut,  ///< store's OUT reads that lost a bank to POST's writes
+  // Scratchpad entry accesses (energy, docs/power.md), each with the holder that makes them:
+  // INP/WGT reads, ACC reads and writes, OUT writes are compute's; INP/WGT writes load's; OUT
+  // reads store's. ACC is also written by LOADs to ACC: those go to the compute command held
+  // meanwhile (the counter has one bit per cycle and cannot tell the two writers apart).
+  SpadInpRd,
+  SpadInpWr,
+  SpadWgtRd,
+  SpadWgtWr,
+  SpadAccRd,
+  SpadAccWr,
+  SpadOutRd,
+  SpadOutWr,
+  // Commands retired, with the holder that retires them (SYNC, END: fetch).
+  RetiredLoad,
+  RetiredGemm,
+  RetiredPost,
+  RetiredStore,
+  RetiredSync,
+  RetiredEnd,
   Count,
 };
 inline constexpr int kNumSlots = static_cast<int>(Slot::Count);

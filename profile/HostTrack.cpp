@@ -65,6 +65,7 @@ bool HostTrack::after_cycle(uint64_t cycle) {
 
 void HostTrack::record(uint64_t cycle) {
   using namespace isa::csr;
+  ++accesses_;
   const bool write = read_le(write_.p, write_.bytes) != 0;
   const auto addr = static_cast<uint8_t>(read_le(addr_.p, addr_.bytes));
   const auto value = static_cast<uint32_t>(read_le(wdata_.p, wdata_.bytes));

@@ -60,6 +60,9 @@ class HostTrack final : public drive::Participant, public emu::CycleHook {
   /// Accesses not recorded because the reserved storage was full (0 for a host that behaves as
   /// the driver does; reported in the trace when not).
   uint64_t dropped() const { return dropped_; }
+  /// Every CSR access the host made while the track watched (dropped ones included): the
+  /// energy table's `host.csr_access` count.
+  uint64_t accesses() const { return accesses_; }
 
  private:
   struct Port {
@@ -75,6 +78,7 @@ class HostTrack final : public drive::Participant, public emu::CycleHook {
   std::vector<HostEvent> events_;
   std::vector<uint64_t> interrupts_;
   uint64_t dropped_ = 0;
+  uint64_t accesses_ = 0;
 };
 
 }  // namespace bud::profile

@@ -199,6 +199,10 @@ void add_command(ScopeMetrics& m, Raw& raw, const CommandCounts& cc, const isa::
                            cc.total(static_cast<int>(Slot::BankConflictsWgt)) +
                            cc.total(static_cast<int>(Slot::BankConflictsAcc));
   m.bank_conflicts_store += cc.total(static_cast<int>(Slot::BankConflictsOut));
+  for (size_t i = 0; i < m.spad.size(); ++i)
+    m.spad[i] += cc.total(static_cast<int>(Slot::SpadInpRd) + static_cast<int>(i));
+  for (size_t i = 0; i < m.retired.size(); ++i)
+    m.retired[i] += cc.total(static_cast<int>(Slot::RetiredLoad) + static_cast<int>(i));
   if (cmd) m.dram_rd_bytes += command_read_bytes(*cmd);
   raw.issued += cc.total(static_cast<int>(Slot::MacsIssued));
   raw.useful += cc.total(static_cast<int>(Slot::MacsUseful));
@@ -242,6 +246,8 @@ void add_scope(ScopeMetrics& into, const ScopeMetrics& m) {
   into.topdown += m.topdown;
   into.bank_conflicts_load += m.bank_conflicts_load;
   into.bank_conflicts_store += m.bank_conflicts_store;
+  for (size_t i = 0; i < m.spad.size(); ++i) into.spad[i] += m.spad[i];
+  for (size_t i = 0; i < m.retired.size(); ++i) into.retired[i] += m.retired[i];
   for (int e = 0; e < isa::kNumEngines; ++e) into.engine_topdown[e] += m.engine_topdown[e];
 }
 

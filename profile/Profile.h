@@ -92,6 +92,10 @@ struct ScopeMetrics {
   TopDown topdown;
   /// Bank conflicts the scope's commands lost: load's writes (INP, WGT, ACC), store's OUT reads.
   uint64_t bank_conflicts_load = 0, bank_conflicts_store = 0;
+  /// Scratchpad entry accesses, in the PMU's order (inp rd, inp wr, wgt rd, wgt wr, acc rd,
+  /// acc wr, out rd, out wr), and commands retired (load, gemm, post, store, sync, end).
+  std::array<uint64_t, 8> spad{};
+  std::array<uint64_t, 6> retired{};
   /// Top-down per engine: every engine-cycle of the scope in exactly one sub-class
   /// (`slots` = the engine's attributed cycles; docs/profiling.md "Per-engine top-down").
   std::array<TopDown, isa::kNumEngines> engine_topdown{};

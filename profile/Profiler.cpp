@@ -40,10 +40,12 @@ ProfiledRun run_profiled(const run::PreparedRun& prepared, const run::RunOptions
   if (trace_window > 0) {
     out.windows = std::make_unique<TraceWindows>(*emu, trace_window);
     driver.add(*out.windows);
-    std::string no_host;
-    out.host = HostTrack::attach(*emu, prepared.program.commands.size(), no_host);
-    if (out.host) driver.add(*out.host);
   }
+  // The host track serves the timeline and counts the host's CSR accesses for the energy
+  // account (a design without a host CSR port has neither).
+  std::string no_host;
+  out.host = HostTrack::attach(*emu, prepared.program.commands.size(), no_host);
+  if (out.host) driver.add(*out.host);
   out.report = run::finish(prepared, options, driver);
   driver.remove(*out.attribution);
   out.attribution->finish();

@@ -21,7 +21,7 @@ struct ProfiledRun {
   run::RunReport report;  ///< the checked run's report, exactly as `bud run` would give it
   std::unique_ptr<Attribution> attribution;  ///< finished; null when the run could not start
   std::unique_ptr<TraceWindows> windows;     ///< counter samples, when a trace window was asked
-  std::unique_ptr<HostTrack> host;  ///< the host's CSR accesses, with the trace window
+  std::unique_ptr<HostTrack> host;           ///< the host's CSR accesses (null: no host CSR port)
   uint64_t end_cycle = 0;           ///< the emulator's cycle when the run stopped
   emu::DesignInfo design;                    ///< what the design said about itself
   std::string error;       ///< why it could not start or be profiled (bad_input says which)
@@ -35,8 +35,9 @@ using InterventionSource = std::function<std::optional<std::vector<drive::Interv
     const emu::Emulator&, std::string& error)>;
 
 /// Runs `prepared` on a fresh emulator of the design the options name, profiling it; with
-/// `trace_window` > 0 it also samples the counters every that many cycles and records the host's
-/// CSR accesses (for --trace: a design without a host CSR port gets no host track), and
+/// `trace_window` > 0 it also samples the counters every that many cycles (for --trace); it
+/// always records the host's CSR accesses (a design without a host CSR port gets no host
+/// track), and
 /// with `interventions` it applies them at their cycles (as a replay does).
 /// A design the profiler cannot read (not the NPU ISA) is an error, not bad input.
 /// `at_end`, when given, sees the emulator once the run has stopped (before it is destroyed).

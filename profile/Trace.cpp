@@ -28,7 +28,10 @@ Json meta(const char* name, int tid, const std::string& value) {
 }  // namespace
 
 TraceWindows::TraceWindows(const emu::Emulator& emu, uint64_t window)
-    : emu_(emu), window_(window ? window : 1) {}
+    : emu_(emu),
+      temp_(emu.find_signal("thermal.temp_mc")),
+      clamped_(emu.find_signal("thermal.clamped")),
+      window_(window ? window : 1) {}
 
 void TraceWindows::sample(uint64_t cycle) {
   if (!samples_.empty() && samples_.back().cycle == cycle) return;
@@ -37,6 +40,8 @@ void TraceWindows::sample(uint64_t cycle) {
   const int n = emu_.describe().num_counters();
   s.counters.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) s.counters[static_cast<size_t>(i)] = emu_.counter(i);
+  if (temp_) s.temp_mc = static_cast<int64_t>(emu_.read_signal(*temp_).low());
+  if (clamped_) s.clamped = emu_.read_signal(*clamped_).low() != 0;
   samples_.push_back(std::move(s));
   if (samples_.size() < kMaxSamples) return;
   // Coarsen: keep the first sample and those on the doubled window's grid (the counter tracks
@@ -265,6 +270,22 @@ Json trace_json(const Attribution& a, const workload::Program& program,
       e["args"] = *args;
       events.push_back(e);
     }
+  }
+  // The die temperature and the clamp at each sample (the model's state after the last window
+  // before it), when the thermal model ran.
+  const bool thermal =
+      std::any_of(s.begin(), s.end(), [](const auto& x) { return x.temp_mc != 0; });
+  for (size_t w = 0; thermal && w < s.size(); ++w) {
+    Json e;
+    e["name"] = "die temperature (C)";
+    e["ph"] = "C";
+    e["pid"] = kPid;
+    e["ts"] = s[w].cycle;
+    e["args"] = Json{{"temp", static_cast<double>(s[w].temp_mc) / 1e3}};
+    events.push_back(e);
+    e["name"] = "thermal clamp";
+    e["args"] = Json{{"clamped", s[w].clamped ? 1 : 0}};
+    events.push_back(e);
   }
   // Trace viewers want each track's events in time order; a stable sort keeps a slice's own
   // order (and metadata first).

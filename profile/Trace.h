@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ class TraceWindows final : public drive::Participant {
   struct Sample {
     uint64_t cycle = 0;
     std::vector<uint64_t> counters;  ///< every counter, the design's order
+    /// The harness's thermal model (signals thermal.temp_mc, thermal.clamped): the die
+    /// temperature in milli-degrees C (0 when the model is off) and the clamp.
+    int64_t temp_mc = 0;
+    bool clamped = false;
   };
   const std::vector<Sample>& samples() const { return samples_; }
   uint64_t window() const { return window_; }
@@ -43,6 +48,7 @@ class TraceWindows final : public drive::Participant {
  private:
   void sample(uint64_t cycle);
   const emu::Emulator& emu_;
+  std::optional<emu::SignalId> temp_, clamped_;
   uint64_t window_;
   std::vector<Sample> samples_;
 };
@@ -53,7 +59,8 @@ class TraceWindows final : public drive::Participant {
 /// host's track (its activities, waits between them, instant events for the interrupt and the
 /// output read-back), tiling 1..end too; a flow ("s" -> "f", one id per token) from the command
 /// that pushed each dependency token to the one that popped it; counter ("C") events per window:
-/// each engine's stall rate, DRAM read/write bytes per cycle and the MAC array's utilisation.
+/// each engine's stall rate, DRAM read/write bytes per cycle and the MAC array's utilisation, and
+/// with the thermal model on, the die temperature (degrees C) and the clamp (0/1).
 json::Json trace_json(const Attribution& a, const workload::Program& program,
                       const emu::DesignInfo& design, const TraceWindows& windows,
                       const HostTrack* host, uint64_t end);

@@ -7,6 +7,7 @@
 #include "bud/ModelRevision.h"
 #include "emu/golden/Checker.h"
 #include "emu/golden/GoldenNpu.h"
+#include "emu/isa/Isa.h"
 #include "emu/onnx/Importer.h"
 #include "emu/run/RunJob.h"
 #include "emu/workload/Builtins.h"
@@ -105,6 +106,20 @@ pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
   l->set_hang_cycles(o.emulator.hang_cycles);
   l->set_throttle_period(o.emulator.throttle.period);
   l->set_throttle_on_cycles(o.emulator.throttle.on_cycles);
+  if (const auto& t = o.emulator.thermal; t.enabled) {
+    auto* th = h.mutable_thermal();
+    th->set_window_cycles(t.window_cycles);
+    th->set_frequency_khz(t.frequency_khz);
+    th->set_ambient_mc(t.ambient_mc);
+    th->set_trip_mc(t.trip_mc);
+    th->set_hysteresis_mc(t.hysteresis_mc);
+    th->set_r_mc_per_w(t.r_mc_per_w);
+    th->set_c_nj_per_c(t.c_nj_per_c);
+    for (const auto& [index, fj] : t.prices) {
+      th->add_counters(isa::counter_name(static_cast<int>(index)));
+      th->add_fj(fj);
+    }
+  }
   for (const auto& t : spec.triggers) h.add_triggers(t);
   for (const auto& f : o.faults) h.add_faults()->set_text(f.to_string());
   auto* st = h.mutable_stimulus();
@@ -151,6 +166,29 @@ workload::Result<RunSpec> spec_from_header(const pb::Header& h) {
   o.emulator.throttle.on_cycles = h.limits().throttle_on_cycles();
   if (auto e = o.emulator.throttle.validate(); !e.empty())
     return workload::Error{"recorded throttle: " + e};
+  if (h.has_thermal()) {
+    const auto& th = h.thermal();
+    auto& t = o.emulator.thermal;
+    t.enabled = true;
+    t.window_cycles = th.window_cycles();
+    t.frequency_khz = th.frequency_khz();
+    t.ambient_mc = th.ambient_mc();
+    t.trip_mc = th.trip_mc();
+    t.hysteresis_mc = th.hysteresis_mc();
+    t.r_mc_per_w = th.r_mc_per_w();
+    t.c_nj_per_c = th.c_nj_per_c();
+    if (th.counters_size() != th.fj_size())
+      return workload::Error{"recorded thermal model: " + std::to_string(th.counters_size()) +
+                             " counters but " + std::to_string(th.fj_size()) + " prices"};
+    for (int i = 0; i < th.counters_size(); ++i) {
+      const auto index = isa::find_counter(th.counters(i));
+      if (!index)
+        return workload::Error{"recorded thermal model: '" + th.counters(i) +
+                               "' is not a counter of this design"};
+      t.prices.emplace_back(static_cast<uint32_t>(*index), th.fj(i));
+    }
+    if (auto e = t.validate(); !e.empty()) return workload::Error{"recorded " + e};
+  }
   if (o.max_cycles == 0 || o.emulator.hang_cycles == 0)
     return workload::Error{"recorded limits are zero"};
   for (const auto& f : h.faults()) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "emu/core/DramModel.h"
+#include "emu/core/Thermal.h"
 
 namespace bud::emu {
 
@@ -28,6 +29,8 @@ struct EmulatorConfig {
   /// The watchdog reports a hang after this many cycles without progress while the program runs.
   uint64_t hang_cycles = 100000;
   ThrottleConfig throttle;
+  /// The thermal model (off unless enabled): clamps the throttle input above its trip point.
+  ThermalConfig thermal;
 };
 
 }  // namespace bud::emu

@@ -23,7 +23,8 @@ namespace bud::emu {
 namespace {
 
 // Bump the digits whenever the layout or the checksum of a saved state changes.
-constexpr char kSaveMagic[8] = {'B', 'U', 'D', 'N', 'P', 'U', '0', '5'};  // 05: XXH3
+// 05: XXH3; 06: the thermal model's state after the faults' progress.
+constexpr char kSaveMagic[8] = {'B', 'U', 'D', 'N', 'P', 'U', '0', '6'};
 
 // Segment keys of save_segments(): the head (header, scalars, model, DRAM model without its page
 // contents), one per stored DRAM page (kKeyPage + page index), and the tail (host, checksum).
@@ -170,6 +171,10 @@ struct NpuEmulator::Impl {
   uint32_t pmu_elements = 0;  ///< unpacked size of the RTL's pmu.cnt array
   std::array<Force, kMaxForces> forces{};
   size_t num_forces = 0;
+  /// The thermal model (config.thermal): its state, and the next window boundary (UINT64_MAX
+  /// when it is off).
+  ThermalState thermal;
+  uint64_t thermal_next = UINT64_MAX;
   std::unique_ptr<VerilatedFstC> fst;
   /// The model as the first load() left it (constructed, then reset). Later loads restore it:
   /// the reset pin does not reach registers without a reset (datapath registers, scratchpads),
@@ -310,6 +315,26 @@ struct NpuEmulator::Impl {
     port("csr_write", top->csr_write, 1, "host: 1 write, 0 read (input, read-only)");
     port("csr_addr", top->csr_addr, 8, "host: CSR address (input, read-only)");
     port("csr_wdata", top->csr_wdata, 32, "host: CSR write data (input, read-only)");
+    // The harness's thermal model (docs/power.md "Thermal"; all 0 while it is off), appended
+    // after the ports so earlier ids do not move.
+    add_signal("thermal.temp_mc", 64, 1, SignalKind::State, false,
+               "die temperature, milli-degrees C (thermal model)",
+               reinterpret_cast<uint8_t*>(&thermal.temp_mc), 8);
+    add_signal("thermal.peak_mc", 64, 1, SignalKind::State, false,
+               "the highest die temperature so far, milli-degrees C",
+               reinterpret_cast<uint8_t*>(&thermal.peak_mc), 8);
+    add_signal("thermal.clamped", 1, 1, SignalKind::State, false,
+               "the thermal clamp holds the throttle input high",
+               reinterpret_cast<uint8_t*>(&thermal.clamped), 1);
+    add_signal("thermal.clamp_events", 64, 1, SignalKind::Counter, false,
+               "times the thermal clamp engaged", reinterpret_cast<uint8_t*>(&thermal.clamp_events),
+               8);
+    add_signal("thermal.clamped_cycles", 64, 1, SignalKind::Counter, false,
+               "cycles run with the thermal clamp held (counted at each window's end)",
+               reinterpret_cast<uint8_t*>(&thermal.clamped_cycles), 8);
+    add_signal("thermal.power_uw", 64, 1, SignalKind::State, false,
+               "the last thermal window's average power, microwatts",
+               reinterpret_cast<uint8_t*>(&thermal.power_uw), 8);
     design_info.name = "npu";
     design_info.isa = "npu";
     for (int st = 0; st < kNumStages; ++st)
@@ -438,7 +463,20 @@ struct NpuEmulator::Impl {
 
   bool thr_on() const {
     const auto& t = config.throttle;
-    return t.period != 0 && (cycle % t.period) < t.on_cycles;
+    return thermal.clamped || (t.period != 0 && (cycle % t.period) < t.on_cycles);
+  }
+
+  /// A thermal window ended at this edge: price the counters, step the model.
+  void thermal_step() {
+    uint64_t fj = 0;
+    for (const auto& [index, price] : config.thermal.prices) fj += pmu[index] * price;
+    thermal_window(config.thermal, thermal, fj);
+    thermal_next += config.thermal.window_cycles;
+  }
+
+  void thermal_reset() {
+    thermal = config.thermal.enabled ? thermal_start(config.thermal) : ThermalState{};
+    thermal_next = config.thermal.enabled ? config.thermal.window_cycles : UINT64_MAX;
   }
 
   static bool is_dram_fault(FaultKind k) {
@@ -574,6 +612,8 @@ struct NpuEmulator::Impl {
     top->eval();
     ++cycle;
     dram.tick();
+    if (cycle == thermal_next) [[unlikely]]
+      thermal_step();
     if (num_forces) apply_forces();
     if (fst) fst->dump(cycle);
   }
@@ -658,6 +698,10 @@ std::string NpuEmulator::load(const HostJob& job) {
   auto& m = *impl_;
   if (auto e = m.config.dram.validate(); !e.empty()) return e;
   if (auto e = m.config.throttle.validate(); !e.empty()) return e;
+  if (auto e = m.config.thermal.validate(); !e.empty()) return e;
+  for (const auto& [index, price] : m.config.thermal.prices)
+    if (index >= isa::kNumCounters || !m.pmu)
+      return "thermal: counter index " + std::to_string(index) + " is not a PMU counter";
   if (m.dram.cycle() != 0 || m.loaded) m.dram = DramModel(m.config.dram);
   m.loaded = true;
   // A waveform being written cannot go back in time: it ends where it was (still valid).
@@ -674,6 +718,7 @@ std::string NpuEmulator::load(const HostJob& job) {
   m.num_forces = 0;
   m.faults.clear();
   m.recompute_next_fault();
+  m.thermal_reset();
   if (m.after_reset.empty()) {
     m.reset_model();
     MemSave ms(m.after_reset);
@@ -820,6 +865,15 @@ void NpuEmulator::save_segments(StateSegments& out) const {
     put(buf, static_cast<uint8_t>(f.done));
     put(buf, f.left);
   }
+  const auto& t = m.thermal;
+  put(buf, t.temp_mc);
+  put(buf, t.peak_mc);
+  put(buf, static_cast<uint8_t>(t.clamped));
+  put(buf, t.energy_fj);
+  put(buf, t.power_uw);
+  put(buf, t.windows);
+  put(buf, t.clamp_events);
+  put(buf, t.clamped_cycles);
   // Verilated model, serialised straight into the buffer behind its length.
   const size_t model_len_at = buf.size();
   put(buf, uint64_t{0});
@@ -954,6 +1008,13 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
   std::vector<std::pair<uint8_t, uint64_t>> fault_progress(n_faults);
   for (auto& [done, left] : fault_progress)
     ok = ok && get(in, off, done) && get(in, off, left) && done <= 1;
+  ThermalState thermal;
+  uint8_t clamped = 0;
+  ok = ok && get(in, off, thermal.temp_mc) && get(in, off, thermal.peak_mc) &&
+       get(in, off, clamped) && clamped <= 1 && get(in, off, thermal.energy_fj) &&
+       get(in, off, thermal.power_uw) && get(in, off, thermal.windows) &&
+       get(in, off, thermal.clamp_events) && get(in, off, thermal.clamped_cycles);
+  thermal.clamped = clamped != 0;
   ok = ok && get(in, off, model_len) && model_len <= payload_end - std::min(off, payload_end);
   if (!ok || state > static_cast<uint8_t>(RunState::Error) || last_progress > cycle) {
     error = "NPU state malformed at byte " + std::to_string(off);
@@ -1006,6 +1067,10 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
     m.faults[i].left = fault_progress[i].second;
   }
   m.recompute_next_fault();
+  m.thermal = thermal;
+  m.thermal_next = m.config.thermal.enabled ? (cycle / m.config.thermal.window_cycles + 1) *
+                                                  m.config.thermal.window_cycles
+                                            : UINT64_MAX;
   m.message.clear();
   if (m.state != RunState::Ready) m.check_state();
   return true;
@@ -1051,7 +1116,20 @@ uint64_t NpuEmulator::digest() {
   m.top->rootp->vlSymsp->__Vm_activity = activity;
   m.top->rootp->__Vm_traceActivity = trace_activity;
   const uint64_t parts[] = {hash64(m.digest_model), m.dram.digest(), m.cycle};
-  return hash_words(parts);
+  if (!m.config.thermal.enabled) return hash_words(parts);
+  // The thermal model's state is part of the architectural state it decides the clock from (a
+  // run without the model digests as before).
+  const auto& t = m.thermal;
+  const uint64_t with_thermal[] = {hash_words(parts),
+                                   static_cast<uint64_t>(t.temp_mc),
+                                   static_cast<uint64_t>(t.peak_mc),
+                                   t.clamped,
+                                   t.energy_fj,
+                                   t.power_uw,
+                                   t.windows,
+                                   t.clamp_events,
+                                   t.clamped_cycles};
+  return hash_words(with_thermal);
 }
 
 const std::vector<SignalInfo>& NpuEmulator::signals() const { return impl_->signals; }

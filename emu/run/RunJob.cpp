@@ -159,6 +159,18 @@ RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::Emulato
   r.counter_names = design.counters;
   r.counters.resize(r.counter_names.size());
   for (size_t i = 0; i < r.counters.size(); ++i) r.counters[i] = emu.counter(static_cast<int>(i));
+  if (options.emulator.thermal.enabled) {
+    auto signal = [&emu](const char* name) -> uint64_t {
+      const auto id = emu.find_signal(name);
+      return id ? emu.read_signal(*id).low() : 0;
+    };
+    RunReport::Thermal t;
+    t.temp_mc = static_cast<int64_t>(signal("thermal.temp_mc"));
+    t.peak_mc = static_cast<int64_t>(signal("thermal.peak_mc"));
+    t.clamp_events = signal("thermal.clamp_events");
+    t.clamped_cycles = signal("thermal.clamped_cycles");
+    r.thermal = t;
+  }
   for (int s = 0; s < emu::kNumStages; ++s)
     r.rtl_digests[s] = emu.stage_digest(static_cast<emu::Stage>(s));
   r.state_digest = emu.digest();

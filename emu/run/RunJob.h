@@ -28,6 +28,12 @@ struct RunOptions {
   emu::EmulatorConfig emulator;  ///< design, memory model (incl. its seed), throttle, watchdog
   std::vector<emu::FaultSpec> faults;      ///< injected faults (docs/faults.md)
   uint64_t max_cycles = 100'000'000;       ///< give up (as a hang) after this many cycles
+  /// Power inputs the command line resolves into `emulator` (tools/bud RunCommand,
+  /// resolve_power_options): an energy table (empty: the built-in one), an operating point to
+  /// run at (its DRAM timing and energies), and whether the table's thermal model runs.
+  std::string energy_table;
+  std::string point;
+  bool thermal = false;
   /// Called about every `progress_interval` cycles with the current cycle (for progress bars).
   std::function<void(uint64_t)> progress;
   uint64_t progress_interval = 1u << 20;
@@ -94,6 +100,12 @@ struct RunReport {
     const uint64_t total = cycles + host_cycles;
     return total ? static_cast<double>(host_cycles) / static_cast<double>(total) : 0.0;
   }
+  /// The harness's thermal model at the end (when it ran: options.emulator.thermal).
+  struct Thermal {
+    int64_t temp_mc = 0, peak_mc = 0;
+    uint64_t clamp_events = 0, clamped_cycles = 0;
+  };
+  std::optional<Thermal> thermal;
   uint64_t state_digest = 0;      ///< emulator digest at the end
   uint64_t output_digest = 0;     ///< DRAM contents digest at the end
   /// Value of the named counter (0 if the design has none of that name).

@@ -68,5 +68,8 @@ fi
 # Profiling (docs/performance.md, "Profiling").
 "$root/tests/bench/profile_bench.sh" "$build"
 
+# Energy, DVFS and thermal (docs/performance.md, "Energy, DVFS and thermal (issue 17)").
+"$root/tests/bench/energy_bench.sh" "$build"
+
 # Remote attach (docs/performance.md, "Remote attach").
 "$root/tests/bench/remote_bench.sh" "$build"

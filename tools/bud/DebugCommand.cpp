@@ -102,6 +102,9 @@ int run_debug(const DebugOptions& options) {
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) {
     return fail_command("debug", options.json, 2, e);
   }
+  if (ro.thermal || !ro.point.empty() || !ro.energy_table.empty())
+    if (auto table = resolve_power_options(ro); !table)
+      return fail_command("debug", options.json, 2, table.error());
   std::optional<replay::Packet> packet;
   if (!options.packet.empty()) {
     std::string error;

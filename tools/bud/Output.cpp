@@ -62,6 +62,16 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
   o << ", " << r.commands << " commands, seed " << r.seed << ", mem-seed " << r.mem_seed << ", model "
     << r.model_revision << ")\n";
   o << "cycles     " << group_digits(r.cycles) << "\n";
+  if (r.thermal) {
+    const auto& t = *r.thermal;
+    std::snprintf(buf, sizeof buf,
+                  "thermal    peak %.3f C, end %.3f C, %s clamp event%s, %s cycles clamped "
+                  "(%.1f%% of the run)\n",
+                  t.peak_mc / 1e3, t.temp_mc / 1e3, group_digits(t.clamp_events).c_str(),
+                  t.clamp_events == 1 ? "" : "s", group_digits(t.clamped_cycles).c_str(),
+                  r.cycles ? 100.0 * t.clamped_cycles / r.cycles : 0.0);
+    o << buf;
+  }
   if (!r.host_layers.empty()) {
     // Host fallback (docs/import.md): charged by the cost model, not simulated.
     std::snprintf(buf, sizeof buf,
@@ -150,6 +160,14 @@ Json report_json(const run::RunReport& r) {
   j["host_layers"] = host;
   j["host_cycles"] = r.host_cycles;
   j["host_share"] = r.host_share();
+  if (r.thermal)
+    j["thermal"] =
+        Json{{"temp_mc", r.thermal->temp_mc},
+             {"peak_mc", r.thermal->peak_mc},
+             {"clamp_events", r.thermal->clamp_events},
+             {"clamped_cycles", r.thermal->clamped_cycles},
+             {"clamped_fraction",
+              r.cycles ? static_cast<double>(r.thermal->clamped_cycles) / r.cycles : 0.0}};
   j["state"] = emu::run_state_name(r.state);
   j["passed"] = r.passed;
   Json failures = Json::array();

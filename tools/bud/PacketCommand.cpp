@@ -166,6 +166,13 @@ std::string packet_text(const replay::Packet& p) {
   if (h.limits().throttle_period())
     o << ", throttle " << h.limits().throttle_on_cycles() << "/" << h.limits().throttle_period();
   o << "\n";
+  if (h.has_thermal()) {
+    const auto& t = h.thermal();
+    o << "thermal      window " << t.window_cycles() << " cycles at " << t.frequency_khz()
+      << " kHz, ambient " << t.ambient_mc() << " mC, trip " << t.trip_mc() << " mC, hysteresis "
+      << t.hysteresis_mc() << " mC, R " << t.r_mc_per_w() << " mC/W, C " << t.c_nj_per_c()
+      << " nJ/C, " << t.counters_size() << " priced counters\n";
+  }
   o << "faults      ";
   if (h.faults_size() == 0) o << " none";
   for (const auto& f : h.faults()) o << " " << P(f.text());

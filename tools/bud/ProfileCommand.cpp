@@ -8,6 +8,8 @@
 #include "debugger/json/Json.h"
 #include "profile/Calibrate.h"
 #include "profile/Compare.h"
+#include "profile/DvfsSweep.h"
+#include "profile/Energy.h"
 #include "profile/Profiler.h"
 #include "profile/RecordedRun.h"
 #include "profile/Report.h"
@@ -25,7 +27,8 @@ constexpr int kCannotProfile = 4;
 bool is_run_option(const std::string& name) {
   return name != "--json" && name != "--trace" && name != "--trace-window" && name != "workload" &&
          name != "--compare" && name != "--tolerance" && name != "--help" &&
-         name != "--calibrate" && name != "--html";
+         name != "--calibrate" && name != "--html" && name != "--energy-table" &&
+         name != "--no-energy" && name != "--dvfs";
 }
 
 std::string first_given(const ProfileCommandOptions& options,
@@ -92,6 +95,50 @@ bool given(const ProfileCommandOptions& options, const char* name) {
   return !first_given(options, [name](const std::string& n) { return n == name; }).empty();
 }
 
+// `bud profile WORKLOAD --dvfs`: the run at every operating point of the table (`resolved`: the
+// options with the power options applied, the thermal model at each point).
+int run_dvfs(const ProfileCommandOptions& options, const run::RunOptions& resolved,
+             const power::EnergyTable& table) {
+  const auto fail = [&](int code, const std::string& e) {
+    return fail_command("profile", options.json, code, e);
+  };
+  if (auto name = first_given(options,
+                              [](const std::string& n) {
+                                return n == "--trace" || n == "--trace-window" || n == "--html" ||
+                                       n == "--calibrate" || n == "--no-energy";
+                              });
+      !name.empty())
+    return fail(2, "--dvfs reports the operating points only: " + name + " does not apply");
+  if (table.dram_timing)
+    if (auto name = first_given(options,
+                                [](const std::string& n) {
+                                  return n == "--mem-latency" || n == "--mem-jitter" ||
+                                         n == "--mem-bw";
+                                });
+        !name.empty())
+      return fail(2,
+                  "--dvfs takes the DRAM timing from the energy table's dram_timing (ns, "
+                  "GB/s at each clock): " +
+                      name + " does not apply");
+  if (auto e = validate_emulation_options(options.run); !e.empty()) return fail(2, e);
+  run::RunOptions ro = resolved;
+  if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) return fail(2, e);
+  auto prepared = run::prepare(ro);
+  if (!prepared) return fail(2, prepared.error());
+  const auto sweep = profile::sweep_dvfs(*prepared, ro, table);
+  if (!sweep.error.empty()) return fail(2, sweep.error);
+  if (options.json) {
+    json::Json j = json::Json::object();
+    j["dvfs"] = profile::dvfs_json(sweep, table);
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << profile::dvfs_text(sweep, table);
+  }
+  for (const auto& p : sweep.points)
+    if (const int status = run_exit_code(p.report); status != 0) return status;
+  return 0;
+}
+
 }  // namespace
 
 void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
@@ -110,6 +157,8 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
       "  bud profile --calibrate               # microbenchmarks: peaks, counter fidelity table\n"
       "  bud profile conv --calibrate          # the profile with the empirical roofline too\n"
       "  bud profile conv --html conv.html     # one self-contained page: plots and tables\n"
+      "  bud profile mlp --energy-table my.textpb   # energy priced by another table\n"
+      "  bud profile mem_bound --dvfs          # every operating point: time, energy, perf/W\n"
       "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input,\n"
       "3 cycle limit, 4 the design cannot be profiled or the trace cannot be written.\n"
       "With --compare: 0 within the tolerance, 1 a persistent divergence, 2 bad input.\n"
@@ -142,6 +191,11 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
                 "Run the built-in microbenchmarks on this memory configuration: measured peaks "
                 "and the counter fidelity table (alone), or the empirical roofline beside the "
                 "datasheet one (with a workload)");
+  sub->add_flag("--no-energy", options.no_energy, "Leave the energy account out");
+  sub->add_flag("--dvfs", options.dvfs,
+                "Run the workload at every operating point of the energy table (DRAM timing "
+                "converted from ns to cycles at each clock) and report cycles, time, energy per "
+                "inference, power and perf/W, flagging inefficient points");
   sub->add_option("--tolerance", options.tolerance_pct,
                   "With --compare: relative cycle change (percent) that counts as a divergence")
       ->capture_default_str();
@@ -157,12 +211,31 @@ int run_profile(const ProfileCommandOptions& options) {
   if (options.calibrate && !given(options, "workload")) return run_calibration(options);
   if (!first_given(options, [](const std::string& n) { return n == "--tolerance"; }).empty())
     return fail_command("profile", options.json, 2, "--tolerance applies to --compare only");
-  std::optional<profile::RecordedRun> recorded;
-  if (profile::is_packet_file(options.run.workload)) {
+  if (options.no_energy && (options.dvfs || given(options, "--energy-table")))
+    return fail_command("profile", options.json, 2,
+                        "--no-energy leaves energy out: --dvfs and --energy-table need it");
+  const bool packet = profile::is_packet_file(options.run.workload);
+  if (packet && options.dvfs)
+    return fail_command("profile", options.json, 2,
+                        "--dvfs runs the workload again at each operating point: give a "
+                        "workload, not a replay packet");
+  if (packet)
     if (auto name = first_given(options, is_run_option); !name.empty())
       return fail_command("profile", options.json, 2,
                           options.run.workload + " is a replay packet: its run is recorded, " +
                               name + " does not apply");
+  if (options.dvfs && given(options, "--point"))
+    return fail_command("profile", options.json, 2,
+                        "--dvfs runs every operating point: --point does not apply");
+  // The table at the run's operating point; --point and --thermal applied to the run's options.
+  run::RunOptions resolved = options.run;
+  auto at_point = resolve_power_options(resolved);
+  if (!at_point) return fail_command("profile", options.json, 2, at_point.error());
+  if (options.dvfs) return run_dvfs(options, resolved, *at_point);
+  std::optional<power::EnergyTable> table;
+  if (!options.no_energy) table = std::move(at_point).value();
+  std::optional<profile::RecordedRun> recorded;
+  if (packet) {
     auto loaded = profile::load_recorded_run(options.run.workload);
     if (!loaded) return fail_command("profile", options.json, 2, loaded.error());
     recorded = std::move(loaded).value();
@@ -184,7 +257,7 @@ int run_profile(const ProfileCommandOptions& options) {
   } else {
     if (auto e = validate_emulation_options(options.run); !e.empty())
       return fail_command("profile", options.json, 2, e);
-    ro = options.run;
+    ro = resolved;
     if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty())
       return fail_command("profile", options.json, 2, e);
     ro.progress = on_progress;
@@ -211,6 +284,35 @@ int run_profile(const ProfileCommandOptions& options) {
   const auto datasheet = profile::datasheet_ceilings(ro.emulator, p.array_macs);
   json::Json profile_j = profile::profile_json(p, roofline);
   profile_j["ceilings"] = profile::ceilings_json(p, datasheet, empirical);
+  std::optional<profile::EnergyProfile> energy;
+  if (table) {
+    auto names = report.counter_names;
+    auto values = report.counters;
+    names.emplace_back(power::kHostCsrAccess);
+    values.push_back(profiled.host ? profiled.host->accesses() : 0);
+    auto e = profile::energy_profile(p, *table, names, values);
+    if (!e) return fail_command("profile", options.json, 2, e.error());
+    energy = std::move(e).value();
+    profile_j["energy"] = profile::energy_json(*energy);
+  }
+  std::optional<profile::ThermalFigures> thermal;
+  if (report.thermal) {
+    // Nominal: the same run without the thermal model.
+    run::RunOptions unclamped = ro;
+    unclamped.emulator.thermal = {};
+    unclamped.progress = {};
+    const auto nominal = run::execute(*prepared, unclamped);
+    profile::ThermalFigures t;
+    t.nominal_cycles = nominal.cycles;
+    t.sustained_cycles = report.cycles;
+    t.frequency_mhz = static_cast<double>(ro.emulator.thermal.frequency_khz) / 1e3;
+    t.peak_mc = report.thermal->peak_mc;
+    t.end_mc = report.thermal->temp_mc;
+    t.clamp_events = report.thermal->clamp_events;
+    t.clamped_cycles = report.thermal->clamped_cycles;
+    thermal = t;
+    profile_j["thermal"] = profile::thermal_json(t);
+  }
   if (trace_window > 0) {
     const auto trace = profile::trace_json(*profiled.attribution, prepared->program,
                                            profiled.design, *profiled.windows,
@@ -241,6 +343,8 @@ int run_profile(const ProfileCommandOptions& options) {
   } else {
     std::cout << report_text(report, *prepared) << profile::profile_text(p, roofline)
               << profile::ceilings_text(p, datasheet, empirical);
+    if (energy) std::cout << profile::energy_text(*energy);
+    if (thermal) std::cout << profile::thermal_text(*thermal);
     if (calibration) std::cout << "\n" << profile::calibration_text(*calibration);
   }
   const int status = run_exit_code(report);

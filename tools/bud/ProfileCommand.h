@@ -20,7 +20,9 @@ struct ProfileCommandOptions {
   std::vector<std::string> compare;  ///< --compare BASE.json NEW.json
   double tolerance_pct = 5;          ///< --tolerance PCT: with --compare
   std::string html;                  ///< --html FILE: self-contained HTML report (tools/plots)
-  bool calibrate = false;  ///< --calibrate: microbenchmarks, counter fidelity, empirical roofline
+  bool calibrate = false;    ///< --calibrate: microbenchmarks, counter fidelity, empirical roofline
+  bool no_energy = false;    ///< --no-energy: leave the energy account out
+  bool dvfs = false;         ///< --dvfs: the run at every operating point of the table
   std::vector<std::string> given;    ///< the options given on the command line (their names)
 };
 

@@ -7,6 +7,8 @@
 #include <iostream>
 
 #include "debugger/json/Json.h"
+#include "power/Dvfs.h"
+#include "power/ThermalSetup.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/TriggerCommand.h"
 
@@ -34,6 +36,17 @@ void add_emulation_options(CLI::App& app, run::RunOptions& o) {
   app.add_option("--throttle-period", o.emulator.throttle.period, "Throttle period in cycles");
   app.add_option("--max-cycles", o.max_cycles, "Stop after N cycles: state cycle_limit, exit 3")
       ->capture_default_str();
+  app.add_option("--energy-table", o.energy_table,
+                 "Energy table (text format, power/energy_table.proto; default: the built-in "
+                 "power/tables/npu_45nm.textpb): prices actions, operating points, thermal model")
+      ->type_name("FILE");
+  app.add_option("--point", o.point,
+                 "Run at this operating point of the energy table: its DRAM timing (ns, GB/s) in "
+                 "cycles of its clock, energies at its supply")
+      ->type_name("NAME");
+  app.add_flag("--thermal", o.thermal,
+               "Run the energy table's thermal model: it clamps the clock (throttle input) "
+               "above the trip point, releases below trip - hysteresis (docs/power.md)");
   app.add_option("--hang-cycles", o.emulator.hang_cycles,
                  "Report a hang after N cycles without progress")
       ->capture_default_str();
@@ -57,6 +70,37 @@ std::string validate_emulation_options(const run::RunOptions& o) {
   if (o.progress_interval == 0) return "--progress-interval must be positive";
   if (o.emulator.hang_cycles == 0) return "--hang-cycles must be positive";
   return {};
+}
+
+power::Result<power::EnergyTable> resolve_power_options(run::RunOptions& o) {
+  std::vector<std::string> counters;
+  for (int i = 0; i < isa::kNumCounters; ++i) counters.push_back(isa::counter_name(i));
+  auto known = counters;
+  known.emplace_back(power::kHostCsrAccess);
+  auto loaded = o.energy_table.empty() ? power::default_energy_table(known)
+                                       : power::load_energy_table(o.energy_table, known);
+  if (!loaded) return loaded;
+  power::EnergyTable table = std::move(loaded).value();
+  if (!o.point.empty()) {
+    const power::OperatingPoint* p = table.point(o.point);
+    if (!p) {
+      std::string names;
+      for (const auto& q : table.points) names += (names.empty() ? "" : ", ") + q.name;
+      return power::Error{"--point " + o.point + ": " + table.file +
+                          " has no such operating point (it has " + names + ")"};
+    }
+    const power::OperatingPoint point = *p;
+    if (table.dram_timing)
+      o.emulator.dram = power::dram_at(o.emulator.dram, *table.dram_timing, point.frequency_mhz);
+    table = power::at_point(table, point);
+  }
+  o.emulator.thermal = {};
+  if (o.thermal) {
+    auto thermal = power::thermal_config(table, counters);
+    if (!thermal) return power::Error{thermal.error()};
+    o.emulator.thermal = std::move(thermal).value();
+  }
+  return table;
 }
 
 void setup_run(CLI::App& app, RunCommandOptions& options) {
@@ -137,6 +181,9 @@ int run_run(const RunCommandOptions& options) {
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) {
     return fail_command("run", options.json, 2, e);
   }
+  if (ro.thermal || !ro.point.empty() || !ro.energy_table.empty())
+    if (auto table = resolve_power_options(ro); !table)
+      return fail_command("run", options.json, 2, table.error());
   ProgressLine progress("run");
   ro.progress = [&progress](uint64_t cycle) { progress.update(cycle); };
   auto prepared = run::prepare(ro);

@@ -5,8 +5,9 @@
 #include <string>
 
 #include "emu/run/RunJob.h"
-#include "tools/bud/TriggerCommand.h"
+#include "power/EnergyTable.h"
 #include "replay/Recorder.h"
+#include "tools/bud/TriggerCommand.h"
 
 namespace bud::cli {
 
@@ -29,6 +30,11 @@ void add_emulation_options(CLI::App& app, run::RunOptions& o);
 std::string parse_fault_options(const std::vector<std::string>& texts, run::RunOptions& o);
 /// Validates what CLI11 cannot (e.g. the memory configuration). Empty string when valid.
 std::string validate_emulation_options(const run::RunOptions& o);
+/// Reads the energy table (--energy-table, or the built-in one) and applies --point (the DRAM
+/// timing of the table at that clock; overrides --mem-latency/--mem-jitter/--mem-bw) and
+/// --thermal (the harness's thermal model) to `o.emulator`. Returns the table at the run's
+/// operating point, or the error (FILE:LINE:COL for a bad table).
+power::Result<power::EnergyTable> resolve_power_options(run::RunOptions& o);
 
 void setup_run(CLI::App& app, RunCommandOptions& options);
 /// Exit code: 0 passed, 1 failed check or hang, 2 bad input.

@@ -115,6 +115,8 @@ int run_serve(const ServeOptions& options) {
 
   run::RunOptions ro = options.run;
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) return fail(e);
+  if (ro.thermal || !ro.point.empty() || !ro.energy_table.empty())
+    if (auto table = resolve_power_options(ro); !table) return fail(table.error());
   std::optional<replay::Packet> packet;
   if (!options.packet.empty()) {
     packet = replay::read_packet(options.packet, error);

@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "debugger/json/Json.h"
-#include "emu/run/Designs.h"
 #include "load/Sweep.h"
 #include "power/EnergyTable.h"
 #include "tools/bud/Output.h"
@@ -256,8 +255,6 @@ void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
   sub->add_option("--sla-p99-us", options.sla_p99_us,
                   "Latency SLA: p99 bound in microseconds (0: none)")
       ->capture_default_str();
-  sub->add_option("--energy-table", options.energy_table,
-                  "Energy table (docs/power.md; default the built-in npu_45nm)");
   sub->add_flag("--sweep", options.sweep,
                 "Try one policy change at a time (max batch 1, 2, 4, 8; micro-batching windows) "
                 "and rank them by requests per joule at the SLA (needs --sla-p99-us)");
@@ -300,19 +297,14 @@ int run_serve_load(const ServeLoadOptions& o) {
   spec.loads = o.loads.empty() ? default_loads() : o.loads;
   spec.sla_p99_us = o.sla_p99_us;
 
-  // The counters a run supplies, for checking the table: the design's PMU plus the host's.
-  std::string error;
-  const auto design = emu::make_emulator(o.run.emulator, error);
-  if (!design) return fail(2, error);
-  std::vector<std::string> known = design->describe().counters;
-  known.emplace_back(power::kHostCsrAccess);
-  auto table = o.energy_table.empty() ? power::default_energy_table(known)
-                                      : power::load_energy_table(o.energy_table, known);
+  // The energy table (--energy-table, --point: the operating point's clock and DRAM timing,
+  // --thermal) as every running command resolves it.
+  run::RunOptions measured = o.run;
+  auto table = resolve_power_options(measured);
   if (!table) return fail(2, table.error());
 
   // Progress on a terminal: one line per batch size's run, in cycles.
   std::unique_ptr<ProgressLine> progress;
-  run::RunOptions measured = o.run;
   measured.progress = [&progress](uint64_t cycle) {
     if (progress) progress->update(cycle);
   };

@@ -25,7 +25,6 @@ struct ServeLoadOptions {
   std::string admission = "drop";      ///< --admission drop|delay
   std::vector<double> loads;           ///< --load F,...: fractions of capacity
   double sla_p99_us = 0;               ///< --sla-p99-us
-  std::string energy_table;            ///< --energy-table FILE (default: the built-in table)
   bool sweep = false;                  ///< --sweep: the intervention plan (needs an SLA)
   std::vector<double> sweep_windows_us{5, 20, 50};  ///< --sweep-windows-us
   std::string html;                    ///< --html FILE

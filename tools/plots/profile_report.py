@@ -1,7 +1,8 @@
 """`bud profile --html OUT.html`: the profile of one run as a self-contained page (docs/profiling.md,
 "HTML report"): the roofline per layer (measured and projected, datasheet and empirical
 ceilings), stacked top-down bars per layer and per engine, the bottleneck ranking, the timeline
-summary and, with --calibrate, the counter fidelity table.
+summary, the energy per layer by component (when energy was accounted) and, with --calibrate,
+the counter fidelity table.
 
 Input (from bud): {"run": <bud run report>, "profile": <bud profile --json's "profile">,
 "timeline": {...} (profile/Trace.h timeline_summary), "calibration": <or null>}.
@@ -126,6 +127,36 @@ def timeline(page, t):
                            "flowed between the engines")
 
 
+COMPONENTS = ["mac", "scratchpad", "dram", "control", "static", "host", "background"]
+
+
+def energy(page, e):
+    if not e:
+        page.paragraph("Energy: not accounted (--no-energy).")
+        return
+    scopes = e["layers"] + [e["rest"]]
+    names = [s["name"] for s in scopes]
+    fig, ax = bp.figure(8.0, 0.45 * len(scopes) + 1.4)
+    left = [0.0] * len(scopes)
+    for i, c in enumerate(COMPONENTS):
+        values = [s["components_fj"][c] * 1e-9 for s in scopes]  # uJ
+        if not any(values):
+            continue
+        ax.barh(names, values, left=left, color=bp.PALETTE[i % len(bp.PALETTE)], label=c)
+        left = [a + b for a, b in zip(left, values)]
+    ax.set_xlabel("energy (uJ)")
+    ax.invert_yaxis()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4, fontsize=8, frameon=False)
+    t = e["table"]
+    page.figure(fig, f'Energy per layer by component (table {t["name"]} {t["version"]}, '
+                f'{t["technology"]}, {t["voltage"]} V, {t["frequency_mhz"]:.0f} MHz; approximate '
+                "values: docs/power.md); rest = host orchestration, idle engines and the tail.")
+    rows = [[s["name"], f'{s["total_fj"] * 1e-9:,.3f}', f'{1e3 * s["watts"]:.1f}',
+             f'{s["tops_per_watt"]:.3f}'] for s in scopes + [e["run"]]]
+    page.table(["scope", "energy (uJ)", "avg power (mW)", "TOPS/W"], rows,
+               caption=f'Run: {e["run"]["inferences_per_joule"]:,.0f} inferences/J')
+
+
 def fidelity(page, cal):
     if not cal:
         page.paragraph("Counter fidelity: run `bud profile --calibrate` (or add --calibrate) for "
@@ -159,6 +190,8 @@ def main():
     ranking(page, prof)
     page.heading("Timeline")
     timeline(page, doc["timeline"])
+    page.heading("Energy")
+    energy(page, prof.get("energy"))
     page.heading("Counter fidelity")
     fidelity(page, doc.get("calibration"))
     page.write()
