@@ -8,17 +8,13 @@
 #   tests/bench/energy_bench.sh [BUILD_DIR] [WORKLOAD]   Environment: BENCH_REPS (default 5)
 set -euo pipefail
 # shellcheck source=tests/bench/lib.sh
-source "$(dirname "$0")/lib.sh"  # med
+source "$(dirname "$0")/lib.sh"  # cpu, med
 build=${1:-build}
 reps=${BENCH_REPS:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bud="$build/bud"
 work=${2:-$root/tests/replay/data/long_gemm.textpb}
 cmake --build "$build" --target bud -j "$(nproc)" >/dev/null
-cpu() {
-  local TIMEFORMAT='%3U %3S'
-  { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ printf "%.3f\n", $1 + $2 }'
-}
 
 echo "## Energy overhead ($(basename "$work"); CPU seconds, median of $reps, alternating)"
 echo

@@ -12,6 +12,13 @@ secs() {
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
 
+# cpu CMD...: CPU seconds (user + system) of one run (exit status ignored, output discarded); on
+# a shared machine less noisy than wall time
+cpu() {
+  local TIMEFORMAT='%3U %3S'
+  { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ printf "%.3f\n", $1 + $2 }'
+}
+
 # med: the median of the numbers on standard input (one per line or separated by blanks)
 med() { tr -s ' \t' '\n\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 

@@ -179,3 +179,23 @@ TEST_CASE("bud profile --thermal: nominal vs sustained throughput, temperature i
   CHECK(bad.err.find("has no `thermal` section") != std::string::npos);
   std::remove(table.c_str());
 }
+
+TEST_CASE("bud profile --dvfs --thermal: the clamp makes the fast points inefficient",
+          "[profile][thermal][dvfs][cli]") {
+  auto p = run_bud("profile compute_bound --dvfs --thermal --json");
+  INFO(p.err);
+  REQUIRE(p.status == 0);
+  const auto points = one_object(p.out)["dvfs"]["points"];
+  REQUIRE(points.size() == 4);
+  auto clamped = [&](size_t i) { return points[i]["thermal"]["clamped_cycles"].get<uint64_t>(); };
+  CHECK(points[0]["name"] == "low");
+  CHECK(clamped(0) == 0);
+  CHECK(clamped(1) == 0);
+  CHECK(clamped(2) > 0);
+  CHECK(clamped(3) > clamped(2));
+  CHECK(points[0]["inefficient"].is_null());
+  CHECK(points[1]["inefficient"].is_null());
+  // Without the model nominal and turbo are faster than mid; with it, mid beats both.
+  CHECK(points[2]["inefficient"] == "'mid' is faster and costs less energy per inference");
+  CHECK(points[3]["inefficient"] == "'mid' is faster and costs less energy per inference");
+}

@@ -81,7 +81,9 @@ TEST_CASE("bad packets: one clear error with the byte offset, exit 125 (replay) 
     auto b = bytes;
     replay::put_u16(b.data() + 8, 9);
     replay::put_u32(b.data() + 12, replay::crc32c({b.data(), 12}));
-    cases.push_back({"future", b, "byte 8: packet format 9.0 is not readable"});
+    cases.push_back(
+        {"future", b,
+         "byte 8: packet format 9." + std::to_string(replay::kFormatMinor) + " is not readable"});
   }
   {
     auto b = bytes;

@@ -62,7 +62,7 @@ class Fault(_message.Message):
     def __init__(self, text: _Optional[str] = ...) -> None: ...
 
 class Header(_message.Message):
-    __slots__ = ["build_tags", "counter_names", "design", "faults", "format_major", "format_minor", "intervals", "limits", "memory", "model_revision", "seeds", "start_cycle", "stimulus", "tool_version", "triggers", "verilator_version", "workload"]
+    __slots__ = ["build_tags", "counter_names", "design", "faults", "format_major", "format_minor", "intervals", "limits", "memory", "model_revision", "seeds", "start_cycle", "stimulus", "thermal", "tool_version", "triggers", "verilator_version", "workload"]
     BUILD_TAGS_FIELD_NUMBER: _ClassVar[int]
     COUNTER_NAMES_FIELD_NUMBER: _ClassVar[int]
     DESIGN_FIELD_NUMBER: _ClassVar[int]
@@ -76,6 +76,7 @@ class Header(_message.Message):
     SEEDS_FIELD_NUMBER: _ClassVar[int]
     START_CYCLE_FIELD_NUMBER: _ClassVar[int]
     STIMULUS_FIELD_NUMBER: _ClassVar[int]
+    THERMAL_FIELD_NUMBER: _ClassVar[int]
     TOOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     TRIGGERS_FIELD_NUMBER: _ClassVar[int]
     VERILATOR_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -93,11 +94,12 @@ class Header(_message.Message):
     seeds: Seeds
     start_cycle: int
     stimulus: HostStimulus
+    thermal: ThermalModel
     tool_version: str
     triggers: _containers.RepeatedScalarFieldContainer[str]
     verilator_version: str
     workload: WorkloadSpec
-    def __init__(self, format_major: _Optional[int] = ..., format_minor: _Optional[int] = ..., model_revision: _Optional[str] = ..., verilator_version: _Optional[str] = ..., tool_version: _Optional[str] = ..., build_tags: _Optional[_Iterable[str]] = ..., design: _Optional[str] = ..., seeds: _Optional[_Union[Seeds, _Mapping]] = ..., workload: _Optional[_Union[WorkloadSpec, _Mapping]] = ..., memory: _Optional[_Union[MemoryConfig, _Mapping]] = ..., limits: _Optional[_Union[RunLimits, _Mapping]] = ..., triggers: _Optional[_Iterable[str]] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., stimulus: _Optional[_Union[HostStimulus, _Mapping]] = ..., intervals: _Optional[_Union[Intervals, _Mapping]] = ..., start_cycle: _Optional[int] = ..., counter_names: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, format_major: _Optional[int] = ..., format_minor: _Optional[int] = ..., model_revision: _Optional[str] = ..., verilator_version: _Optional[str] = ..., tool_version: _Optional[str] = ..., build_tags: _Optional[_Iterable[str]] = ..., design: _Optional[str] = ..., seeds: _Optional[_Union[Seeds, _Mapping]] = ..., workload: _Optional[_Union[WorkloadSpec, _Mapping]] = ..., memory: _Optional[_Union[MemoryConfig, _Mapping]] = ..., limits: _Optional[_Union[RunLimits, _Mapping]] = ..., triggers: _Optional[_Iterable[str]] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., stimulus: _Optional[_Union[HostStimulus, _Mapping]] = ..., intervals: _Optional[_Union[Intervals, _Mapping]] = ..., start_cycle: _Optional[int] = ..., counter_names: _Optional[_Iterable[str]] = ..., thermal: _Optional[_Union[ThermalModel, _Mapping]] = ...) -> None: ...
 
 class HostStimulus(_message.Message):
     __slots__ = ["commands", "image_bytes", "job_fingerprint", "poll_interval", "ring_base", "ring_entries"]
@@ -278,6 +280,28 @@ class Symptom(_message.Message):
     kind: Symptom.Kind
     message: str
     def __init__(self, kind: _Optional[_Union[Symptom.Kind, str]] = ..., cycle: _Optional[int] = ..., message: _Optional[str] = ..., details: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ThermalModel(_message.Message):
+    __slots__ = ["ambient_mc", "c_nj_per_c", "counters", "fj", "frequency_khz", "hysteresis_mc", "r_mc_per_w", "trip_mc", "window_cycles"]
+    AMBIENT_MC_FIELD_NUMBER: _ClassVar[int]
+    COUNTERS_FIELD_NUMBER: _ClassVar[int]
+    C_NJ_PER_C_FIELD_NUMBER: _ClassVar[int]
+    FJ_FIELD_NUMBER: _ClassVar[int]
+    FREQUENCY_KHZ_FIELD_NUMBER: _ClassVar[int]
+    HYSTERESIS_MC_FIELD_NUMBER: _ClassVar[int]
+    R_MC_PER_W_FIELD_NUMBER: _ClassVar[int]
+    TRIP_MC_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_CYCLES_FIELD_NUMBER: _ClassVar[int]
+    ambient_mc: int
+    c_nj_per_c: int
+    counters: _containers.RepeatedScalarFieldContainer[str]
+    fj: _containers.RepeatedScalarFieldContainer[int]
+    frequency_khz: int
+    hysteresis_mc: int
+    r_mc_per_w: int
+    trip_mc: int
+    window_cycles: int
+    def __init__(self, window_cycles: _Optional[int] = ..., frequency_khz: _Optional[int] = ..., ambient_mc: _Optional[int] = ..., trip_mc: _Optional[int] = ..., hysteresis_mc: _Optional[int] = ..., r_mc_per_w: _Optional[int] = ..., c_nj_per_c: _Optional[int] = ..., counters: _Optional[_Iterable[str]] = ..., fj: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Window(_message.Message):
     __slots__ = ["counters", "digests", "end_cycle", "index", "stages", "start_cycle"]
