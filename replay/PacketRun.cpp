@@ -8,6 +8,7 @@
 #include "emu/golden/Checker.h"
 #include "emu/golden/GoldenNpu.h"
 #include "emu/onnx/Importer.h"
+#include "emu/run/Designs.h"
 #include "emu/run/RunJob.h"
 #include "emu/workload/Builtins.h"
 #include "emu/workload/Workload.h"
@@ -76,7 +77,9 @@ pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
   pb::Header h;
   h.set_format_major(kFormatMajor);
   h.set_format_minor(kFormatMinor);
-  h.set_model_revision(build::kModelRevision);
+  // The revision of the design that runs it (each array variant has its own).
+  const std::string revision = emu::design_revision(spec.options.emulator.design);
+  h.set_model_revision(revision.empty() ? std::string(build::kModelRevision) : revision);
   h.set_verilator_version(build::kVerilatorVersion);
   h.set_tool_version(tool_version());
   for (const auto& t : build_tags()) h.add_build_tags(t);

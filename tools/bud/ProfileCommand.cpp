@@ -77,7 +77,9 @@ int run_calibration(const ProfileCommandOptions& options) {
         "--calibrate without a workload runs the microbenchmarks: " + name + " does not apply");
   if (auto e = validate_emulation_options(options.run); !e.empty())
     return fail_command("profile", options.json, 2, e);
-  const auto cal = profile::calibrate(options.run.emulator);
+  run::RunOptions cal_options = options.run;
+  if (int rc = resolve_config("profile", options.json, cal_options)) return rc;
+  const auto cal = profile::calibrate(cal_options.emulator);
   if (options.json) {
     json::Json j = json::Json::object();
     j["calibration"] = profile::calibration_json(cal);
@@ -185,6 +187,7 @@ int run_profile(const ProfileCommandOptions& options) {
     if (auto e = validate_emulation_options(options.run); !e.empty())
       return fail_command("profile", options.json, 2, e);
     ro = options.run;
+    if (int rc = resolve_config("profile", options.json, ro)) return rc;
     if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty())
       return fail_command("profile", options.json, 2, e);
     ro.progress = on_progress;
