@@ -78,8 +78,7 @@ pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
   h.set_format_major(kFormatMajor);
   h.set_format_minor(kFormatMinor);
   // The revision of the design that runs it (each array variant has its own).
-  const std::string revision = emu::design_revision(spec.options.emulator.design);
-  h.set_model_revision(revision.empty() ? std::string(build::kModelRevision) : revision);
+  h.set_model_revision(emu::design_revision(spec.options.emulator.design));
   h.set_verilator_version(build::kVerilatorVersion);
   h.set_tool_version(tool_version());
   for (const auto& t : build_tags()) h.add_build_tags(t);

@@ -394,6 +394,8 @@ struct NpuEmulator::Impl {
   }
 
   void sample_observation() {
+    // Only wide Load/Gemm entries have segments; every other transaction is segment 0.
+    txn.segment = 0;
     if (top->obs_dec_valid) {
       txn.data.fill(0);
       std::memcpy(txn.data.data(), top->obs_dec_cmd.data(), 32);
@@ -414,6 +416,7 @@ struct NpuEmulator::Impl {
       txn.addr = top->obs_ld_addr;
       txn.cmd_id = top->obs_ld_id;
       emit(Stage::Load);
+      txn.segment = 0;
     }
     if (top->obs_acc_valid) {
       // ACC entries wider than 64 bytes (npu32) are reported as 64-byte segments.

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "bud/ModelRevision.h"
 #include "bud/NpuVariants.h"
 #include "emu/npu/NpuEmulator.h"
 
@@ -89,7 +90,9 @@ std::optional<Registry::Described> describe_design(const std::string& design, st
   config.design = design;
   auto emu = make_emulator(config, error);
   if (!emu) return std::nullopt;
-  Registry::Described d{isa::default_array(), emu->describe().revision};
+  // A design without a model revision of its own (the mock) goes by this build's.
+  const std::string& own = emu->describe().revision;
+  Registry::Described d{isa::default_array(), own.empty() ? build::kModelRevision : own};
   const auto cfg = emu->read_csr(isa::csr::kConfig);
   const auto spad = emu->read_csr(isa::csr::kSpadCfg);
   if (cfg && spad && emu->describe().isa == "npu") d.array = isa::array_from_csrs(*cfg, *spad);

@@ -32,8 +32,8 @@ std::vector<std::string> design_names();
 /// isa.md, "Array sizes"), once per design name. A design without them (the mock) has the
 /// default array. nullopt and `error` for an unknown design.
 std::optional<isa::ArrayConfig> design_array(const std::string& design, std::string& error);
-/// The model revision a design reports (DesignInfo::revision), once per design name; "" for an
-/// unknown design.
+/// The model revision a design reports (DesignInfo::revision; this build's default revision for a
+/// design without one, the mock), once per design name; "" for an unknown design.
 std::string design_revision(const std::string& design);
 
 /// The model revision this bud has for the design a packet names (empty: "npu"); "" and `error`

@@ -571,7 +571,7 @@ TEST_CASE("bud import of a bad model exits 2, names the node and writes nothing"
   CHECK(contains(run.err, "node 'conv3' (#0, Conv): dilations [2, 2] unsupported"));
 }
 
-TEST_CASE("--config selects the array variant, and names what is missing", "[e2e][array]") {
+TEST_CASE("bud run --config selects the array variant and names what is missing", "[e2e][array]") {
   // The default variant by name runs the default design.
   const auto npu8 = bud({"run", "gemm_small", "--config", "npu8", "--json"});
   INFO(npu8.err);
@@ -595,7 +595,7 @@ TEST_CASE("--config selects the array variant, and names what is missing", "[e2e
   // A table variant this build lacks: its own exit status, the CMake option in the message.
   for (const std::string v : {"npu16", "npu32"}) {
     const auto probe = bud({"run", "gemm_small", "--config", v, "--max-cycles", "1", "--json"});
-    if (probe.status != 4) continue;  // built here (BUD_NPU_VARIANTS): nothing is missing
+    if (probe.status != 5) continue;  // built here (BUD_NPU_VARIANTS): nothing is missing
     INFO(probe.err);
     CHECK(contains(probe.err, "array configuration '" + v + "' is not built"));
     CHECK(contains(probe.err, "-DBUD_NPU_VARIANTS="));
@@ -603,10 +603,10 @@ TEST_CASE("--config selects the array variant, and names what is missing", "[e2e
     CHECK(count_top_level_objects(probe.out, well_formed) == 1);
     const auto j = nlohmann::json::parse(probe.out);
     CHECK(j["error"] == "not_built");
-    CHECK(j["exit_code"] == 4);
+    CHECK(j["exit_code"] == 5);
     for (const std::string cmd : {"debug", "profile"}) {
       const auto r = bud({cmd, "gemm_small", "--config", v});
-      CHECK(r.status == 4);
+      CHECK(r.status == 5);
       CHECK(contains(r.err, "is not built"));
     }
   }

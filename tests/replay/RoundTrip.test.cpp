@@ -225,12 +225,12 @@ TEST_CASE("two fresh NPU emulators digest alike (VerilatedContext padding)", "[r
 
 // Registered per built variant by tests/replay/CMakeLists.txt (`-c <variant>`, label `variants`).
 TEST_CASE("a packet recorded on an array variant replays on it", "[.variants]") {
-  const auto dir = test::temp_dir("variants");
   std::string npu8_error;
   const std::string npu8_revision = emu::packet_design_revision("npu", npu8_error);
   for (const auto& name : emu::design_names()) {
     if (name == "npu" || !isa::find_array_variant(name)) continue;
     DYNAMIC_SECTION(name) {
+      const auto dir = test::temp_dir("variant_" + name);  // ctest runs the variants in parallel
       run::RunOptions o;
       o.workload = "mlp";
       o.emulator.design = name;

@@ -31,7 +31,7 @@ std::string parse_fault_options(const std::vector<std::string>& texts, run::RunO
 std::string validate_emulation_options(const run::RunOptions& o);
 /// Turns `--config NAME` (stored in o.emulator.design) into the design that runs that array
 /// variant. 0, or the exit status after reporting the error: 2 for an unknown configuration,
-/// kExitNotBuilt (4) for a variant this bud was not built with (the message says how to build it).
+/// kExitNotBuilt (5) for a variant this bud was not built with (the message says how to build it).
 int resolve_config(const std::string& command, bool json, run::RunOptions& o);
 
 void setup_run(CLI::App& app, RunCommandOptions& options);
