@@ -29,7 +29,13 @@ TSAN_TARGETS = bud test_trigger test_remote test_replay
 TSAN_TESTS = ^(trigger|remote):|^replay:(window|bud replay P )
 TSAN_EXCLUDE = (no growth in threads or memory)
 
-.PHONY: all deps configure build demo test bench clean asan tsan fuzz
+# `make variants`: every MAC-array variant (rtl/npu_facts.toml [array]) Verilated in its own tree
+# (the default build keeps only npu8, the fastest to build), and the tests of the extra variants
+# (ctest label `variants`: every built-in bit-exact on each). `make array-bench`: their figures.
+VARIANTS_BUILD ?= build-variants
+VARIANTS ?= npu8;npu16;npu32
+
+.PHONY: all deps configure build demo test bench clean asan tsan fuzz variants array-bench
 
 all: build
 
@@ -77,5 +83,14 @@ fuzz: asan
 bench: build
 	@bash tests/bench/run.sh $(BUILD)
 
+variants: deps
+	@cmake -S . -B $(VARIANTS_BUILD) -DBUD_NPU_VARIANTS="$(VARIANTS)" $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(VARIANTS_BUILD) -j $(JOBS) --target bud test_npu test_e2e test_replay
+	@cd $(VARIANTS_BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1800 \
+		-R '^(array:|npu:.*array|e2e:.*config)'
+
+array-bench: deps
+	@bash tests/bench/array_bench.sh
+
 clean:
-	@rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	@rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(VARIANTS_BUILD)

@@ -177,10 +177,11 @@ Calibration calibrate(const emu::EmulatorConfig& config) {
       row(name, std::string(isa::kEngineNames[e]) + ".* (7 classes)", "emulator clock", counted,
           sum);
     }
-    row(name, "macs_issued", "lowering", p.gemm_iterations * 64, r->counter("macs_issued"));
+    row(name, "macs_issued", "lowering", p.gemm_iterations * p.array.macs(),
+        r->counter("macs_issued"));
     row(name, "macs_useful", "lowering", p.useful_macs, r->counter("macs_useful"));
     uint64_t requested = 0;
-    for (const auto& c : p.commands) requested += command_read_bytes(c);
+    for (const auto& c : p.commands) requested += command_read_bytes(c, p.array);
     row(name, "dram_rd_bytes", "lowering", requested, r->counter("dram_rd_bytes"));
     row(name, "dram_rd_bytes", "DRAM model", r->dram.bytes_read, r->counter("dram_rd_bytes"));
     row(name, "dram_wr_bytes", "DRAM model", r->dram.bytes_written, r->counter("dram_wr_bytes"));

@@ -188,7 +188,8 @@ std::array<TopDown, isa::kNumEngines> engine_top_down(const ScopeMetrics& m, con
   return out;
 }
 
-void add_command(ScopeMetrics& m, Raw& raw, const CommandCounts& cc, const isa::Command* cmd) {
+void add_command(ScopeMetrics& m, Raw& raw, const CommandCounts& cc, const isa::Command* cmd,
+                 const isa::ArrayConfig& array) {
   for (int e = 0; e < isa::kNumEngines; ++e)
     for (int c = 0; c < isa::kNumClasses; ++c)
       m.engine[e][c] += cc.total(class_slot(static_cast<Engine>(e), static_cast<CycleClass>(c)));
@@ -203,7 +204,7 @@ void add_command(ScopeMetrics& m, Raw& raw, const CommandCounts& cc, const isa::
     m.spad[i] += cc.total(static_cast<int>(Slot::SpadInpRd) + static_cast<int>(i));
   for (size_t i = 0; i < m.retired.size(); ++i)
     m.retired[i] += cc.total(static_cast<int>(Slot::RetiredLoad) + static_cast<int>(i));
-  if (cmd) m.dram_rd_bytes += command_read_bytes(*cmd);
+  if (cmd) m.dram_rd_bytes += command_read_bytes(*cmd, array);
   raw.issued += cc.total(static_cast<int>(Slot::MacsIssued));
   raw.useful += cc.total(static_cast<int>(Slot::MacsUseful));
   for (int c = 0; c < isa::kNumClasses; ++c) {
@@ -515,11 +516,11 @@ std::vector<std::string> triage_rule_names() {
   return names;
 }
 
-uint64_t command_read_bytes(const isa::Command& c) {
+uint64_t command_read_bytes(const isa::Command& c, const isa::ArrayConfig& array) {
   uint64_t bytes = isa::kCommandBytes;  // fetch reads every command from the ring
   if (c.opcode == isa::Opcode::Load) {
     const auto b = static_cast<size_t>(c.buffer);
-    const uint32_t entry = b < isa::kBuffers.size() ? isa::kBuffers[b].entry_bytes : 0;
+    const uint32_t entry = b < isa::kNumBuffers ? array.entry_bytes(c.buffer) : 0;
     bytes += uint64_t{c.y_size} * c.x_size * entry;
   }
   return bytes;
@@ -584,7 +585,7 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
       for (uint64_t c = layer.first_cmd + off;
            c <= layer.last_cmd + off && c < program.commands.size(); ++c) {
         in_layer[c] = true;
-        add_command(m, raws[li], counts[c], &program.commands[c]);
+        add_command(m, raws[li], counts[c], &program.commands[c], program.array);
         const auto& cmd = program.commands[c];
         if (cmd.opcode == isa::Opcode::Load)
           tile_token_wait += counts[c].held[class_slot(Engine::Load, CycleClass::StallDep)];
@@ -612,9 +613,9 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
   Raw tail_raw;
   p.tail.name = "tail";
   p.tail.kind = "tail";
-  add_command(p.tail, tail_raw, counts[a.tail_index()], nullptr);
+  add_command(p.tail, tail_raw, counts[a.tail_index()], nullptr, program.array);
   for (size_t c = 0; c < program.commands.size(); ++c)
-    if (!in_layer[c]) add_command(p.tail, tail_raw, counts[c], &program.commands[c]);
+    if (!in_layer[c]) add_command(p.tail, tail_raw, counts[c], &program.commands[c], program.array);
   p.tail.topdown = top_down(tail_raw, p.array_macs, true);
   p.tail.engine_topdown = engine_top_down(p.tail, tail_raw, p.array_macs, true);
 

@@ -124,9 +124,10 @@ struct Profile {
   std::vector<Bottleneck> ranking;   ///< by lost cycles, largest first (ties: program order)
 };
 
-/// DRAM bytes a command reads: a LOAD's entries x entry size, plus the 32 bytes fetch reads it
-/// with (every command).
-uint64_t command_read_bytes(const isa::Command& c);
+/// DRAM bytes a command reads: a LOAD's entries x entry size (of `array`, the variant the program
+/// was lowered for), plus the 32 bytes fetch reads it with (every command).
+uint64_t command_read_bytes(const isa::Command& c,
+                            const isa::ArrayConfig& array = isa::default_array());
 
 /// The triage rules' names, in the order they are tried (docs/profiling.md lists each).
 std::vector<std::string> triage_rule_names();

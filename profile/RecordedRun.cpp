@@ -3,7 +3,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "bud/ModelRevision.h"
+#include "emu/run/Designs.h"
 #include "replay/Framing.h"
 #include "replay/PacketRun.h"
 #include "replay/Replayer.h"
@@ -32,9 +32,12 @@ workload::Result<RecordedRun> load_recorded_run(const std::string& path) {
   if (p.major < replay::kFormatMajor)
     return Error{path + ": recorded by an older packet format (" + std::to_string(p.major) + "." +
                  std::to_string(p.minor) + "); record it again to profile it"};
-  if (p.header.model_revision() != build::kModelRevision)
+  std::string design_error;
+  const std::string revision = emu::packet_design_revision(p.header.design(), design_error);
+  if (revision.empty()) return Error{path + ": " + design_error};
+  if (p.header.model_revision() != revision)
     return Error{path + ": recorded with model revision " + p.header.model_revision() +
-                 ", this bud has " + build::kModelRevision +
+                 ", this bud has " + revision +
                  ": its profile here would not be the recorded run's"};
   if (p.header.start_cycle() != 0)
     return Error{path + ": records cycles from " + std::to_string(p.header.start_cycle()) +

@@ -15,19 +15,21 @@ constexpr double kComputeOverhead = 4;
 constexpr double kStoreOverhead = 3;
 constexpr double kStoreChunkOverhead = 3;   // plan the chunk, read pipeline, request
 constexpr uint32_t kLoadTags = 8;           // requests the load engine keeps in flight (isa.md)
-constexpr uint32_t kStoreChunkEntries = 8;  // OUT entries per 64-byte write
 
 // Engine work runs only on cycles the clock is enabled (divide by the clock fraction f); DRAM
 // latency and its response channel run on every cycle (throttle clamps the NPU, not the memory).
 double load_cycles(const isa::Command& c, const MachineModel& m) {
   const double f = m.clock_fraction;
   const auto b = static_cast<size_t>(c.buffer);
-  const double ebytes = b < isa::kBuffers.size() ? isa::kBuffers[b].entry_bytes : 8;
+  // Units: entries, or the 64-byte segments of entries wider than a request (docs/isa.md).
+  const double entry_bytes = b < isa::kNumBuffers ? m.array.entry_bytes(c.buffer) : 8;
+  const double ebytes = std::min<double>(entry_bytes, isa::kMaxRequestBytes);
+  const double segs = entry_bytes / ebytes;
   const uint32_t per_req =
       std::max<uint32_t>(1, isa::kMaxRequestBytes / static_cast<uint32_t>(ebytes));
-  const double entries = static_cast<double>(c.y_size) * c.x_size;
+  const double entries = static_cast<double>(c.y_size) * c.x_size * segs;
   const double nreq =
-      static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) / per_req);
+      static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) * segs / per_req);
   if (nreq == 0) return kLoadOverhead / f;
   const double req_bytes = entries * ebytes / nreq;
   const double resp = std::ceil(req_bytes / m.bytes_per_cycle);  // response channel occupancy
@@ -47,15 +49,17 @@ double load_cycles(const isa::Command& c, const MachineModel& m) {
 }
 
 double store_cycles(const isa::Command& c, const MachineModel& m) {
+  const double chunk_entries = isa::kMaxRequestBytes / m.array.entry_bytes(isa::Buffer::Out);
   const double chunks =
-      static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) / kStoreChunkEntries);
+      static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) / chunk_entries);
   const double entries = static_cast<double>(c.y_size) * c.x_size;
   return (kStoreOverhead + entries + chunks * kStoreChunkOverhead) / m.clock_fraction + m.latency;
 }
 
 double compute_cycles(const isa::Command& c, const MachineModel& m) {
   if (c.opcode == isa::Opcode::Gemm) {
-    const double kb = std::ceil(c.k / 8.0), nb = std::ceil(c.n / 8.0);
+    const double kb = std::ceil(c.k / static_cast<double>(m.array.rows)),
+                 nb = std::ceil(c.n / static_cast<double>(m.array.cols));
     return (kComputeOverhead + static_cast<double>(c.m) * kb * nb) / m.clock_fraction;
   }
   return (kComputeOverhead + c.count) / m.clock_fraction;  // POST: one ACC entry per cycle
@@ -118,6 +122,7 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
                  const emu::EmulatorConfig& config, const Profile& profile) {
   Roofline r;
   r.machine = machine_model(config, profile.array_macs);
+  r.machine.array = program.array;
   const MachineModel& m = r.machine;
   double abs_sum = 0;
   for (size_t li = 0; li < program.layers.size() && li < profile.layers.size(); ++li) {
@@ -155,7 +160,7 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
     // The tile count the lowering planned (dense/conv2d) must be what its commands show (a tile
     // whose reduction runs in chunks shows one load-then-compute group per chunk).
     if (li < w.layers.size()) {
-      const auto plan = workload::plan_tiles(w.layers[li]);
+      const auto plan = workload::plan_tiles(w.layers[li], program.array);
       if (plan &&
           (layer.kind == workload::LayerKind::Dense || layer.kind == workload::LayerKind::Conv2d) &&
           static_cast<int64_t>(tiles.size()) !=

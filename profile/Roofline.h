@@ -17,6 +17,8 @@ namespace bud::profile {
 /// The machine the projection assumes (from EmulatorConfig and the ISA's facts).
 struct MachineModel {
   uint32_t array_macs = 64;    ///< MACs per MAC-array iteration (one iteration per cycle)
+  /// The array the program was lowered for (entry sizes, lanes; Program::array).
+  isa::ArrayConfig array = isa::default_array();
   double latency = 0;          ///< mean DRAM read latency: base + jitter / 2 (cycles)
   double bytes_per_cycle = 0;  ///< DRAM response bandwidth
   uint32_t in_flight = 0;      ///< min(load tags (8), DRAM outstanding limit)

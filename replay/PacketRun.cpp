@@ -9,6 +9,7 @@
 #include "emu/golden/GoldenNpu.h"
 #include "emu/isa/Isa.h"
 #include "emu/onnx/Importer.h"
+#include "emu/run/Designs.h"
 #include "emu/run/RunJob.h"
 #include "emu/workload/Builtins.h"
 #include "emu/workload/Workload.h"
@@ -77,7 +78,8 @@ pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
   pb::Header h;
   h.set_format_major(kFormatMajor);
   h.set_format_minor(kFormatMinor);
-  h.set_model_revision(build::kModelRevision);
+  // The revision of the design that runs it (each array variant has its own).
+  h.set_model_revision(emu::design_revision(spec.options.emulator.design));
   h.set_verilator_version(build::kVerilatorVersion);
   h.set_tool_version(tool_version());
   for (const auto& t : build_tags()) h.add_build_tags(t);

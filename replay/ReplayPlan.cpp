@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "bud/ModelRevision.h"
 #include "emu/run/Designs.h"
 
 namespace bud::replay {
@@ -31,15 +30,18 @@ std::optional<ReplayPlan> ReplayPlan::make(const Packet& packet, const ReplayOpt
                       std::to_string(packet.windows.size()) + " windows up to cycle " +
                       std::to_string(packet.last_cycle()));
   }
-  plan.same_revision_ = o.recorded_revision == build::kModelRevision;
+  // Each array variant is its own design and model revision: the packet's must be built here.
+  std::string design_error;
+  const std::string revision = emu::packet_design_revision(packet.header.design(), design_error);
+  if (revision.empty()) return refuse(o, packet.name + ": " + design_error);
+  plan.same_revision_ = o.recorded_revision == revision;
   if (!plan.same_revision_) {
     if (!options.allow_revision_mismatch)
       return refuse(o, packet.name + ": recorded with model revision " + o.recorded_revision +
-                           ", this bud has " + build::kModelRevision +
+                           ", this bud has " + revision +
                            " (pass --allow-revision-mismatch to replay anyway)");
-    o.notes.push_back("model revision " + std::string(build::kModelRevision) +
-                      " differs from the recorded " + o.recorded_revision +
-                      ": digest differences are expected");
+    o.notes.push_back("model revision " + revision + " differs from the recorded " +
+                      o.recorded_revision + ": digest differences are expected");
   }
   auto spec = spec_from_header(packet.header);
   if (!spec) return refuse(o, packet.name + ": " + spec.error());

@@ -1,5 +1,6 @@
-// Compute engine: executes GEMM (8x8 MAC array, one input row x one 8x8 weight block per cycle)
-// and POST (int32 -> int8 requantisation, one ACC entry per cycle) from the compute queue, one
+// Compute engine: executes GEMM (R x C MAC array, R = ARRAY_ROWS and C = ARRAY_COLS of npu_pkg:
+// one R-lane input row x one R x C weight block per cycle) and POST (int32 -> int8
+// requantisation, one ACC entry of C lanes per cycle) from the compute queue, one
 // command at a time. Two-stage pipeline: S0 issues scratchpad reads, S1 computes and writes.
 // Tokens: pop_prev (L->C) and pop_next (S->C) before starting; push_prev (C->L) and push_next
 // (C->S) once the pipeline has drained.
@@ -26,36 +27,37 @@ module npu_compute
     // INP / WGT reads (high-priority ports)
     output logic inp_rd_en,
     output logic [15:0] inp_rd_addr,
-    input logic [63:0] inp_rd_data,
+    input logic [ARRAY_ROWS*8-1:0] inp_rd_data,
     output logic wgt_rd_en,
     output logic [15:0] wgt_rd_addr,
-    input logic [511:0] wgt_rd_data,
+    input logic [ARRAY_ROWS*ARRAY_COLS*8-1:0] wgt_rd_data,
     // ACC read (gemm: high-priority port a; post: port b) and write (gemm: high-priority port)
     output logic acc_rda_en,
     output logic [15:0] acc_rda_addr,
-    input logic [255:0] acc_rda_data,
+    input logic [ARRAY_COLS*32-1:0] acc_rda_data,
     output logic acc_rdb_en,
     output logic [15:0] acc_rdb_addr,
-    input logic [255:0] acc_rdb_data,
+    input logic [ARRAY_COLS*32-1:0] acc_rdb_data,
     input logic acc_rdb_gnt,
     output logic acc_wr_en,
     output logic [15:0] acc_wr_addr,
-    output logic [255:0] acc_wr_data,
+    output logic [ARRAY_COLS*32-1:0] acc_wr_data,
     // OUT write (high-priority port)
     output logic out_wr_en,
     output logic [15:0] out_wr_addr,
-    output logic [63:0] out_wr_data,
+    output logic [ARRAY_COLS*8-1:0] out_wr_data,
     // status / PMU
     output logic busy,
     output logic [31:0] cur_id,
     output logic retire_gemm,
     output logic retire_post,
     output logic macs_issue,
-    output logic [6:0] macs_useful,
-    output logic [3:0] sat_count,
+    output logic [MACS_W-1:0] macs_useful,
+    output logic [SAT_W-1:0] sat_count,
     output logic [2:0] gemm_cls,
     output logic [2:0] post_cls
 );
+  localparam int R = ARRAY_ROWS, C = ARRAY_COLS;
   // State encodings: npu_pkg::compute_state_t (rtl/npu_facts.toml).
   compute_state_t state;
 
@@ -91,31 +93,33 @@ module npu_compute
   assign acc_rdb_en = ce && state == CMP_POST;
   assign acc_rdb_addr = acc_ptr;
 
-  // Useful lanes of this iteration: min(8, K - kb*8) x min(8, N - nb*8).
+  // Useful lanes of this iteration: min(R, K - kb*R) x min(C, N - nb*C).
+  localparam int LR = $clog2(R), LC = $clog2(C);
   logic [15:0] k_rem, n_rem;
-  assign k_rem = k_elems - {kb[12:0], 3'd0};
-  assign n_rem = n_elems - {nb[12:0], 3'd0};
-  logic [3:0] k_lanes, n_lanes;
-  assign k_lanes = (k_rem >= 16'd8) ? 4'd8 : k_rem[3:0];
-  assign n_lanes = (n_rem >= 16'd8) ? 4'd8 : n_rem[3:0];
+  assign k_rem = k_elems - (kb << LR);
+  assign n_rem = n_elems - (nb << LC);
+  logic [LR:0] k_lanes;
+  logic [LC:0] n_lanes;
+  assign k_lanes = (k_rem >= 16'(R)) ? (LR + 1)'(R) : k_rem[LR:0];
+  assign n_lanes = (n_rem >= 16'(C)) ? (LC + 1)'(C) : n_rem[LC:0];
   assign macs_issue = s0_gemm;
-  assign macs_useful = s0_gemm ? 7'(k_lanes * n_lanes) : 7'd0;
+  assign macs_useful = s0_gemm ? MACS_W'(k_lanes * n_lanes) : '0;
 
   // ---------------------------------------------------------------- S1: compute and write
   logic s1_gemm, s1_post, s1_first, s1_last, s1_reset;
   logic [15:0] s1_acc_addr, s1_out_addr;
-  logic signed [31:0] accum[8];
+  logic signed [31:0] accum[C];
 
-  logic signed [31:0] dot[8];
-  logic signed [31:0] gemm_sum[8];
+  logic signed [31:0] dot[C];
+  logic signed [31:0] gemm_sum[C];
   always_comb begin
     logic signed [7:0] a, b;
     logic signed [15:0] prod;
-    for (int o = 0; o < 8; o++) begin
+    for (int o = 0; o < C; o++) begin
       dot[o] = 32'sd0;
-      for (int i = 0; i < 8; i++) begin
+      for (int i = 0; i < R; i++) begin
         a = inp_rd_data[i*8+:8];
-        b = wgt_rd_data[(o*8+i)*8+:8];
+        b = wgt_rd_data[(o*R+i)*8+:8];
         prod = a * b;
         dot[o] = dot[o] + 32'(prod);
       end
@@ -124,21 +128,21 @@ module npu_compute
     end
   end
 
-  logic [63:0] post_val;
-  logic [3:0] sats;
+  logic [C*8-1:0] post_val;
+  logic [SAT_W-1:0] sats;
   always_comb begin
     logic signed [63:0] p, r;
     logic signed [7:0] s;
-    sats = 4'd0;
-    for (int l = 0; l < 8; l++) begin
+    sats = '0;
+    for (int l = 0; l < C; l++) begin
       p = 64'(signed'(acc_rdb_data[l*32+:32])) * 64'(signed'(mult));
       r = (shift == 0) ? p : ((p + (64'sd1 <<< (shift - 5'd1))) >>> shift);
       if (r > 64'sd127) begin
         s = 8'sd127;
-        sats = sats + 4'd1;
+        sats = sats + 1'b1;
       end else if (r < -64'sd128) begin
         s = -8'sd128;
-        sats = sats + 4'd1;
+        sats = sats + 1'b1;
       end else begin
         s = r[7:0];
       end
@@ -150,11 +154,11 @@ module npu_compute
 
   assign acc_wr_en = ce && s1_gemm && s1_last;
   assign acc_wr_addr = s1_acc_addr;
-  always_comb for (int o = 0; o < 8; o++) acc_wr_data[o*32+:32] = gemm_sum[o];
+  always_comb for (int o = 0; o < C; o++) acc_wr_data[o*32+:32] = gemm_sum[o];
   assign out_wr_en = ce && s1_post;
   assign out_wr_addr = s1_out_addr;
   assign out_wr_data = post_val;
-  assign sat_count = out_wr_en ? sats : 4'd0;
+  assign sat_count = out_wr_en ? sats : '0;
 
   // ---------------------------------------------------------------- control
   assign q_pop = ce && state == CMP_IDLE && !q_empty;
@@ -192,7 +196,7 @@ module npu_compute
       s1_acc_addr <= acc_ptr;
       s1_out_addr <= out_ptr;
       if (s1_gemm && !s1_last) begin
-        for (int o = 0; o < 8; o++) accum[o] <= gemm_sum[o];
+        for (int o = 0; o < C; o++) accum[o] <= gemm_sum[o];
       end
 
       unique case (state)
@@ -209,8 +213,8 @@ module npu_compute
           m_left <= q_cmd[143:128];
           k_elems <= q_cmd[159:144];
           n_elems <= q_cmd[175:160];
-          kb_total <= (q_cmd[159:144] + 16'd7) >> 3;
-          nb_total <= (q_cmd[175:160] + 16'd7) >> 3;
+          kb_total <= (q_cmd[159:144] + 16'(R - 1)) >> LR;
+          nb_total <= (q_cmd[175:160] + 16'(C - 1)) >> LC;
           kb <= '0;
           nb <= '0;
           // POST view of the same words

@@ -1,7 +1,9 @@
 // Load engine: executes LOAD commands (2-D strided DRAM -> INP/WGT/ACC). Requests go out row by
 // row in chunks of up to 64 bytes with up to 8 in flight; responses (any order) are written to
-// the scratchpad one entry per cycle through the low-priority write port, so they can lose a
-// bank conflict. Tokens: pop_next (C->L) before starting, push_next (L->C) when all is written.
+// the scratchpad one unit per cycle through the low-priority write port, so they can lose a
+// bank conflict. A unit is an entry, or a 64-byte segment of an entry wider than a request
+// (WGT from npu16 up, ACC on npu32): the engine counts units, and the port writes segment
+// `wr_seg` of entry `wr_addr`. Tokens: pop_next (C->L) before starting, push_next (L->C) when all is written.
 module npu_load
   import npu_pkg::*;
 (
@@ -34,6 +36,7 @@ module npu_load
     output logic [1:0] wr_buf,
     output logic [15:0] wr_addr,
     output logic [511:0] wr_data,
+    output logic [SEG_BITS-1:0] wr_seg,
     input logic wr_gnt,
     // status
     output logic busy,
@@ -44,28 +47,46 @@ module npu_load
   // State encodings: npu_pkg::load_state_t (rtl/npu_facts.toml).
   load_state_t state;
 
-  // Current command.
+  // Unit bytes (an entry or a request-sized segment of one), units per request and segment
+  // index bits, per buffer.
+  localparam int INP_UNIT = INP_BYTES < DRAM_REQ_BYTES ? INP_BYTES : DRAM_REQ_BYTES;
+  localparam int WGT_UNIT = WGT_BYTES < DRAM_REQ_BYTES ? WGT_BYTES : DRAM_REQ_BYTES;
+  localparam int ACC_UNIT = ACC_BYTES < DRAM_REQ_BYTES ? ACC_BYTES : DRAM_REQ_BYTES;
+  localparam int INP_SB = $clog2(INP_BYTES / INP_UNIT);
+  localparam int WGT_SB = $clog2(WGT_BYTES / WGT_UNIT);
+  localparam int ACC_SB = $clog2(ACC_BYTES / ACC_UNIT);
+  localparam int UW = 16 + WGT_SB;  // unit counters: 16-bit entry counts times segments
+  localparam logic [511:0] ONES = '1;
+
+  // Current command (sram_ptr, x_size and x_left count units).
   logic [31:0] row_addr, x_stride;
-  logic [15:0] sram_ptr, x_size, x_left;
+  logic [UW-1:0] sram_ptr, x_size, x_left;
   logic [15:0] y_left;  // rows still to request
   logic [1:0] buf_id;
   logic push_next;
   logic [31:0] id_q;
 
-  // Entries per 64-byte request and entry size in bytes, per buffer.
+  // Units per 64-byte request, unit size in bytes and segment bits of the current buffer.
   logic [3:0] max_chunk;
   logic [6:0] ebytes;
+  logic [2:0] seg_bits;
   always_comb begin
     unique case (buf_id)
-      BUF_WGT: begin max_chunk = 4'd1; ebytes = 7'd64; end
-      BUF_ACC: begin max_chunk = 4'd2; ebytes = 7'd32; end
-      default: begin max_chunk = 4'd8; ebytes = 7'd8; end
+      BUF_WGT: begin
+        max_chunk = 4'(DRAM_REQ_BYTES / WGT_UNIT); ebytes = 7'(WGT_UNIT); seg_bits = 3'(WGT_SB);
+      end
+      BUF_ACC: begin
+        max_chunk = 4'(DRAM_REQ_BYTES / ACC_UNIT); ebytes = 7'(ACC_UNIT); seg_bits = 3'(ACC_SB);
+      end
+      default: begin
+        max_chunk = 4'(DRAM_REQ_BYTES / INP_UNIT); ebytes = 7'(INP_UNIT); seg_bits = 3'(INP_SB);
+      end
     endcase
   end
 
   // Tags: one data slot each.
   logic [7:0] tag_busy;
-  logic [15:0] tag_sram[8];
+  logic [UW-1:0] tag_sram[8];
   logic [3:0] tag_n[8];
   logic [511:0] tag_data[8];
   logic [2:0] free_tag;
@@ -87,13 +108,22 @@ module npu_load
   logic [3:0] wq_level;
   logic [3:0] wr_idx;  // entry within the chunk at the head of the write queue
 
+  logic [2:0] cmd_seg_bits;  // segment bits of the buffer the queued command names
+  always_comb begin
+    unique case (q_cmd[113:112])
+      BUF_WGT: cmd_seg_bits = 3'(WGT_SB);
+      BUF_ACC: cmd_seg_bits = 3'(ACC_SB);
+      default: cmd_seg_bits = 3'(INP_SB);
+    endcase
+  end
+
   logic more_reqs;
   assign more_reqs = state == LD_RUN && y_left != 0;
-  logic [15:0] chunk16;
-  assign chunk16 = (x_left < {12'd0, max_chunk}) ? x_left : {12'd0, max_chunk};
+  logic [UW-1:0] chunk16;
+  assign chunk16 = (x_left < UW'(max_chunk)) ? x_left : UW'(max_chunk);
 
   assign req_valid = ce && more_reqs && have_free;
-  assign req_addr = row_addr + (({16'd0, x_size} - {16'd0, x_left}) * {25'd0, ebytes});
+  assign req_addr = row_addr + ((32'(x_size) - 32'(x_left)) * {25'd0, ebytes});
   assign req_size = chunk16[6:0] * ebytes;
   assign req_tag = free_tag;
 
@@ -101,12 +131,15 @@ module npu_load
   assign wtag = wq[wq_rd];
   assign wr_en = ce && wq_level != 0;
   assign wr_buf = buf_id;
-  assign wr_addr = tag_sram[wtag] + {12'd0, wr_idx};
+  logic [UW-1:0] wr_unit;  // unit the head of the write queue writes
+  assign wr_unit = tag_sram[wtag] + UW'(wr_idx);
+  assign wr_addr = 16'(wr_unit >> seg_bits);
+  assign wr_seg = SEG_BITS'(wr_unit & ~(UW'('1) << seg_bits));
   always_comb begin
     unique case (buf_id)
-      BUF_WGT: wr_data = tag_data[wtag];
-      BUF_ACC: wr_data = {256'd0, tag_data[wtag][wr_idx[0]*256+:256]};
-      default: wr_data = {448'd0, tag_data[wtag][wr_idx[2:0]*64+:64]};
+      BUF_WGT: wr_data = (tag_data[wtag] >> (32'(wr_idx) * WGT_UNIT * 8)) & (ONES >> (512 - WGT_UNIT * 8));
+      BUF_ACC: wr_data = (tag_data[wtag] >> (32'(wr_idx) * ACC_UNIT * 8)) & (ONES >> (512 - ACC_UNIT * 8));
+      default: wr_data = (tag_data[wtag] >> (32'(wr_idx) * INP_UNIT * 8)) & (ONES >> (512 - INP_UNIT * 8));
     endcase
   end
   logic wr_done_chunk;
@@ -137,11 +170,11 @@ module npu_load
         LD_IDLE:
         if (!q_empty) begin
           row_addr <= q_cmd[95:64];
-          sram_ptr <= q_cmd[111:96];
+          sram_ptr <= UW'(q_cmd[111:96]) << cmd_seg_bits;
           buf_id <= q_cmd[113:112];
           y_left <= q_cmd[143:128];
-          x_size <= q_cmd[159:144];
-          x_left <= q_cmd[159:144];
+          x_size <= UW'(q_cmd[159:144]) << cmd_seg_bits;
+          x_left <= UW'(q_cmd[159:144]) << cmd_seg_bits;
           x_stride <= q_cmd[191:160];
           push_next <= q_cmd[7];
           id_q <= q_cmd[63:32];

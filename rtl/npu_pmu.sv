@@ -13,7 +13,7 @@ module npu_pmu
     output logic [63:0] sel_value,
     input logic [2:0] cls[NUM_ENGINES],
     input logic macs_issue,
-    input logic [6:0] macs_useful,
+    input logic [MACS_W-1:0] macs_useful,
     input logic [6:0] rd_bytes,        // DRAM read request accepted this cycle (bytes)
     input logic [6:0] wr_bytes,
     input logic rd_req,
@@ -22,7 +22,7 @@ module npu_pmu
     input logic [7:0] spad_access,     // inp rd, inp wr, wgt rd, wgt wr, acc rd, acc wr, out rd, out wr
     input logic [1:0] conflicts[4],    // per buffer
     input logic [5:0] retired,         // load, gemm, post, store, sync, end
-    input logic [3:0] saturations
+    input logic [SAT_W-1:0] saturations
 );
   logic [63:0] cnt[NUM_COUNTERS];
   logic [63:0] shadow[NUM_COUNTERS];
@@ -37,8 +37,8 @@ module npu_pmu
         cnt[e*NUM_CLASSES+int'(cls[e])] <= cnt[e*NUM_CLASSES+int'(cls[e])] + 64'd1;
       end
       cnt[C_CYCLES] <= cnt[C_CYCLES] + 64'd1;
-      if (macs_issue) cnt[C_MACS_ISSUED] <= cnt[C_MACS_ISSUED] + 64'd64;
-      cnt[C_MACS_USEFUL] <= cnt[C_MACS_USEFUL] + {57'd0, macs_useful};
+      if (macs_issue) cnt[C_MACS_ISSUED] <= cnt[C_MACS_ISSUED] + 64'(ARRAY_ROWS * ARRAY_COLS);
+      cnt[C_MACS_USEFUL] <= cnt[C_MACS_USEFUL] + 64'(macs_useful);
       cnt[C_DRAM_RD_BYTES] <= cnt[C_DRAM_RD_BYTES] + {57'd0, rd_bytes};
       cnt[C_DRAM_WR_BYTES] <= cnt[C_DRAM_WR_BYTES] + {57'd0, wr_bytes};
       cnt[C_DRAM_RD_REQS] <= cnt[C_DRAM_RD_REQS] + {63'd0, rd_req};
@@ -53,7 +53,7 @@ module npu_pmu
       for (int r = 0; r < 6; r++) begin
         cnt[C_RETIRED+r] <= cnt[C_RETIRED+r] + {63'd0, retired[r]};
       end
-      cnt[C_SATURATIONS] <= cnt[C_SATURATIONS] + {60'd0, saturations};
+      cnt[C_SATURATIONS] <= cnt[C_SATURATIONS] + 64'(saturations);
     end
   end
 

@@ -3,11 +3,15 @@
 // write) per cycle, priority ra > wa > rb > wb. Otherwise (1R1W) each bank has a read port
 // (ra > rb) and a write port (wa > wb). `ra`/`wa` are always granted; `rb`/`wb` get *_gnt and
 // wait when they lose. Storage is one array: banks only decide who is served in a cycle.
+// Port wb writes WB_WIDTH bits: a whole entry, or (WB_WIDTH < WIDTH: an entry wider than a DRAM
+// request, loaded in segments) segment `wb_seg` of it.
 module npu_spad #(
     parameter int WIDTH = 64,
     parameter int DEPTH = 2048,
     parameter int BANKS = 4,
-    parameter bit SINGLE_PORT = 1
+    parameter bit SINGLE_PORT = 1,
+    parameter int WB_WIDTH = WIDTH,
+    parameter int SEG_BITS = 1  // width of wb_seg (>= 1; only $clog2(WIDTH / WB_WIDTH) bits used)
 ) (
     input logic clk,
     input logic ra_en,
@@ -22,7 +26,10 @@ module npu_spad #(
     input logic [WIDTH-1:0] wa_data,
     input logic wb_en,
     input logic [15:0] wb_addr,
-    input logic [WIDTH-1:0] wb_data,
+    input logic [WB_WIDTH-1:0] wb_data,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input logic [SEG_BITS-1:0] wb_seg,
+    /* verilator lint_on UNUSEDSIGNAL */
     output logic wb_gnt,
     output logic [1:0] conflicts,  // requests refused this cycle
     output logic [3:0] range_error  // a granted access outside [0, DEPTH): {wb, wa, rb, ra}
@@ -64,6 +71,9 @@ module npu_spad #(
     if (ra_en) ra_data <= mem[ra_addr[AW-1:0]];
     if (rb_gnt) rb_data <= mem[rb_addr[AW-1:0]];
     if (wa_en) mem[wa_addr[AW-1:0]] <= wa_data;
-    if (wb_gnt) mem[wb_addr[AW-1:0]] <= wb_data;
+    if (wb_gnt) begin
+      if (WB_WIDTH == WIDTH) mem[wb_addr[AW-1:0]][WB_WIDTH-1:0] <= wb_data;
+      else mem[wb_addr[AW-1:0]][wb_seg*WB_WIDTH+:WB_WIDTH] <= wb_data;
+    end
   end
 endmodule

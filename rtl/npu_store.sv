@@ -1,6 +1,6 @@
 // Store engine: executes STORE commands (OUT -> DRAM, 2-D strided). Reads OUT entries through the
-// low-priority port (it loses bank conflicts to POST), gathers up to 8 contiguous entries of a
-// row into one 64-byte write request, up to 8 writes in flight. A STORE completes when every
+// low-priority port (it loses bank conflicts to POST), gathers up to 64 / OUT_BYTES contiguous
+// entries of a row (8 on npu8) into one 64-byte write request, up to 8 writes in flight. A STORE completes when every
 // write is acknowledged. Tokens: pop_prev (C->S) before starting, push_prev (S->C) at the end.
 module npu_store
   import npu_pkg::*;
@@ -21,7 +21,7 @@ module npu_store
     // OUT read (low-priority port)
     output logic rd_en,
     output logic [15:0] rd_addr,
-    input logic [63:0] rd_data,
+    input logic [OUT_BYTES*8-1:0] rd_data,
     input logic rd_gnt,
     // DRAM
     output logic req_valid,
@@ -44,6 +44,8 @@ module npu_store
   logic [31:0] id_q;
   logic [15:0] sram_ptr, y_left, x_size, x_left;
   logic push_prev;
+
+  localparam int CHUNK = DRAM_REQ_BYTES / OUT_BYTES;  // entries per write request
 
   // Chunk being gathered.
   logic [3:0] chunk_n;      // entries in this chunk (0 = none planned)
@@ -69,7 +71,7 @@ module npu_store
   end
 
   logic [15:0] next_chunk;
-  assign next_chunk = (x_left < 16'd8) ? x_left : 16'd8;
+  assign next_chunk = (x_left < 16'(CHUNK)) ? x_left : 16'(CHUNK);
 
   assign rd_en = ce && state == ST_RUN && chunk_n != 0 && rd_issued != chunk_n;
   assign rd_addr = sram_ptr;
@@ -80,7 +82,7 @@ module npu_store
   assign chunk_full = chunk_n != 0 && rd_got == chunk_n;
   assign req_valid = ce && state == ST_RUN && chunk_full && have_free;
   assign req_addr = chunk_addr;
-  assign req_size = {chunk_n[3:0], 3'd0};
+  assign req_size = 7'(chunk_n * OUT_BYTES);
   assign req_tag = free_tag;
   assign req_data = chunk_data;
 
@@ -106,7 +108,7 @@ module npu_store
       s1_valid <= rd_fire;
       s1_idx <= rd_issued[2:0];
       if (s1_valid) begin
-        chunk_data[s1_idx*64+:64] <= rd_data;
+        chunk_data[s1_idx*OUT_BYTES*8+:OUT_BYTES*8] <= rd_data;
         rd_got <= rd_got + 4'd1;
       end
       if (rd_fire) begin
@@ -136,7 +138,7 @@ module npu_store
             rd_issued <= '0;
             rd_got <= '0;
             chunk_data <= '0;
-            chunk_addr <= row_addr + ({16'd0, x_size} - {16'd0, x_left}) * 32'd8;
+            chunk_addr <= row_addr + ({16'd0, x_size} - {16'd0, x_left}) * 32'(OUT_BYTES);
             if (x_left == next_chunk) begin
               x_left <= x_size;
               y_left <= y_left - 16'd1;

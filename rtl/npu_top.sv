@@ -35,14 +35,15 @@ module npu_top
     output logic [1:0] obs_ld_buf,
     output logic [15:0] obs_ld_addr,
     output logic [511:0] obs_ld_data,
+    output logic [SEG_BITS-1:0] obs_ld_seg,  // segment of an entry wider than a DRAM request
     output logic obs_acc_valid,
     output logic [31:0] obs_acc_id,
     output logic [15:0] obs_acc_addr,
-    output logic [255:0] obs_acc_data,
+    output logic [ACC_BYTES*8-1:0] obs_acc_data,
     output logic obs_out_valid,
     output logic [31:0] obs_out_id,
     output logic [15:0] obs_out_addr,
-    output logic [63:0] obs_out_data,
+    output logic [OUT_BYTES*8-1:0] obs_out_data,
     output logic obs_st_valid,
     output logic [31:0] obs_st_id,
     output logic [31:0] obs_st_addr,
@@ -125,7 +126,8 @@ module npu_top
   always_comb begin
     unique case (csr_addr)
       CSR_ID: csr_rdata = ID_VALUE;
-      CSR_CONFIG: csr_rdata = {8'd0, 8'd4, 8'd8, 8'd8};
+      CSR_CONFIG: csr_rdata = {8'd0, 8'd4, 8'(ARRAY_COLS), 8'(ARRAY_ROWS)};
+      CSR_SPAD_CFG: csr_rdata = SPAD_CFG_VALUE;
       CSR_CTRL: csr_rdata = {31'd0, irq_enable};
       CSR_STATUS: csr_rdata = {29'd0, error, done, running};
       CSR_IRQ: csr_rdata = {31'd0, irq_pending};
@@ -208,18 +210,19 @@ module npu_top
   // Scratchpad wires.
   logic inp_ra_en, wgt_ra_en;
   logic [15:0] inp_ra_addr, wgt_ra_addr;
-  logic [63:0] inp_ra_data;
-  logic [511:0] wgt_ra_data;
+  logic [INP_BYTES*8-1:0] inp_ra_data;
+  logic [WGT_BYTES*8-1:0] wgt_ra_data;
   logic ld_wr_en, ld_wr_gnt;
   logic [1:0] ld_wr_buf;
   logic [15:0] ld_wr_addr;
   logic [511:0] ld_wr_data;
+  logic [SEG_BITS-1:0] ld_wr_seg;
   logic acc_ra_en, acc_rb_en, acc_rb_gnt, acc_wa_en;
   logic [15:0] acc_ra_addr, acc_rb_addr, acc_wa_addr;
-  logic [255:0] acc_ra_data, acc_rb_data, acc_wa_data;
+  logic [ACC_BYTES*8-1:0] acc_ra_data, acc_rb_data, acc_wa_data;
   logic out_wa_en, st_rd_en, st_rd_gnt;
   logic [15:0] out_wa_addr, st_rd_addr;
-  logic [63:0] out_wa_data, st_rd_data;
+  logic [OUT_BYTES*8-1:0] out_wa_data, st_rd_data;
   logic [1:0] conflicts[4];
   logic [3:0] range_err_port[4];  // per buffer: {wb, wa, rb, ra}
   logic [3:0] range_err;          // per buffer: any port
@@ -232,13 +235,13 @@ module npu_top
       .req_valid(load_req_valid), .req_addr(load_req_addr), .req_size(load_req_size),
       .req_tag(load_req_tag), .req_fire(src_fire[1]), .resp_fire(resp_fire[1]),
       .resp_tag(dram_resp_tag[2:0]), .resp_data(dram_resp_rdata),
-      .wr_en(ld_wr_en), .wr_buf(ld_wr_buf), .wr_addr(ld_wr_addr), .wr_data(ld_wr_data),
+      .wr_en(ld_wr_en), .wr_buf(ld_wr_buf), .wr_addr(ld_wr_addr), .wr_data(ld_wr_data), .wr_seg(ld_wr_seg),
       .wr_gnt(ld_wr_gnt), .busy(load_busy), .cur_id(load_id), .retire(retire_load),
       .cls(cls[1]));
 
   logic macs_issue;
-  logic [6:0] macs_useful;
-  logic [3:0] sat_count;
+  logic [MACS_W-1:0] macs_useful;
+  logic [SAT_W-1:0] sat_count;
   npu_compute u_compute (
       .clk, .rst_n, .ce, .running, .q_cmd(cmpq_head), .q_empty(cmpq_empty), .q_pop(cmpq_pop),
       .tok_prev_avail(tokens[0] != 0), .tok_next_avail(tokens[3] != 0),
@@ -273,29 +276,40 @@ module npu_top
   assign ld_wr_gnt = inp_wb_gnt || wgt_wb_gnt || acc_wb_gnt;
 
   /* verilator lint_off PINCONNECTEMPTY */
-  npu_spad #(.WIDTH(64), .DEPTH(INP_DEPTH), .BANKS(4), .SINGLE_PORT(1)) u_inp (
+  // Load writes a unit (port wb): an entry, or a 64-byte segment of a wider one.
+  localparam int INP_WB = INP_BYTES < DRAM_REQ_BYTES ? INP_BYTES : DRAM_REQ_BYTES;
+  localparam int WGT_WB = WGT_BYTES < DRAM_REQ_BYTES ? WGT_BYTES : DRAM_REQ_BYTES;
+  localparam int ACC_WB = ACC_BYTES < DRAM_REQ_BYTES ? ACC_BYTES : DRAM_REQ_BYTES;
+  npu_spad #(.WIDTH(INP_BYTES * 8), .DEPTH(INP_DEPTH), .BANKS(INP_BANKS), .SINGLE_PORT(1),
+             .WB_WIDTH(INP_WB * 8), .SEG_BITS(SEG_BITS)) u_inp (
       .clk, .ra_en(inp_ra_en), .ra_addr(inp_ra_addr), .ra_data(inp_ra_data),
       .rb_en(1'b0), .rb_addr(16'd0), .rb_data(), .rb_gnt(),
-      .wa_en(1'b0), .wa_addr(16'd0), .wa_data(64'd0),
-      .wb_en(inp_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data[63:0]), .wb_gnt(inp_wb_gnt),
+      .wa_en(1'b0), .wa_addr(16'd0), .wa_data('0),
+      .wb_en(inp_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data[INP_WB*8-1:0]),
+      .wb_seg(ld_wr_seg), .wb_gnt(inp_wb_gnt),
       .conflicts(conflicts[0]), .range_error(range_err_port[0]));
-  npu_spad #(.WIDTH(512), .DEPTH(WGT_DEPTH), .BANKS(4), .SINGLE_PORT(1)) u_wgt (
+  npu_spad #(.WIDTH(WGT_BYTES * 8), .DEPTH(WGT_DEPTH), .BANKS(WGT_BANKS), .SINGLE_PORT(1),
+             .WB_WIDTH(WGT_WB * 8), .SEG_BITS(SEG_BITS)) u_wgt (
       .clk, .ra_en(wgt_ra_en), .ra_addr(wgt_ra_addr), .ra_data(wgt_ra_data),
       .rb_en(1'b0), .rb_addr(16'd0), .rb_data(), .rb_gnt(),
-      .wa_en(1'b0), .wa_addr(16'd0), .wa_data(512'd0),
-      .wb_en(wgt_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data), .wb_gnt(wgt_wb_gnt),
+      .wa_en(1'b0), .wa_addr(16'd0), .wa_data('0),
+      .wb_en(wgt_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data[WGT_WB*8-1:0]),
+      .wb_seg(ld_wr_seg), .wb_gnt(wgt_wb_gnt),
       .conflicts(conflicts[1]), .range_error(range_err_port[1]));
-  npu_spad #(.WIDTH(256), .DEPTH(ACC_DEPTH), .BANKS(2), .SINGLE_PORT(0)) u_acc (
+  npu_spad #(.WIDTH(ACC_BYTES * 8), .DEPTH(ACC_DEPTH), .BANKS(ACC_BANKS), .SINGLE_PORT(0),
+             .WB_WIDTH(ACC_WB * 8), .SEG_BITS(SEG_BITS)) u_acc (
       .clk, .ra_en(acc_ra_en), .ra_addr(acc_ra_addr), .ra_data(acc_ra_data),
       .rb_en(acc_rb_en), .rb_addr(acc_rb_addr), .rb_data(acc_rb_data), .rb_gnt(acc_rb_gnt),
       .wa_en(acc_wa_en), .wa_addr(acc_wa_addr), .wa_data(acc_wa_data),
-      .wb_en(acc_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data[255:0]), .wb_gnt(acc_wb_gnt),
+      .wb_en(acc_wb_en), .wb_addr(ld_wr_addr), .wb_data(ld_wr_data[ACC_WB*8-1:0]),
+      .wb_seg(ld_wr_seg), .wb_gnt(acc_wb_gnt),
       .conflicts(conflicts[2]), .range_error(range_err_port[2]));
-  npu_spad #(.WIDTH(64), .DEPTH(OUT_DEPTH), .BANKS(4), .SINGLE_PORT(1)) u_out (
+  npu_spad #(.WIDTH(OUT_BYTES * 8), .DEPTH(OUT_DEPTH), .BANKS(OUT_BANKS), .SINGLE_PORT(1),
+             .SEG_BITS(SEG_BITS)) u_out (
       .clk, .ra_en(1'b0), .ra_addr(16'd0), .ra_data(),
       .rb_en(st_rd_en), .rb_addr(st_rd_addr), .rb_data(st_rd_data), .rb_gnt(st_rd_gnt),
       .wa_en(out_wa_en), .wa_addr(out_wa_addr), .wa_data(out_wa_data),
-      .wb_en(1'b0), .wb_addr(16'd0), .wb_data(64'd0), .wb_gnt(),
+      .wb_en(1'b0), .wb_addr(16'd0), .wb_data('0), .wb_seg('0), .wb_gnt(),
       .conflicts(conflicts[3]), .range_error(range_err_port[3]));
   /* verilator lint_on PINCONNECTEMPTY */
 
@@ -339,6 +353,7 @@ module npu_top
   assign obs_ld_buf = ld_wr_buf;
   assign obs_ld_addr = ld_wr_addr;
   assign obs_ld_data = ld_wr_data;
+  assign obs_ld_seg = ld_wr_seg;
   assign obs_acc_valid = acc_wa_en;
   assign obs_acc_id = compute_id;
   assign obs_acc_addr = acc_wa_addr;

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Generates every copy of the NPU's shared facts from rtl/npu_facts.toml (python3 stdlib only).
 
-  gen_facts.py TABLE --sv OUT.sv --cpp OUT.h      the SystemVerilog package and the C++ tables
+  gen_facts.py TABLE --sv OUT.sv --cpp OUT.h      the SystemVerilog package (of the default
+                                                  array variant) and the C++ tables (all variants)
+  gen_facts.py TABLE --variant npu16 --sv OUT.sv  the package of one array variant
+  gen_facts.py TABLE --list-variants              the variant names, one a line (default first)
   gen_facts.py TABLE --check DOC.md...            exit 1 naming each stale generated doc section
   gen_facts.py TABLE --write DOC.md...            rewrite the generated doc sections in place
 
@@ -58,10 +61,62 @@ def check(t, path):
     for f in t["fsm"]:
         if len(f["states"]) > (1 << f["bits"]):
             fail(f"fsm {f['engine']}: {len(f['states'])} states do not fit {f['bits']} bits")
+    check_array(t, fail)
     csrs = {c["name"] for c in t["csr"]}
     for b in t["csr_bit"]:
         if b["csr"] not in csrs:
             fail(f"csr_bit {b['cpp']} names unknown CSR {b['csr']}")
+
+
+def entry_bytes(buffer, variant):
+    """Bytes per entry of `buffer` on `variant`: the buffer's formula of rows and cols."""
+    return eval(buffer["entry"], {"__builtins__": {}}, {"rows": variant["rows"],
+                                                        "cols": variant["cols"]})
+
+
+def pow2(x):
+    return x > 0 and x & (x - 1) == 0
+
+
+def check_array(t, fail):
+    a = t["array"]
+    names = [v["name"] for v in a["variant"]]
+    if len(set(names)) != len(names):
+        fail("duplicate array variant name")
+    if a["default"] not in names:
+        fail(f"array.default '{a['default']}' is not a variant")
+    req = a["dram_request_bytes"]
+    for v in a["variant"]:
+        r, c = v["rows"], v["cols"]
+        if r != c:
+            fail(f"array variant {v['name']}: rows must equal cols (the lowering uses one lane count)")
+        if not pow2(r) or not 8 <= r <= 32:
+            fail(f"array variant {v['name']}: rows must be a power of two from 8 to 32")
+        for b in t["buffer"]:
+            n = v["entries"].get(b["name"])
+            if n is None or not pow2(n) or n > 32768:
+                fail(f"array variant {v['name']}: entries.{b['name']} must be a power of two "
+                     "up to 32768 (16-bit entry addresses)")
+            e = entry_bytes(b, v)
+            if e % 8 or (e > req and e % req) or (e < req and req % e):
+                fail(f"array variant {v['name']}: {b['name']} entries of {e} bytes are not a whole "
+                     f"number of 8-byte beats dividing or divided by the {req}-byte request")
+        if entry_bytes(t["buffer"][3], v) > req:
+            fail(f"array variant {v['name']}: OUT entries must fit one {req}-byte store request")
+
+
+def variants(t):
+    """Array variants, the default first."""
+    a = t["array"]
+    return sorted(a["variant"], key=lambda v: v["name"] != a["default"])
+
+
+def variant(t, name):
+    for v in t["array"]["variant"]:
+        if v["name"] == name:
+            return v
+    sys.exit(f"unknown array variant '{name}' (variants: "
+             + ", ".join(v["name"] for v in variants(t)) + ")")
 
 
 def camel(name):
@@ -78,17 +133,36 @@ def write_if_changed(path, text):
 
 # ---------------------------------------------------------------- SystemVerilog package
 
-def sv_package(t):
-    L = [f"// {NOTE}", "// NPU package: the architectural constants of docs/isa.md.",
+def sv_package(t, v):
+    L = [f"// {NOTE}", "// NPU package: the architectural constants of docs/isa.md, array variant "
+         f"{v['name']}.",
          "/* verilator lint_off UNUSEDPARAM */", "package npu_pkg;", ""]
     L.append("  // Opcodes (w0[3:0]).")
     for o in t["opcode"]:
         L.append(f"  localparam logic [3:0] OP_{o['name']} = 4'd{o['value']};")
-    L += ["", "  // Scratchpad buffers (w1[49:48]) and their depths."]
+    L += ["", f"  // The MAC array (variant {v['name']}): one {v['rows']}-lane input row times a "
+          f"{v['rows']}x{v['cols']} weight block", "  // per GEMM iteration."]
+    L.append(f"  localparam int ARRAY_ROWS = {v['rows']};")
+    L.append(f"  localparam int ARRAY_COLS = {v['cols']};")
+    L.append(f"  localparam int DRAM_REQ_BYTES = {t['array']['dram_request_bytes']};")
+    L.append("  localparam int MACS_W = $clog2(ARRAY_ROWS * ARRAY_COLS + 1);  // MACs per iteration")
+    L.append("  localparam int SAT_W = $clog2(ARRAY_COLS + 1);  // saturations per POST entry")
+    L += ["", "  // Scratchpad buffers (w1[49:48]): entry bytes, depths (entries) and banks."]
     for i, b in enumerate(t["buffer"]):
         L.append(f"  localparam logic [1:0] BUF_{b['name'].upper()} = 2'd{i};")
     for b in t["buffer"]:
-        L.append(f"  localparam int {b['name'].upper()}_DEPTH = {b['entries']};")
+        n = b["name"].upper()
+        L.append(f"  localparam int {n}_BYTES = {entry_bytes(b, v)};  // {b['entry']}")
+        L.append(f"  localparam int {n}_DEPTH = {v['entries'][b['name']]};")
+        L.append(f"  localparam int {n}_BANKS = {b['banks']};")
+    req = t["array"]["dram_request_bytes"]
+    segs = max(max(entry_bytes(b, v) // req, 1) for b in t["buffer"])
+    L.append(f"  localparam int SEG_BITS = {max(segs.bit_length() - 1, 1)};  // load segment index "
+             f"width (widest entry: {segs} x {req}-byte segments)")
+    cfg = 0
+    for i, b in enumerate(t["buffer"]):
+        cfg |= (v["entries"][b["name"]].bit_length() - 1) << (4 * i)
+    L.append(f"  localparam logic [31:0] SPAD_CFG_VALUE = 32'h{cfg:08X};  // log2 depths")
     L += ["", "  // Engines (PMU classification order; assert_engine)."]
     for i, e in enumerate(t["engines"]):
         L.append(f"  localparam logic [2:0] ENG_{e.upper()} = 3'd{i};")
@@ -160,8 +234,48 @@ def cpp_header(t):
     L.append("  uint32_t entries;      ///< number of entries")
     L.append("  uint32_t banks;        ///< banks, interleaved on the low entry-address bits")
     L.append("};")
-    L.append(f"inline constexpr std::array<BufferGeometry, {len(bufs)}> kBuffers = {{{{" +
-             ", ".join(f"{{{b['entry_bytes']}, {b['entries']}, {b['banks']}}}" for b in bufs)
+    vs = variants(t)
+    L.append("/// A MAC-array variant (rtl/npu_facts.toml [array]; docs/isa.md \"Array sizes\"): a GEMM")
+    L.append("/// iteration multiplies one `rows`-lane input row by a rows x cols weight block. Read from")
+    L.append("/// the design's CONFIG and SPAD_CFG CSRs at run time (emu/run/Designs.h design_array()).")
+    L.append("struct ArrayConfig {")
+    L.append("  std::string_view name;  ///< \"npu8\", ...; \"custom\" for a geometry no variant has")
+    L.append("  uint32_t rows = 0;       ///< input lanes: reduction elements per iteration")
+    L.append("  uint32_t cols = 0;       ///< output lanes: int32 accumulators per iteration")
+    L.append(f"  std::array<uint32_t, {len(bufs)}> entries{{}};  ///< scratchpad depths, by Buffer")
+    L.append("  /// MACs per GEMM iteration (the array's peak per cycle).")
+    L.append("  constexpr uint32_t macs() const { return rows * cols; }")
+    L.append("  /// Bytes per scratchpad entry (the [[buffer]] `entry` formulas).")
+    L.append("  constexpr uint32_t entry_bytes(Buffer b) const {")
+    L.append("    switch (b) {")
+    for b in bufs:
+        L.append(f"      case Buffer::{camel(b['name'])}:")
+        L.append(f"        return {b['entry'].replace('*', ' * ')};")
+    L.append("    }")
+    L.append("    return 0;")
+    L.append("  }")
+    L.append("  constexpr uint32_t banks(Buffer b) const {")
+    L.append(f"    constexpr std::array<uint32_t, {len(bufs)}> k = {{"
+             + ", ".join(str(b["banks"]) for b in bufs) + "};")
+    L.append("    return k[static_cast<int>(b)];")
+    L.append("  }")
+    L.append("  constexpr BufferGeometry geometry(Buffer b) const {")
+    L.append("    return {entry_bytes(b), entries[static_cast<int>(b)], banks(b)};")
+    L.append("  }")
+    L.append("  constexpr bool operator==(const ArrayConfig& o) const {")
+    L.append("    return rows == o.rows && cols == o.cols && entries == o.entries;")
+    L.append("  }")
+    L.append("};")
+    L.append(f"inline constexpr uint32_t kDramRequestBytes = {t['array']['dram_request_bytes']};")
+    L.append("/// Every array variant of the table, the default (what a plain build Verilates) first.")
+    L.append(f"inline constexpr std::array<ArrayConfig, {len(vs)}> kArrayVariants = {{{{")
+    for v in vs:
+        ent = ", ".join(str(v["entries"][b["name"]]) for b in bufs)
+        L.append(f'    {{"{v["name"]}", {v["rows"]}, {v["cols"]}, {{{ent}}}}},')
+    L.append("}};")
+    L.append("/// Scratchpad geometry of the default variant (tests and tools fixed to it).")
+    L.append(f"inline constexpr std::array<BufferGeometry, {len(bufs)}> kBuffers = {{{{"
+             + ", ".join(f"kArrayVariants[0].geometry(Buffer::{camel(b['name'])})" for b in bufs)
              + "}};")
     L.append("")
     eng, cls = t["engines"], t["cycle_class"]
@@ -276,6 +390,21 @@ def doc_sections(t):
                          for v in a.get("values", []))
         rows.append(f"| {a['code']} | `{a['name']}` | {a['meaning']} | {vals or '-'} |")
     s["assertions"] = rows
+    bufs = t["buffer"]
+    rows = ["| variant | array | MACs/cycle | " + " | ".join(
+        f"{b['name'].upper()} entry x depth" for b in bufs) + " | scratchpad total | SPAD_CFG |",
+            "|---|---|---|" + "---|" * len(bufs) + "---|---|"]
+    for v in variants(t):
+        cells, total, cfg = [], 0, 0
+        for i, b in enumerate(bufs):
+            e, n = entry_bytes(b, v), v["entries"][b["name"]]
+            total += e * n
+            cfg |= (n.bit_length() - 1) << (4 * i)
+            cells.append(f"{e} B x {n}")
+        dflt = " (default)" if v["name"] == t["array"]["default"] else ""
+        rows.append(f"| `{v['name']}`{dflt} | {v['rows']} x {v['cols']} | {v['rows'] * v['cols']} | "
+                    + " | ".join(cells) + f" | {total // 1024} KiB | 0x{cfg:04X} |")
+    s["array-variants"] = rows
     return s
 
 
@@ -312,12 +441,16 @@ def main():
     ap.add_argument("table")
     ap.add_argument("--sv")
     ap.add_argument("--cpp")
+    ap.add_argument("--variant")
+    ap.add_argument("--list-variants", action="store_true")
     ap.add_argument("--check", nargs="+", default=[])
     ap.add_argument("--write", nargs="+", default=[])
     a = ap.parse_args()
     t = load(a.table)
+    if a.list_variants:
+        print("\n".join(v["name"] for v in variants(t)))
     if a.sv:
-        write_if_changed(a.sv, sv_package(t))
+        write_if_changed(a.sv, sv_package(t, variant(t, a.variant or t["array"]["default"])))
     if a.cpp:
         write_if_changed(a.cpp, cpp_header(t))
     sections = doc_sections(t)

@@ -20,7 +20,7 @@ golden::RunResult run_golden(const run::PreparedRun& p, golden::GoldenNpu& g,
 GoldenTrace GoldenTrace::build(const run::PreparedRun& p) {
   GoldenTrace t;
   t.prepared_ = &p;
-  golden::GoldenNpu g(p.program.dram_bytes);
+  golden::GoldenNpu g(p.program.dram_bytes, p.program.array);
   const auto result = run_golden(p, g, [&t](const emu::StageTxn& x) {
     Stream& s = t.streams_[static_cast<int>(x.stage)];
     const uint64_t index = s.hash.size();
@@ -102,7 +102,7 @@ GoldenTrace::Resume GoldenTrace::resume_at(emu::Stage stage, const emu::StageDig
 void GoldenTrace::replay(
     const std::function<void(const emu::StageTxn&, uint64_t index)>& visit) const {
   if (!prepared_) return;
-  golden::GoldenNpu g(prepared_->program.dram_bytes);
+  golden::GoldenNpu g(prepared_->program.dram_bytes, prepared_->program.array);
   std::array<uint64_t, emu::kNumStages> next{};
   run_golden(*prepared_, g, [&](const emu::StageTxn& x) {
     visit(x, next[static_cast<int>(x.stage)]++);

@@ -100,7 +100,10 @@ struct CsrInfo {
 /// design it runs (never from one design's compile-time tables). Together with signals(),
 /// memories() and csrs() it is the whole description; it does not change after construction.
 struct DesignInfo {
-  std::string name;  ///< "npu", "mock"
+  std::string name;  ///< "npu", "npu16", "npu32", "mock"
+  /// The model revision (hash of its RTL sources, Verilator version and flags; replay packets
+  /// record it); empty for a design without one (the mock).
+  std::string revision;
   /// The command set its programs are written in ("npu": docs/isa.md), so a run is checked
   /// against the golden model of that ISA; empty when the design runs no workload program.
   std::string isa;

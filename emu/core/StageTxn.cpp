@@ -47,8 +47,8 @@ const char* stage_name(Stage s) {
 }
 
 uint64_t StageTxn::hash() const {
-  // XXH3-64 of a fixed little-endian layout: 16 header bytes (stage, buffer, size, cmd_id, addr),
-  // then the `size` data bytes.
+  // XXH3-64 of a fixed little-endian layout: 16 header bytes (stage, buffer, size, cmd_id, addr,
+  // segment at byte 12, zero for entries of at most 64 bytes), then the `size` data bytes.
   std::array<uint8_t, 16 + 64> buf{};
   auto put = [&](size_t at, uint64_t v, size_t n) {
     for (size_t i = 0; i < n; ++i) buf[at + i] = static_cast<uint8_t>(v >> (8 * i));
@@ -58,14 +58,15 @@ uint64_t StageTxn::hash() const {
   put(2, size, 2);
   put(4, cmd_id, 4);
   put(8, addr, 4);
+  put(12, segment, 1);
   const size_t n = size < data.size() ? size : data.size();
   std::memcpy(buf.data() + 16, data.data(), n);
   return hash64(std::span<const uint8_t>(buf.data(), 16 + n), 0x6275645F7478ull);  // "bud_tx"
 }
 
 bool StageTxn::same_content(const StageTxn& o) const {
-  return stage == o.stage && buffer == o.buffer && size == o.size && cmd_id == o.cmd_id &&
-         addr == o.addr && data == o.data;
+  return stage == o.stage && buffer == o.buffer && segment == o.segment && size == o.size &&
+         cmd_id == o.cmd_id && addr == o.addr && data == o.data;
 }
 
 std::string StageTxn::to_string() const {
@@ -80,11 +81,13 @@ std::string StageTxn::to_string() const {
     }
     case Stage::Load: {
       const auto b = static_cast<isa::Buffer>(buffer & 3);
-      s += std::string(isa::buffer_name(b)) + "[" + std::to_string(addr) + "] = ";
+      s += std::string(isa::buffer_name(b)) + "[" + std::to_string(addr) + "]" +
+           (segment ? ".seg" + std::to_string(segment) : "") + " = ";
       return s + (b == isa::Buffer::Acc ? int32_list(data, n) : int8_list(data, n));
     }
     case Stage::Gemm:
-      return s + "acc[" + std::to_string(addr) + "] = " + int32_list(data, n);
+      return s + "acc[" + std::to_string(addr) + "]" +
+             (segment ? ".seg" + std::to_string(segment) : "") + " = " + int32_list(data, n);
     case Stage::Post:
       return s + "out[" + std::to_string(addr) + "] = " + int8_list(data, n);
     case Stage::Store:

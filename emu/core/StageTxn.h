@@ -16,15 +16,19 @@ const char* stage_name(Stage s);  // "fetch", "load", "gemm", "post", "store"
 
 /// One transaction at a stage boundary.
 /// - Fetch: a command dispatched/retired; `data` = its 32 bytes, addr = 0, size = 32.
-/// - Load:  a scratchpad entry written; `buffer`, `addr` = entry index, size = entry bytes.
-/// - Gemm:  an ACC entry written; addr = entry index, size = 32.
-/// - Post:  an OUT entry written; addr = entry index, size = 8.
+/// - Load:  a scratchpad entry written; `buffer`, `addr` = entry index, size = entry bytes. An
+///   entry wider than a DRAM request (64 bytes: WGT from npu16 up, ACC on npu32) is written in
+///   64-byte segments, one transaction each, `segment` = its index.
+/// - Gemm:  an ACC entry written; addr = entry index, size = ACC entry bytes (32 on npu8; on
+///   npu32 two 64-byte segments, as for Load).
+/// - Post:  an OUT entry written; addr = entry index, size = OUT entry bytes (8 on npu8).
 /// - Store: a DRAM write request; buffer = OUT (its source), addr = byte address, size = bytes
 ///   (8..64).
 /// Bytes of `data` beyond `size` are zero.
 struct StageTxn {
   Stage stage = Stage::Fetch;
   uint8_t buffer = 0;
+  uint8_t segment = 0;  ///< 64-byte segment of a wider entry (0 for entries of at most 64 bytes)
   uint16_t size = 0;
   uint32_t cmd_id = 0;
   uint32_t addr = 0;

@@ -13,9 +13,6 @@ using isa::Opcode;
 
 constexpr uint32_t kMaxTokens = 255;
 
-uint32_t entry_bytes(Buffer b) { return isa::geometry(b).entry_bytes; }
-uint32_t entries(Buffer b) { return isa::geometry(b).entries; }
-
 int32_t get32(const uint8_t* p) {
   uint32_t v = 0;
   for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
@@ -33,9 +30,10 @@ std::string range_error(const char* what, uint64_t lo, uint64_t hi, uint64_t lim
 
 }  // namespace
 
-GoldenNpu::GoldenNpu(uint64_t dram_bytes) : dram_(static_cast<size_t>(dram_bytes), 0) {
+GoldenNpu::GoldenNpu(uint64_t dram_bytes, const isa::ArrayConfig& array)
+    : array_(array), dram_(static_cast<size_t>(dram_bytes), 0) {
   for (int b = 0; b < isa::kNumBuffers; ++b) {
-    const auto& g = isa::kBuffers[static_cast<size_t>(b)];
+    const auto g = array_.geometry(static_cast<Buffer>(b));
     spad_[static_cast<size_t>(b)].assign(static_cast<size_t>(g.entries) * g.entry_bytes, 0);
   }
 }
@@ -122,20 +120,28 @@ std::string GoldenNpu::exec_load(const Command& c) {
       const uint64_t a = c.dram_addr + uint64_t{y} * c.x_stride + uint64_t{x} * e;
       const uint32_t idx = c.sram_base + y * c.x_size + x;
       std::memcpy(&sp[size_t{idx} * e], &dram_[a], e);
-      emu::StageTxn t;
-      t.stage = emu::Stage::Load;
-      t.buffer = static_cast<uint8_t>(c.buffer);
-      t.size = static_cast<uint16_t>(e);
-      t.cmd_id = c.cmd_id;
-      t.addr = idx;
-      std::memcpy(t.data.data(), &dram_[a], e);
-      emit(t);
+      // An entry wider than a DRAM request is written in request-sized segments (docs/isa.md).
+      const uint32_t seg = std::min(e, isa::kDramRequestBytes);
+      for (uint32_t s = 0; s < e / seg; ++s) {
+        emu::StageTxn t;
+        t.stage = emu::Stage::Load;
+        t.buffer = static_cast<uint8_t>(c.buffer);
+        t.segment = static_cast<uint8_t>(s);
+        t.size = static_cast<uint16_t>(seg);
+        t.cmd_id = c.cmd_id;
+        t.addr = idx;
+        std::memcpy(t.data.data(), &dram_[a + s * seg], seg);
+        emit(t);
+      }
     }
   return "";
 }
 
 std::string GoldenNpu::exec_gemm(const Command& c, RunResult& r) {
-  const uint32_t kb_n = (c.k + 7u) / 8u, nb_n = (c.n + 7u) / 8u;
+  const uint32_t R = array_.rows, C = array_.cols;
+  const uint32_t ae = entry_bytes(Buffer::Acc), ie = entry_bytes(Buffer::Inp),
+                 we = entry_bytes(Buffer::Wgt);
+  const uint32_t kb_n = (c.k + R - 1) / R, nb_n = (c.n + C - 1) / C;
   if (c.inp_base + uint64_t{c.m} * kb_n > entries(Buffer::Inp))
     return range_error("scratchpad inp", c.inp_base, c.inp_base + uint64_t{c.m} * kb_n,
                        entries(Buffer::Inp));
@@ -150,31 +156,36 @@ std::string GoldenNpu::exec_gemm(const Command& c, RunResult& r) {
   auto& acc = spad_[2];
   for (uint32_t m = 0; m < c.m; ++m)
     for (uint32_t nb = 0; nb < nb_n; ++nb) {
-      uint8_t* entry = &acc[size_t{c.acc_base + m * nb_n + nb} * 32];
-      for (uint32_t o = 0; o < 8; ++o) {
+      uint8_t* entry = &acc[size_t{c.acc_base + m * nb_n + nb} * ae];
+      for (uint32_t o = 0; o < C; ++o) {
         uint32_t sum = c.reset ? 0u : static_cast<uint32_t>(get32(entry + 4 * o));
         for (uint32_t kb = 0; kb < kb_n; ++kb) {
-          const uint8_t* in = &inp[size_t{c.inp_base + m * kb_n + kb} * 8];
-          const uint8_t* w = &wgt[size_t{c.wgt_base + nb * kb_n + kb} * 64];
-          for (uint32_t i = 0; i < 8; ++i)
+          const uint8_t* in = &inp[size_t{c.inp_base + m * kb_n + kb} * ie];
+          const uint8_t* w = &wgt[size_t{c.wgt_base + nb * kb_n + kb} * we];
+          for (uint32_t i = 0; i < R; ++i)
             sum += static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(in[i])) *
-                                         static_cast<int8_t>(w[o * 8 + i]));
+                                         static_cast<int8_t>(w[o * R + i]));
         }
         put32(entry + 4 * o, static_cast<int32_t>(sum));
       }
-      emu::StageTxn t;
-      t.stage = emu::Stage::Gemm;
-      t.buffer = static_cast<uint8_t>(Buffer::Acc);
-      t.size = 32;
-      t.cmd_id = c.cmd_id;
-      t.addr = c.acc_base + m * nb_n + nb;
-      std::memcpy(t.data.data(), entry, 32);
-      emit(t);
+      // ACC entries wider than 64 bytes (npu32) are observed as 64-byte segments.
+      const uint32_t seg = std::min(ae, isa::kDramRequestBytes);
+      for (uint32_t s = 0; s < ae / seg; ++s) {
+        emu::StageTxn t;
+        t.stage = emu::Stage::Gemm;
+        t.buffer = static_cast<uint8_t>(Buffer::Acc);
+        t.segment = static_cast<uint8_t>(s);
+        t.size = static_cast<uint16_t>(seg);
+        t.cmd_id = c.cmd_id;
+        t.addr = c.acc_base + m * nb_n + nb;
+        std::memcpy(t.data.data(), entry + s * seg, seg);
+        emit(t);
+      }
     }
   r.gemm_iterations += uint64_t{c.m} * kb_n * nb_n;
   for (uint32_t kb = 0; kb < kb_n; ++kb)
     for (uint32_t nb = 0; nb < nb_n; ++nb)
-      r.macs_useful += uint64_t{c.m} * std::min(8u, c.k - kb * 8u) * std::min(8u, c.n - nb * 8u);
+      r.macs_useful += uint64_t{c.m} * std::min(R, c.k - kb * R) * std::min(C, c.n - nb * C);
   return "";
 }
 
@@ -185,10 +196,11 @@ std::string GoldenNpu::exec_post(const Command& c, RunResult& r) {
   if (c.out_base + uint64_t{c.count} > entries(Buffer::Out))
     return range_error("scratchpad out", c.out_base, c.out_base + uint64_t{c.count},
                        entries(Buffer::Out));
+  const uint32_t ae = entry_bytes(Buffer::Acc), oe = entry_bytes(Buffer::Out);
   for (uint32_t j = 0; j < c.count; ++j) {
-    const uint8_t* a = &spad_[2][size_t{c.acc_base + j} * 32];
-    uint8_t* o = &spad_[3][size_t{c.out_base + j} * 8];
-    for (int lane = 0; lane < 8; ++lane) {
+    const uint8_t* a = &spad_[2][size_t{c.acc_base + j} * ae];
+    uint8_t* o = &spad_[3][size_t{c.out_base + j} * oe];
+    for (uint32_t lane = 0; lane < array_.cols; ++lane) {
       const int64_t p = int64_t{get32(a + 4 * lane)} * c.mult;
       const int64_t rr = c.shift ? (p + (int64_t{1} << (c.shift - 1))) >> c.shift : p;
       const int64_t s = std::clamp<int64_t>(rr, -128, 127);
@@ -199,10 +211,10 @@ std::string GoldenNpu::exec_post(const Command& c, RunResult& r) {
     emu::StageTxn t;
     t.stage = emu::Stage::Post;
     t.buffer = static_cast<uint8_t>(Buffer::Out);
-    t.size = 8;
+    t.size = static_cast<uint16_t>(oe);
     t.cmd_id = c.cmd_id;
     t.addr = c.out_base + j;
-    std::memcpy(t.data.data(), o, 8);
+    std::memcpy(t.data.data(), o, oe);
     emit(t);
   }
   return "";
@@ -211,28 +223,29 @@ std::string GoldenNpu::exec_post(const Command& c, RunResult& r) {
 std::string GoldenNpu::exec_store(const Command& c) {
   // The buffer field of a STORE is always OUT; the model ignores it (docs/workloads.md).
   const uint64_t n = uint64_t{c.y_size} * c.x_size;
+  const uint32_t oe = entry_bytes(Buffer::Out), per = isa::kDramRequestBytes / oe;
   if (c.sram_base + n > entries(Buffer::Out))
     return range_error("scratchpad out", c.sram_base, c.sram_base + n, entries(Buffer::Out));
   if (n == 0) return "";
   if (c.dram_addr % 8 || c.x_stride % 8) return "DRAM address or stride not 8-byte aligned";
   for (uint32_t y = 0; y < c.y_size; ++y) {
     const uint64_t a = c.dram_addr + uint64_t{y} * c.x_stride;
-    if (a + uint64_t{c.x_size} * 8 > dram_.size())
-      return range_error("DRAM", a, a + uint64_t{c.x_size} * 8, dram_.size());
+    if (a + uint64_t{c.x_size} * oe > dram_.size())
+      return range_error("DRAM", a, a + uint64_t{c.x_size} * oe, dram_.size());
   }
   for (uint32_t y = 0; y < c.y_size; ++y)
-    for (uint32_t x0 = 0; x0 < c.x_size; x0 += 8) {
-      // One write request: up to 8 contiguous entries (64 bytes) of the row.
-      const uint32_t cnt = std::min<uint32_t>(8, c.x_size - x0);
-      const uint64_t a = c.dram_addr + uint64_t{y} * c.x_stride + uint64_t{x0} * 8;
+    for (uint32_t x0 = 0; x0 < c.x_size; x0 += per) {
+      // One write request: up to 64 bytes of contiguous entries of the row (8 on npu8).
+      const uint32_t cnt = std::min<uint32_t>(per, c.x_size - x0);
+      const uint64_t a = c.dram_addr + uint64_t{y} * c.x_stride + uint64_t{x0} * oe;
       emu::StageTxn t;
       t.stage = emu::Stage::Store;
       t.buffer = static_cast<uint8_t>(Buffer::Out);
-      t.size = static_cast<uint16_t>(cnt * 8);
+      t.size = static_cast<uint16_t>(cnt * oe);
       t.cmd_id = c.cmd_id;
       t.addr = static_cast<uint32_t>(a);
-      std::memcpy(t.data.data(), &spad_[3][size_t{c.sram_base + y * c.x_size + x0} * 8], cnt * 8);
-      std::memcpy(&dram_[a], t.data.data(), cnt * 8);
+      std::memcpy(t.data.data(), &spad_[3][size_t{c.sram_base + y * c.x_size + x0} * oe], cnt * oe);
+      std::memcpy(&dram_[a], t.data.data(), cnt * oe);
       emit(t);
     }
   return "";

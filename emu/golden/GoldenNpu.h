@@ -37,8 +37,12 @@ class GoldenNpu {
   static constexpr int kLoadToCompute = 0, kComputeToLoad = 1, kComputeToStore = 2,
                        kStoreToCompute = 3;
 
-  /// A model with `dram_bytes` bytes of zeroed DRAM and zeroed scratchpads.
-  explicit GoldenNpu(uint64_t dram_bytes = 16ull << 20);
+  /// A model of the `array` variant with `dram_bytes` bytes of zeroed DRAM and zeroed
+  /// scratchpads.
+  explicit GoldenNpu(uint64_t dram_bytes = 16ull << 20,
+                     const isa::ArrayConfig& array = isa::default_array());
+  /// The array variant it models.
+  const isa::ArrayConfig& array() const { return array_; }
 
   /// Copies bytes into DRAM; false (nothing written) if the range is out of bounds.
   bool write_dram(uint32_t addr, std::span<const uint8_t> bytes);
@@ -72,6 +76,8 @@ class GoldenNpu {
 
  private:
   // Each returns "" or an error detail.
+  uint32_t entry_bytes(isa::Buffer b) const { return array_.entry_bytes(b); }
+  uint32_t entries(isa::Buffer b) const { return array_.entries[static_cast<size_t>(b)]; }
   std::string exec_load(const isa::Command& c);
   std::string exec_gemm(const isa::Command& c, RunResult& r);
   std::string exec_post(const isa::Command& c, RunResult& r);
@@ -80,6 +86,7 @@ class GoldenNpu {
   void push_tokens(const isa::Command& c);
   void emit(const emu::StageTxn& t);
 
+  isa::ArrayConfig array_;
   std::vector<uint8_t> dram_;
   std::array<std::vector<uint8_t>, isa::kNumBuffers> spad_;
   std::array<uint32_t, 4> tokens_{};

@@ -194,4 +194,28 @@ std::string Command::to_string() const {
   return s;
 }
 
+const ArrayConfig* find_array_variant(std::string_view name) {
+  for (const ArrayConfig& a : kArrayVariants)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+std::string array_variant_names() {
+  std::string s;
+  for (const ArrayConfig& a : kArrayVariants) s += (s.empty() ? "" : ", ") + std::string(a.name);
+  return s;
+}
+
+ArrayConfig array_from_csrs(uint32_t config, uint32_t spad_cfg) {
+  ArrayConfig a;
+  a.name = "custom";
+  a.rows = config & 0xFF;
+  a.cols = (config >> 8) & 0xFF;
+  for (int b = 0; b < kNumBuffers; ++b)
+    a.entries[static_cast<size_t>(b)] = 1u << ((spad_cfg >> (4 * b)) & 0xF);
+  for (const ArrayConfig& v : kArrayVariants)
+    if (v == a) a.name = v.name;
+  return a;
+}
+
 }  // namespace bud::isa

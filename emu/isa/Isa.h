@@ -16,11 +16,22 @@ namespace bud::isa {
 
 /// Bytes in one command (four little-endian 64-bit words).
 inline constexpr uint32_t kCommandBytes = 32;
-/// MAC array geometry: one 8-element input row times an 8x8 weight block per cycle.
-inline constexpr uint32_t kBlock = 8;
-inline constexpr uint32_t kArrayMacs = kBlock * kBlock;
+/// MACs per cycle of the default array variant (npu8: 64). Code that runs on any variant takes
+/// an ArrayConfig (the design's, emu/run/Designs.h design_array()) instead.
+inline constexpr uint32_t kArrayMacs = kArrayVariants[0].macs();
 /// Largest DRAM request in bytes.
-inline constexpr uint32_t kMaxRequestBytes = 64;
+inline constexpr uint32_t kMaxRequestBytes = kDramRequestBytes;
+
+/// The default array variant (rtl/npu_facts.toml `array.default`, npu8).
+inline constexpr const ArrayConfig& default_array() { return kArrayVariants[0]; }
+/// The variant of that name ("npu16"), or nullptr.
+const ArrayConfig* find_array_variant(std::string_view name);
+/// "npu8, npu16, npu32": every variant of the table, default first.
+std::string array_variant_names();
+/// The array a design describes in its CONFIG ([7:0] rows, [15:8] cols) and SPAD_CFG (log2
+/// depths, 4 bits per buffer) CSRs; named after the table variant of that geometry, "custom" if
+/// none has it.
+ArrayConfig array_from_csrs(uint32_t config, uint32_t spad_cfg);
 
 /// Name of an opcode ("LOAD"...), or "ILLEGAL(n)".
 std::string opcode_name(uint8_t opcode);

@@ -6,10 +6,24 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <string_view>
+#include <type_traits>
 
+// This file is compiled once per built array variant (emu/npu/CMakeLists.txt): the default
+// (npu8) as NpuEmulator over Vnpu_top, every other variant with BUD_NPU_VARIANT (its name),
+// BUD_NPU_MODEL_H / BUD_NPU_SYMS_H (its Verilated headers) and the compile definitions
+// NpuEmulator=NpuEmulator_<variant>, Vnpu_top=V<variant>, so the classes do not clash.
+#ifdef BUD_NPU_VARIANT
+#include BUD_NPU_MODEL_H
+#include BUD_NPU_SYMS_H
+#include BUD_NPU_REVISION_H
+#define BUD_STR2(x) #x
+#define BUD_STR(x) BUD_STR2(x)
+#else
 #include "Vnpu_top.h"
 #include "Vnpu_top__Syms.h"
 #include "bud/ModelRevision.h"
+#endif
 #include "emu/core/Hash.h"
 #include "emu/isa/Isa.h"
 #include "emu/npu/DesignOutput.h"
@@ -21,6 +35,32 @@
 namespace bud::emu {
 
 namespace {
+
+#ifdef BUD_NPU_VARIANT
+namespace revision = build::BUD_NPU_VARIANT;
+constexpr std::string_view kVariant = BUD_STR(BUD_NPU_VARIANT);
+#else
+namespace revision = build;
+constexpr std::string_view kVariant = isa::default_array().name;
+#endif
+
+constexpr const isa::ArrayConfig& variant_array() {
+  for (const isa::ArrayConfig& a : isa::kArrayVariants)
+    if (a.name == kVariant) return a;
+  return isa::kArrayVariants[0];
+}
+/// The array this model was Verilated with (its package; the CSRs report the same).
+constexpr const isa::ArrayConfig& kArray = variant_array();
+static_assert(kArray.name == kVariant, "BUD_NPU_VARIANT names no variant of rtl/npu_facts.toml");
+
+/// The bytes of a Verilated port: a VlWide's words or an integer's own bytes (little endian).
+template <typename T>
+const void* port_bytes(const T& v) {
+  if constexpr (std::is_integral_v<T>)
+    return &v;
+  else
+    return v.data();
+}
 
 // Bump the digits whenever the layout or the checksum of a saved state changes.
 // 05: XXH3; 06: the thermal model's state after the faults' progress.
@@ -335,13 +375,14 @@ struct NpuEmulator::Impl {
     add_signal("thermal.power_uw", 64, 1, SignalKind::State, false,
                "the last thermal window's average power, microwatts",
                reinterpret_cast<uint8_t*>(&thermal.power_uw), 8);
-    design_info.name = "npu";
+    design_info.name = std::string(kVariant == isa::default_array().name ? "npu" : kVariant);
     design_info.isa = "npu";
+    design_info.revision = revision::kModelRevision;
     for (int st = 0; st < kNumStages; ++st)
       design_info.stages.push_back(stage_name(static_cast<Stage>(st)));
     memories = {{"dram", dram.size(), 8}};
     for (int b = 0; b < isa::kNumBuffers; ++b) {
-      const auto& g = isa::kBuffers[b];
+      const auto g = kArray.geometry(static_cast<isa::Buffer>(b));
       memories.push_back({isa::buffer_name(static_cast<isa::Buffer>(b)),
                           uint64_t{g.entry_bytes} * g.entries, g.entry_bytes});
     }
@@ -378,6 +419,8 @@ struct NpuEmulator::Impl {
   }
 
   void sample_observation() {
+    // Only wide Load/Gemm entries have segments; every other transaction is segment 0.
+    txn.segment = 0;
     if (top->obs_dec_valid) {
       txn.data.fill(0);
       std::memcpy(txn.data.data(), top->obs_dec_cmd.data(), 32);
@@ -390,27 +433,39 @@ struct NpuEmulator::Impl {
     if (top->obs_ld_valid) {
       const auto buf = static_cast<isa::Buffer>(top->obs_ld_buf);
       txn.data.fill(0);
-      txn.size = static_cast<uint16_t>(isa::geometry(buf).entry_bytes);
+      // One unit: an entry, or a 64-byte segment of an entry wider than a DRAM request.
+      txn.size = static_cast<uint16_t>(std::min(kArray.entry_bytes(buf), isa::kDramRequestBytes));
       std::memcpy(txn.data.data(), top->obs_ld_data.data(), txn.size);
       txn.buffer = top->obs_ld_buf;
+      txn.segment = static_cast<uint8_t>(top->obs_ld_seg);
       txn.addr = top->obs_ld_addr;
       txn.cmd_id = top->obs_ld_id;
       emit(Stage::Load);
+      txn.segment = 0;
     }
     if (top->obs_acc_valid) {
-      txn.data.fill(0);
-      std::memcpy(txn.data.data(), top->obs_acc_data.data(), 32);
-      txn.buffer = static_cast<uint8_t>(isa::Buffer::Acc);
-      txn.size = 32;
-      txn.addr = top->obs_acc_addr;
-      txn.cmd_id = top->obs_acc_id;
-      emit(Stage::Gemm);
+      // ACC entries wider than 64 bytes (npu32) are reported as 64-byte segments.
+      constexpr uint32_t bytes = kArray.entry_bytes(isa::Buffer::Acc);
+      constexpr uint32_t seg = std::min(bytes, isa::kDramRequestBytes);
+      const auto* data = static_cast<const uint8_t*>(port_bytes(top->obs_acc_data));
+      for (uint32_t s = 0; s < bytes / seg; ++s) {
+        txn.data.fill(0);
+        std::memcpy(txn.data.data(), data + s * seg, seg);
+        txn.buffer = static_cast<uint8_t>(isa::Buffer::Acc);
+        txn.segment = static_cast<uint8_t>(s);
+        txn.size = static_cast<uint16_t>(seg);
+        txn.addr = top->obs_acc_addr;
+        txn.cmd_id = top->obs_acc_id;
+        emit(Stage::Gemm);
+      }
+      txn.segment = 0;
     }
     if (top->obs_out_valid) {
       txn.data.fill(0);
-      std::memcpy(txn.data.data(), &top->obs_out_data, 8);
+      constexpr uint32_t bytes = kArray.entry_bytes(isa::Buffer::Out);
+      std::memcpy(txn.data.data(), port_bytes(top->obs_out_data), bytes);
       txn.buffer = static_cast<uint8_t>(isa::Buffer::Out);
-      txn.size = 8;
+      txn.size = static_cast<uint16_t>(bytes);
       txn.addr = top->obs_out_addr;
       txn.cmd_id = top->obs_out_id;
       emit(Stage::Post);
@@ -835,7 +890,7 @@ void NpuEmulator::save_segments(StateSegments& out) const {
   out.clear();
   auto& buf = out.buffer();
   buf.insert(buf.end(), kSaveMagic, kSaveMagic + 8);
-  const std::string rev = build::kModelRevision;
+  const std::string rev = revision::kModelRevision;
   put(buf, static_cast<uint32_t>(rev.size()));
   buf.insert(buf.end(), rev.begin(), rev.end());
   const size_t len_at = buf.size();
@@ -936,9 +991,9 @@ bool NpuEmulator::restore(std::span<const uint8_t> in, std::string& error) {
   }
   const std::string rev(reinterpret_cast<const char*>(in.data() + off), rev_len);
   off += rev_len;
-  if (rev != build::kModelRevision) {
-    error = "NPU state (model revision at byte 12) is from model revision " + rev +
-            ", this is " + build::kModelRevision;
+  if (rev != revision::kModelRevision) {
+    error = "NPU state (model revision at byte 12) is from model revision " + rev + ", this is " +
+            revision::kModelRevision;
     return false;
   }
   const size_t header_at = off;
@@ -1199,7 +1254,7 @@ bool NpuEmulator::Impl::read_memory_impl(std::string_view memory, uint64_t offse
   }
   for (int b = 0; b < isa::kNumBuffers; ++b) {
     if (memory != isa::buffer_name(static_cast<isa::Buffer>(b))) continue;
-    const auto& g = isa::kBuffers[b];
+    const auto g = kArray.geometry(static_cast<isa::Buffer>(b));
     const auto& a = m.spads[b];
     if (offset + out.size() > uint64_t{g.entry_bytes} * g.entries || !a.data) return false;
     // Scratchpad storage pads each entry to ent_bytes (whole 32-bit words for wide entries).
@@ -1226,7 +1281,7 @@ bool NpuEmulator::Impl::write_memory_impl(std::string_view memory, uint64_t offs
   }
   for (int b = 0; b < isa::kNumBuffers; ++b) {
     if (memory != isa::buffer_name(static_cast<isa::Buffer>(b))) continue;
-    const auto& g = isa::kBuffers[b];
+    const auto g = kArray.geometry(static_cast<isa::Buffer>(b));
     const auto& a = m.spads[b];
     if (offset + in.size() > uint64_t{g.entry_bytes} * g.entries || !a.data) return false;
     for (size_t i = 0; i < in.size(); ++i) {
@@ -1477,5 +1532,13 @@ void NpuEmulator::trace_close() {
 }
 
 bool NpuEmulator::tracing() const { return impl_->fst != nullptr; }
+
+#ifdef BUD_NPU_VARIANT
+#define BUD_CAT2(a, b) a##b
+#define BUD_CAT(a, b) BUD_CAT2(a, b)
+std::unique_ptr<Emulator> BUD_CAT(make_npu_emulator_, BUD_NPU_VARIANT)(const EmulatorConfig& c) {
+  return std::make_unique<NpuEmulator>(c);
+}
+#endif
 
 }  // namespace bud::emu

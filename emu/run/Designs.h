@@ -10,6 +10,7 @@
 
 #include "emu/core/Emulator.h"
 #include "emu/core/EmulatorConfig.h"
+#include "emu/isa/Isa.h"
 
 namespace bud::emu {
 
@@ -26,5 +27,26 @@ std::unique_ptr<Emulator> make_emulator(const EmulatorConfig& config);
 void register_design(const std::string& name, DesignFactory factory);
 /// Registered design names, sorted.
 std::vector<std::string> design_names();
+
+/// The MAC array of a design, read from the design itself: its CONFIG and SPAD_CFG CSRs (docs/
+/// isa.md, "Array sizes"), once per design name. A design without them (the mock) has the
+/// default array. nullopt and `error` for an unknown design.
+std::optional<isa::ArrayConfig> design_array(const std::string& design, std::string& error);
+/// The model revision a design reports (DesignInfo::revision; this build's default revision for a
+/// design without one, the mock), once per design name; "" for an unknown design.
+std::string design_revision(const std::string& design);
+
+/// The model revision this bud has for the design a packet names (empty: "npu"); "" and `error`
+/// (for an array variant this bud lacks: how to build it) when it has no such design.
+std::string packet_design_revision(const std::string& design, std::string& error);
+
+/// Why `--config NAME` names no design.
+enum class ConfigError : uint8_t { None, Unknown, NotBuilt };
+/// The design that runs array variant `config` ("npu8" and "npu" are the default design "npu";
+/// "npu16" is "npu16" when this bud was built with it). nullopt with `error` (one line naming the
+/// variant and, when it is a table variant this bud lacks, the CMake option that builds it) and
+/// `kind` otherwise.
+std::optional<std::string> design_for_config(std::string_view config, std::string& error,
+                                             ConfigError& kind);
 
 }  // namespace bud::emu

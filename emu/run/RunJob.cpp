@@ -47,7 +47,7 @@ uint64_t RunReport::counter(std::string_view name) const {
 double RunReport::mac_utilization() const {
   const uint64_t c = counter("cycles");
   if (c == 0) return 0.0;
-  return static_cast<double>(counter("macs_useful")) / (static_cast<double>(c) * isa::kArrayMacs);
+  return static_cast<double>(counter("macs_useful")) / (static_cast<double>(c) * array.macs());
 }
 
 workload::Result<PreparedRun> prepare(const RunOptions& options) {
@@ -58,7 +58,11 @@ workload::Result<PreparedRun> prepare(const RunOptions& options) {
 
 workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOptions& options,
                                                bool with_checks) {
-  auto program = workload::lower(w);
+  // The lowering follows the array the design reports (its CONFIG/SPAD_CFG CSRs).
+  std::string error;
+  const auto array = emu::design_array(options.emulator.design, error);
+  if (!array) return workload::Error{error};
+  auto program = workload::lower(w, *array);
   if (!program) return workload::Error{program.error()};
   if (program->dram_bytes > options.emulator.dram.size_bytes)
     return workload::Error{"workload needs " + std::to_string(program->dram_bytes) +
@@ -80,7 +84,7 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
 
 std::string add_checks(PreparedRun& p) {
   p.reference = workload::reference_of(p.workload);
-  golden::GoldenNpu golden(p.program.dram_bytes);
+  golden::GoldenNpu golden(p.program.dram_bytes, p.program.array);
   for (const auto& r : p.program.dram_init) golden.write_dram(r.addr, r.bytes);
   const auto gr = golden.run(p.program.commands);
   if (!gr.ok) return "golden model rejected the lowered program: " + gr.error;
@@ -131,7 +135,8 @@ RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::Emulato
   r.workload = p.workload.name;
   r.seed = p.workload.seed;
   r.mem_seed = options.emulator.dram.seed;
-  r.model_revision = build::kModelRevision;
+  r.model_revision = design.revision.empty() ? build::kModelRevision : design.revision;
+  r.array = p.program.array;
   r.commands = p.program.commands.size();
   for (size_t i = 0; i < p.program.layers.size(); ++i)
     if (p.workload.layers[i].kind == workload::LayerKind::Host)
@@ -213,6 +218,7 @@ RunReport execute(const PreparedRun& prepared, const RunOptions& options) {
     const std::string e = error;
     RunReport r;
     r.workload = prepared.workload.name;
+    r.array = prepared.program.array;
     r.state = emu::RunState::Error;
     r.message = e;
     r.bad_input = true;

@@ -73,6 +73,7 @@ struct RunReport {
   uint64_t seed = 0;
   uint64_t mem_seed = 0;
   std::string model_revision;
+  isa::ArrayConfig array = isa::default_array();  ///< the MAC array the program was lowered for
   uint64_t cycles = 0;
   /// Cycles the run's driver stepped (re-executions to go back in time excluded): equal to
   /// `cycles` when the run was simulated once, whatever observed it (checks, triggers, recorder).
@@ -110,7 +111,8 @@ struct RunReport {
   uint64_t output_digest = 0;     ///< DRAM contents digest at the end
   /// Value of the named counter (0 if the design has none of that name).
   uint64_t counter(std::string_view name) const;
-  /// useful MACs / (cycles x 64) on a design with the NPU's counters (0 on others)
+  /// useful MACs / (cycles x the array's MACs per cycle) on a design with the NPU's counters (0
+  /// on others)
   double mac_utilization() const;
 };
 

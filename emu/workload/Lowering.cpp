@@ -69,13 +69,13 @@ class Allocator {
 
 // An activation tensor description (sizes computed in 64 bits; the allocator checks them).
 std::pair<TensorInfo, uint64_t> activation(std::string name, int layer, TensorRole role,
-                                           const Shape& s, int64_t border) {
+                                           const Shape& s, int64_t border, int64_t lanes) {
   TensorInfo t;
   t.name = std::move(name);
   t.layer = layer;
   t.role = role;
   t.shape = s;
-  const uint64_t cp = static_cast<uint64_t>(align_up(static_cast<uint64_t>(s.c), 8));
+  const uint64_t cp = align_up(static_cast<uint64_t>(s.c), static_cast<uint64_t>(lanes));
   const uint64_t row = (static_cast<uint64_t>(s.w) + 2 * border) * cp;
   const uint64_t bytes = (static_cast<uint64_t>(s.h) + 2 * border) * row;
   t.c_padded = static_cast<uint32_t>(cp);
@@ -86,10 +86,12 @@ std::pair<TensorInfo, uint64_t> activation(std::string name, int layer, TensorRo
   return {t, bytes};
 }
 
-Result<Layout> make_layout(const Workload& w) {
+Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
+  const int64_t lanes = a.rows;
   Layout lay;
   Allocator alloc(w, lay);
-  auto [in, in_bytes] = activation("input", -1, TensorRole::Input, w.input, border_for(w, -1));
+  auto [in, in_bytes] =
+      activation("input", -1, TensorRole::Input, w.input, border_for(w, -1), lanes);
   if (auto e = alloc.place(in, in_bytes, w.input_where, "input")) return *e;
   lay.input = alloc.last();
   const bool needs_identity = std::any_of(w.layers.begin(), w.layers.end(), [](const Layer& l) {
@@ -99,8 +101,8 @@ Result<Layout> make_layout(const Workload& w) {
     TensorInfo t;
     t.name = "identity";
     t.role = TensorRole::Identity;
-    t.shape = Shape{8, 1, 8, 2};
-    if (auto e = alloc.place(t, 64, w.input_where, "identity")) return *e;
+    t.shape = Shape{lanes, 1, lanes, 2};
+    if (auto e = alloc.place(t, a.entry_bytes(Buffer::Wgt), w.input_where, "identity")) return *e;
     lay.identity = alloc.last();
   }
   for (size_t i = 0; i < w.layers.size(); ++i) {
@@ -111,14 +113,16 @@ Result<Layout> make_layout(const Workload& w) {
     lay.bias.push_back(-1);
     lay.operand.push_back(-1);
     if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
-      const Result<TilePlan> plan = plan_tiles(l);
+      const Result<TilePlan> plan = plan_tiles(l, a);
       if (!plan) return Error{l.where + ": " + who + ": " + plan.error()};
       TensorInfo wt;
       wt.name = l.name + ".weights";
       wt.layer = li;
       wt.role = TensorRole::Weights;
       wt.shape = Shape{l.reduction(), 1, l.out_shape.c, 2};
-      if (auto e = alloc.place(wt, static_cast<uint64_t>(plan->nb * plan->kb) * 64, l.where, who))
+      if (auto e = alloc.place(
+              wt, static_cast<uint64_t>(plan->nb * plan->kb) * a.entry_bytes(Buffer::Wgt), l.where,
+              who))
         return *e;
       lay.weights.back() = alloc.last();
       TensorInfo bt;
@@ -126,18 +130,21 @@ Result<Layout> make_layout(const Workload& w) {
       bt.layer = li;
       bt.role = TensorRole::Bias;
       bt.shape = Shape{1, 1, l.out_shape.c, 2};
-      bt.c_padded = static_cast<uint32_t>(plan->nb * 8);
-      if (auto e = alloc.place(bt, static_cast<uint64_t>(plan->nb) * 32, l.where, who)) return *e;
+      bt.c_padded = static_cast<uint32_t>(plan->nb * lanes);
+      if (auto e = alloc.place(bt, static_cast<uint64_t>(plan->nb) * a.entry_bytes(Buffer::Acc),
+                               l.where, who))
+        return *e;
       lay.bias.back() = alloc.last();
     }
     if (l.kind == LayerKind::Add && l.other == kFreshTensor) {
-      auto [t, bytes] = activation(l.name + ".other", li, TensorRole::Operand, l.out_shape, 0);
+      auto [t, bytes] =
+          activation(l.name + ".other", li, TensorRole::Operand, l.out_shape, 0, lanes);
       if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
       lay.operand.back() = alloc.last();
     }
     // A host layer's output is written by the host, not the NPU: nothing to check on the NPU.
     auto [t, bytes] =
-        activation(l.name, li, TensorRole::Activation, l.out_shape, border_for(w, li));
+        activation(l.name, li, TensorRole::Activation, l.out_shape, border_for(w, li), lanes);
     t.check = l.kind != LayerKind::Host;
     if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
     lay.out.push_back(alloc.last());
@@ -157,15 +164,15 @@ struct Xfer {
 // strided commands. Whole pixels of a border-free tensor are one contiguous run (one command
 // with long rows = 64-byte requests); a border breaks runs at image-row ends.
 std::vector<Xfer> pixel_xfers(const TensorInfo& t, int64_t p0, int64_t p1, int64_t cb0, int64_t e,
-                              uint32_t sram) {
+                              uint32_t sram, int64_t lanes) {
   std::vector<Xfer> v;
   const int64_t w = t.shape.w;
-  const bool whole = cb0 == 0 && e * 8 == t.c_padded;
-  auto addr = [&](int64_t p) { return t.element_addr(p / w, p % w, cb0 * 8); };
+  const bool whole = cb0 == 0 && e * lanes == t.c_padded;
+  auto addr = [&](int64_t p) { return t.element_addr(p / w, p % w, cb0 * lanes); };
   auto u32 = [](int64_t x) { return static_cast<uint32_t>(x); };
   if (t.border == 0) {
     if (whole)
-      v.push_back({addr(p0), sram, 1, u32((p1 - p0) * e), u32((p1 - p0) * e * 8)});
+      v.push_back({addr(p0), sram, 1, u32((p1 - p0) * e), u32((p1 - p0) * e * lanes)});
     else
       v.push_back({addr(p0), sram, u32(p1 - p0), u32(e), t.pixel_pitch});
     return v;
@@ -183,7 +190,7 @@ std::vector<Xfer> pixel_xfers(const TensorInfo& t, int64_t p0, int64_t p1, int64
     }
     const int64_t n = std::min(w - x, p1 - p);
     if (whole)
-      v.push_back({addr(p), s, 1, u32(n * e), u32(n * e * 8)});
+      v.push_back({addr(p), s, 1, u32(n * e), u32(n * e * lanes)});
     else
       v.push_back({addr(p), s, u32(n), u32(e), t.pixel_pitch});
     p += n;
@@ -195,7 +202,7 @@ std::vector<Xfer> pixel_xfers(const TensorInfo& t, int64_t p0, int64_t p1, int64
 // Appends commands for one layer. Holds the token discipline in one place.
 class Emitter {
  public:
-  Emitter(Program& p, uint16_t layer) : p_(p), layer_(layer) {}
+  Emitter(Program& p, uint16_t layer) : p_(p), layer_(layer), lanes_(p.array.rows) {}
 
   Command& add(Command c) {
     c.raw_opcode = static_cast<uint8_t>(c.opcode);
@@ -205,6 +212,7 @@ class Emitter {
     return p_.commands.back();
   }
   size_t size() const { return p_.commands.size(); }
+  const isa::ArrayConfig& array() const { return p_.array; }
   Command& at(size_t i) { return p_.commands[i]; }
 
   void xfer(Opcode op, Buffer b, const Xfer& x) {
@@ -229,7 +237,7 @@ class Emitter {
     c.k = static_cast<uint16_t>(k);
     c.n = static_cast<uint16_t>(n);
     add(c);
-    const int64_t kb = ceil_div(k, 8), nb = ceil_div(n, 8);
+    const int64_t kb = ceil_div(k, lanes_), nb = ceil_div(n, lanes_);
     iterations_ += static_cast<uint64_t>(m * kb * nb);
     useful_ += static_cast<uint64_t>(m * k * n);
   }
@@ -252,6 +260,7 @@ class Emitter {
  private:
   Program& p_;
   uint16_t layer_;
+  int64_t lanes_;
   uint64_t iterations_ = 0, useful_ = 0;
 };
 
@@ -284,19 +293,21 @@ void pack_activation(const TensorInfo& t, const std::vector<int8_t>& data, Progr
   p.dram_init.push_back(std::move(r));
 }
 
-// Weights as 8x8 blocks (nb-major, kb-minor), byte o*8+i = W[kb*8+i][nb*8+o]. For conv2d the
-// padded reduction index is (ky*kw + kx) * c_padded + ci, matching the im2col INP rows.
+// Weights as B x B blocks (B the array's lanes; nb-major, kb-minor), byte o*B+i =
+// W[kb*B+i][nb*B+o]. For conv2d the padded reduction index is (ky*kw + kx) * c_padded + ci,
+// matching the im2col INP rows.
 void pack_weights(const Layer& l, const TilePlan& plan, const TensorInfo& t,
                   const std::vector<int8_t>& wts, Program& p) {
   DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
+  const int64_t B = p.array.rows;
   const int64_t n = l.out_shape.c;
   const int64_t cin = l.in_shape.c;
-  const int64_t cp = ceil_div(cin, 8) * 8;
+  const int64_t cp = ceil_div(cin, B) * B;
   for (int64_t nb = 0; nb < plan.nb; ++nb)
     for (int64_t kb = 0; kb < plan.kb; ++kb)
-      for (int64_t o = 0; o < 8; ++o)
-        for (int64_t i = 0; i < 8; ++i) {
-          const int64_t col = nb * 8 + o, row = kb * 8 + i;
+      for (int64_t o = 0; o < B; ++o)
+        for (int64_t i = 0; i < B; ++i) {
+          const int64_t col = nb * B + o, row = kb * B + i;
           int64_t k = row;
           if (l.kind == LayerKind::Conv2d) {
             // Grouped: block-diagonal, zero where input and output groups differ.
@@ -307,7 +318,7 @@ void pack_weights(const Layer& l, const TilePlan& plan, const TensorInfo& t,
             k = -1;
           }
           if (col >= n || k < 0) continue;
-          r.bytes[static_cast<size_t>(((nb * plan.kb + kb) * 64) + o * 8 + i)] =
+          r.bytes[static_cast<size_t>(((nb * plan.kb + kb) * B * B) + o * B + i)] =
               static_cast<uint8_t>(wts[static_cast<size_t>(k * n + col)]);
         }
   p.dram_init.push_back(std::move(r));
@@ -331,9 +342,13 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
                   const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out,
                   int64_t buffers) {
   if (plan.k_chunks > 1) return lower_matmul_chunked(em, l, plan, in, wt, bias, out, buffers);
+  const isa::ArrayConfig& a = em.array();
+  const int64_t B = a.rows, wgt_bytes = a.entry_bytes(Buffer::Wgt);
+  const uint32_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
+                 acc_half = a.entries[2] / 2, out_half = a.entries[3] / 2;
   const int64_t tiles = plan.m_tiles * plan.n_tiles;
   const bool conv = l.kind == LayerKind::Conv2d;
-  const int64_t cb_in = in.c_padded / 8;
+  const int64_t cb_in = in.c_padded / B;
   int64_t t = 0;
   for (int64_t j = 0; j < plan.n_tiles; ++j) {
     const int64_t nb0 = j * plan.nb_tile;
@@ -341,24 +356,25 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
     // Weights alternate WGT halves per N tile: the half N tile j overwrites was last read by N
     // tile j-2, whose tiles all precede tile t-1, so the tile-level token covers it (single
     // buffering: N tile j-1's last tile is tile t-1, which the token waits for).
-    const uint32_t wgt_base = static_cast<uint32_t>(j % buffers) * kWgtHalf;
+    const uint32_t wgt_base = static_cast<uint32_t>(j % buffers) * wgt_half;
     for (int64_t mi = 0; mi < plan.m_tiles; ++mi, ++t) {
       const int64_t p0 = mi * plan.rows;
       const int64_t rows = std::min(plan.rows, plan.pixels - p0);
       const uint32_t half = static_cast<uint32_t>(t % buffers);
-      const uint32_t inp_base = half * kInpHalf, acc_base = half * kAccHalf,
-                     out_base = half * kOutHalf;
+      const uint32_t inp_base = half * inp_half, acc_base = half * acc_half,
+                     out_base = half * out_half;
       const size_t first_load = em.size();
       if (mi == 0)
         em.xfer(Opcode::Load, Buffer::Wgt,
-                {static_cast<uint32_t>(wt.addr + nb0 * plan.kb * 64), wgt_base, 1,
-                 static_cast<uint32_t>(nbt * plan.kb), static_cast<uint32_t>(nbt * plan.kb * 64)});
+                {static_cast<uint32_t>(wt.addr + nb0 * plan.kb * wgt_bytes), wgt_base, 1,
+                 static_cast<uint32_t>(nbt * plan.kb),
+                 static_cast<uint32_t>(nbt * plan.kb * wgt_bytes)});
       // Bias: one int32 row broadcast to every row of the tile (x_stride 0).
       em.xfer(Opcode::Load, Buffer::Acc,
-              {static_cast<uint32_t>(bias.addr + nb0 * 32), acc_base, static_cast<uint32_t>(rows),
-               static_cast<uint32_t>(nbt), 0});
+              {static_cast<uint32_t>(bias.addr + nb0 * a.entry_bytes(Buffer::Acc)), acc_base,
+               static_cast<uint32_t>(rows), static_cast<uint32_t>(nbt), 0});
       if (!conv) {
-        for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, plan.kb, inp_base))
+        for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, plan.kb, inp_base, B))
           em.xfer(Opcode::Load, Buffer::Inp, x);
       } else {
         // im2col: one LOAD per output pixel, KH rows of KW*C_in_padded bytes from the
@@ -375,11 +391,11 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
         }
       }
       const size_t first_gemm = em.size();
-      em.gemm(inp_base, wgt_base, acc_base, false, rows, conv ? plan.kb * 8 : l.k,
-              std::min(l.out_shape.c - nb0 * 8, nbt * 8));
+      em.gemm(inp_base, wgt_base, acc_base, false, rows, conv ? plan.kb * B : l.k,
+              std::min(l.out_shape.c - nb0 * B, nbt * B));
       const size_t post = em.size();
       em.post(acc_base, out_base, rows * nbt, l);
-      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base))
+      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base, B))
         em.xfer(Opcode::Store, Buffer::Out, x);
       set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
     }
@@ -395,8 +411,13 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
 void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
                           const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out,
                           int64_t buffers) {
+  const isa::ArrayConfig& a = em.array();
+  const int64_t B = a.rows, wgt_bytes = a.entry_bytes(Buffer::Wgt),
+                acc_bytes = a.entry_bytes(Buffer::Acc), inp_bytes = a.entry_bytes(Buffer::Inp);
+  const uint32_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
+                 acc_half = a.entries[2] / 2, out_half = a.entries[3] / 2;
   const bool conv = l.kind == LayerKind::Conv2d;
-  const int64_t cb_in = in.c_padded / 8;
+  const int64_t cb_in = in.c_padded / B;
   const int64_t tiles = plan.m_tiles * plan.n_tiles;
   const int64_t steps = tiles * plan.k_chunks;
   int64_t t = 0, s = 0;
@@ -407,24 +428,24 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
       const int64_t p0 = mi * plan.rows;
       const int64_t rows = std::min(plan.rows, plan.pixels - p0);
       const uint32_t tile_half = static_cast<uint32_t>(t % buffers);
-      const uint32_t acc_base = tile_half * kAccHalf, out_base = tile_half * kOutHalf;
+      const uint32_t acc_base = tile_half * acc_half, out_base = tile_half * out_half;
       for (int64_t c = 0; c < plan.k_chunks; ++c, ++s) {
         const int64_t kb0 = c * plan.kb_chunk;
         const int64_t kbc = std::min(plan.kb_chunk, plan.kb - kb0);
         const uint32_t half = static_cast<uint32_t>(s % buffers);
-        const uint32_t inp_base = half * kInpHalf, wgt_base = half * kWgtHalf;
+        const uint32_t inp_base = half * inp_half, wgt_base = half * wgt_half;
         const size_t first_load = em.size();
         // WGT blocks are nb-major, kb-minor: this chunk is kbc blocks of each of nbt rows.
         em.xfer(Opcode::Load, Buffer::Wgt,
-                {static_cast<uint32_t>(wt.addr + (nb0 * plan.kb + kb0) * 64), wgt_base,
+                {static_cast<uint32_t>(wt.addr + (nb0 * plan.kb + kb0) * wgt_bytes), wgt_base,
                  static_cast<uint32_t>(nbt), static_cast<uint32_t>(kbc),
-                 static_cast<uint32_t>(plan.kb * 64)});
+                 static_cast<uint32_t>(plan.kb * wgt_bytes)});
         if (c == 0)
           em.xfer(Opcode::Load, Buffer::Acc,
-                  {static_cast<uint32_t>(bias.addr + nb0 * 32), acc_base,
+                  {static_cast<uint32_t>(bias.addr + nb0 * acc_bytes), acc_base,
                    static_cast<uint32_t>(rows), static_cast<uint32_t>(nbt), 0});
         if (!conv) {
-          for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, kb0, kbc, inp_base))
+          for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, kb0, kbc, inp_base, B))
             em.xfer(Opcode::Load, Buffer::Inp, x);
         } else {
           // im2col slice: reduction blocks [kb0, kb0 + kbc) of each output pixel, where block
@@ -440,17 +461,17 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
               const int64_t ky = f / row_entries, e0 = f % row_entries;
               const int64_t n = std::min(row_entries - e0, kb0 + kbc - f);
               em.xfer(Opcode::Load, Buffer::Inp,
-                      {static_cast<uint32_t>(base + ky * in.row_pitch + e0 * 8),
+                      {static_cast<uint32_t>(base + ky * in.row_pitch + e0 * inp_bytes),
                        static_cast<uint32_t>(inp_base + q * kbc + (f - kb0)), 1,
-                       static_cast<uint32_t>(n), static_cast<uint32_t>(n * 8)});
+                       static_cast<uint32_t>(n), static_cast<uint32_t>(n * inp_bytes)});
               f += n;
             }
           }
         }
         const size_t gemm = em.size();
-        const int64_t k = conv ? kbc * 8 : std::min(l.k - kb0 * 8, kbc * 8);
+        const int64_t k = conv ? kbc * B : std::min(l.k - kb0 * B, kbc * B);
         em.gemm(inp_base, wgt_base, acc_base, false, rows, k,
-                std::min(l.out_shape.c - nb0 * 8, nbt * 8));
+                std::min(l.out_shape.c - nb0 * B, nbt * B));
         if (s >= buffers) em.at(first_load).pop_next = true;  // C->L: this step's halves free
         em.at(gemm - 1).push_next = true;                     // L->C: operands loaded
         em.at(gemm).pop_prev = true;
@@ -459,7 +480,7 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
       }
       const size_t post = em.size();
       em.post(acc_base, out_base, rows * nbt, l);
-      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base))
+      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base, B))
         em.xfer(Opcode::Store, Buffer::Out, x);
       Command& pc = em.at(post);
       pc.push_next = true;                                  // C->S: OUT half ready
@@ -471,11 +492,15 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
   }
 }
 
-// Add and relu: each 8-channel block of a pixel is one GEMM row times an 8x8 identity block,
+// Add and relu: each B-channel block of a pixel is one GEMM row times a B x B identity block,
 // so the MAC array moves (and for add, sums) the operands into ACC and POST requantises.
 void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
                        const TensorInfo* other, const TensorInfo& identity, const TensorInfo& out,
                        int64_t buffers) {
+  const isa::ArrayConfig& a = em.array();
+  const int64_t B = a.rows;
+  const uint32_t inp_half = a.entries[0] / 2, acc_half = a.entries[2] / 2,
+                 out_half = a.entries[3] / 2;
   const int64_t tiles = plan.m_tiles;
   const int64_t cb = plan.kb;
   for (int64_t t = 0; t < tiles; ++t) {
@@ -483,23 +508,24 @@ void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const 
     const int64_t rows = std::min(plan.rows, plan.pixels - p0);
     const int64_t n_rows = rows * cb;
     const uint32_t half = static_cast<uint32_t>(t % buffers);
-    const uint32_t inp_base = half * kInpHalf, acc_base = half * kAccHalf,
-                   out_base = half * kOutHalf;
+    const uint32_t inp_base = half * inp_half, acc_base = half * acc_half,
+                   out_base = half * out_half;
     const size_t first_load = em.size();
     // The identity block stays in WGT entry 0 for the whole layer.
-    if (t == 0) em.xfer(Opcode::Load, Buffer::Wgt, {identity.addr, 0, 1, 1, 64});
-    for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, cb, inp_base))
+    if (t == 0)
+      em.xfer(Opcode::Load, Buffer::Wgt, {identity.addr, 0, 1, 1, a.entry_bytes(Buffer::Wgt)});
+    for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, cb, inp_base, B))
       em.xfer(Opcode::Load, Buffer::Inp, x);
     if (other)
       for (const Xfer& x :
-           pixel_xfers(*other, p0, p0 + rows, 0, cb, inp_base + static_cast<uint32_t>(n_rows)))
+           pixel_xfers(*other, p0, p0 + rows, 0, cb, inp_base + static_cast<uint32_t>(n_rows), B))
         em.xfer(Opcode::Load, Buffer::Inp, x);
     const size_t first_gemm = em.size();
-    em.gemm(inp_base, 0, acc_base, true, n_rows, 8, 8);
-    if (other) em.gemm(inp_base + static_cast<uint32_t>(n_rows), 0, acc_base, false, n_rows, 8, 8);
+    em.gemm(inp_base, 0, acc_base, true, n_rows, B, B);
+    if (other) em.gemm(inp_base + static_cast<uint32_t>(n_rows), 0, acc_base, false, n_rows, B, B);
     const size_t post = em.size();
     em.post(acc_base, out_base, n_rows, l);
-    for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, 0, cb, out_base))
+    for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, 0, cb, out_base, B))
       em.xfer(Opcode::Store, Buffer::Out, x);
     set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
   }
@@ -566,7 +592,10 @@ std::optional<int> Program::layer_of_command(uint32_t cmd) const {
   return std::nullopt;
 }
 
-Result<TilePlan> plan_tiles(const Layer& l) {
+Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a) {
+  const int64_t B = a.rows;
+  const int64_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
+                acc_half = a.entries[2] / 2;
   TilePlan p;
   p.pixels = l.out_shape.pixels();
   if (l.kind == LayerKind::Host) {
@@ -575,41 +604,43 @@ Result<TilePlan> plan_tiles(const Layer& l) {
     return p;
   }
   if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
-    p.kb = l.kind == LayerKind::Dense ? ceil_div(l.k, 8) : l.kh * l.kw * ceil_div(l.in_shape.c, 8);
-    p.nb = ceil_div(l.out_shape.c, 8);
+    p.kb = l.kind == LayerKind::Dense ? ceil_div(l.k, B) : l.kh * l.kw * ceil_div(l.in_shape.c, B);
+    p.nb = ceil_div(l.out_shape.c, B);
     // A reduction longer than half the WGT scratchpad runs in equal chunks that each fit.
-    p.k_chunks = ceil_div(p.kb, std::min<int64_t>(kWgtHalf, kInpHalf));
+    p.k_chunks = ceil_div(p.kb, std::min(wgt_half, inp_half));
     p.kb_chunk = ceil_div(p.kb, p.k_chunks);
-    p.nb_tile = std::min<int64_t>(p.nb, kWgtHalf / p.kb_chunk);
-    p.rows = std::min({p.pixels, static_cast<int64_t>(kInpHalf) / p.kb_chunk,
-                       static_cast<int64_t>(kAccHalf) / p.nb_tile});
+    p.nb_tile = std::min<int64_t>(p.nb, wgt_half / p.kb_chunk);
+    p.rows = std::min({p.pixels, inp_half / p.kb_chunk, acc_half / p.nb_tile});
   } else {
-    const int64_t cb = ceil_div(l.in_shape.c, 8);
+    const int64_t cb = ceil_div(l.in_shape.c, B);
     const int64_t ops = l.kind == LayerKind::Add ? 2 : 1;
     p.kb = p.nb = p.nb_tile = cb;
-    if (cb * ops > kInpHalf)
+    if (cb * ops > inp_half)
       return Error{"cannot be tiled: even a 1-pixel tile of " + std::to_string(l.in_shape.c) +
                    " channels needs " + std::to_string(cb * ops) +
-                   " INP entries but half the INP scratchpad holds " + std::to_string(kInpHalf)};
-    p.rows = std::min({p.pixels, static_cast<int64_t>(kInpHalf) / (cb * ops),
-                       static_cast<int64_t>(kAccHalf) / cb});
+                   " INP entries but half the INP scratchpad holds " + std::to_string(inp_half)};
+    p.rows = std::min({p.pixels, inp_half / (cb * ops), acc_half / cb});
   }
   p.m_tiles = ceil_div(p.pixels, p.rows);
   p.n_tiles = ceil_div(p.nb, p.nb_tile);
   return p;
 }
 
-Result<std::vector<TensorInfo>> plan_dram(const Workload& w) {
-  Result<Layout> lay = make_layout(w);
+Result<std::vector<TensorInfo>> plan_dram(const Workload& w, const isa::ArrayConfig& a) {
+  Result<Layout> lay = make_layout(w, a);
   if (!lay) return Error{lay.error()};
   return std::move(lay.value().tensors);
 }
 
-Result<Program> lower(const Workload& w) {
-  Result<Layout> lay_r = make_layout(w);
+Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
+  if (a.rows != a.cols || a.rows == 0)
+    return Error{"array " + std::string(a.name) + " is " + std::to_string(a.rows) + " x " +
+                 std::to_string(a.cols) + ": the lowering needs a square array"};
+  Result<Layout> lay_r = make_layout(w, a);
   if (!lay_r) return Error{lay_r.error()};
   const Layout& lay = lay_r.value();
   Program p;
+  p.array = a;
   p.workload = w.name;
   p.dram_bytes = w.dram_bytes;
   p.tensors = lay.tensors;
@@ -618,15 +649,16 @@ Result<Program> lower(const Workload& w) {
   // Initial DRAM image.
   pack_activation(p.tensors[static_cast<size_t>(lay.input)], generate_input(w), p);
   if (lay.identity >= 0) {
-    DramRegion r{p.tensors[static_cast<size_t>(lay.identity)].addr, std::vector<uint8_t>(64, 0)};
-    for (int i = 0; i < 8; ++i) r.bytes[static_cast<size_t>(i * 8 + i)] = 1;
+    const size_t B = a.rows;
+    DramRegion r{p.tensors[static_cast<size_t>(lay.identity)].addr, std::vector<uint8_t>(B * B, 0)};
+    for (size_t i = 0; i < B; ++i) r.bytes[i * B + i] = 1;
     p.dram_init.push_back(std::move(r));
   }
   std::vector<TilePlan> plans;
   std::shared_ptr<const ReferenceResult> host_ref;
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const Layer& l = w.layers[i];
-    Result<TilePlan> plan = plan_tiles(l);
+    Result<TilePlan> plan = plan_tiles(l, a);
     if (!plan) return Error{l.where + ": layer '" + l.name + "': " + plan.error()};
     plans.push_back(plan.value());
     const LayerData data = generate_layer_data(w, static_cast<int>(i));

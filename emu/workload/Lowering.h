@@ -22,8 +22,12 @@ inline constexpr uint32_t kRingBytes = 0x10000;  ///< [0, 0x10000) reserved for 
 inline constexpr uint32_t kRingCommands = kRingBytes / isa::kCommandBytes;  ///< 2048
 inline constexpr uint32_t kDataBase = 0x10000;  ///< first byte of program data
 inline constexpr uint32_t kTensorAlign = 64;    ///< every tensor starts 64-byte aligned
-/// Entries of each scratchpad half used by one tile (double buffering).
-inline constexpr uint32_t kInpHalf = 1024, kWgtHalf = 256, kAccHalf = 1024, kOutHalf = 1024;
+/// Entries of each scratchpad half used by one tile (double buffering) on the default array
+/// (npu8); the lowering uses half of the depths of the ArrayConfig it lowers for.
+inline constexpr uint32_t kInpHalf = isa::kBuffers[0].entries / 2,
+                          kWgtHalf = isa::kBuffers[1].entries / 2,
+                          kAccHalf = isa::kBuffers[2].entries / 2,
+                          kOutHalf = isa::kBuffers[3].entries / 2;
 
 /// Host-fallback cost model (docs/import.md): a host layer stalls the NPU for
 /// kHostSyncCycles (drain, interrupt, driver round trip) + bytes moved / kHostBytesPerCycle +
@@ -41,10 +45,11 @@ const char* tensor_role_name(TensorRole r);
 
 /// A tensor placed in DRAM.
 /// Activations (Input, Operand, Activation) are NHWC int8 with channels zero-padded to
-/// `c_padded` (a multiple of 8) and a zero border of `border` pixels on every side: element
-/// (y, x, c) is at `addr + (y + border) * row_pitch + (x + border) * pixel_pitch + c`.
-/// Weights are 8x8 blocks (nb-major, then kb; 64 bytes each, docs/isa.md WGT layout), biases
-/// int32 little-endian rows of c_padded lanes, Identity one 8x8 identity block.
+/// `c_padded` (a multiple of the array's lanes B: 8 on npu8) and a zero border of `border` pixels
+/// on every side: element (y, x, c) is at `addr + (y + border) * row_pitch + (x + border) *
+/// pixel_pitch + c`. Weights are B x B blocks (nb-major, then kb; one WGT entry each, docs/isa.md
+/// WGT layout), biases int32 little-endian rows of c_padded lanes, Identity one B x B identity
+/// block.
 struct TensorInfo {
   std::string name;  ///< layer outputs are named after their layer; "input"; "<layer>.weights"...
   int layer = -1;    ///< owning layer (-1: the workload input / shared identity)
@@ -82,6 +87,7 @@ struct LayerInfo {
 /// A lowered program.
 struct Program {
   std::string workload;
+  isa::ArrayConfig array = isa::default_array();  ///< the array variant it was lowered for
   std::vector<isa::Command> commands;  ///< cmd_id == index; ends with END (code 0)
   std::vector<DramRegion> dram_init;   ///< program data (the ring is not included)
   std::vector<TensorInfo> tensors;
@@ -106,7 +112,7 @@ struct Program {
 /// blocks with the full reduction (`kb` blocks); the last M tile may be shorter.
 struct TilePlan {
   int64_t pixels = 0;   ///< rows of the layer's GEMM view (output pixels)
-  int64_t kb = 0;       ///< reduction blocks per row (add/relu: 8-channel blocks per pixel)
+  int64_t kb = 0;       ///< reduction blocks per row (add/relu: B-channel blocks per pixel)
   int64_t nb = 0;       ///< output blocks per row
   int64_t rows = 0;     ///< pixels per tile
   int64_t nb_tile = 0;  ///< output blocks per tile
@@ -118,17 +124,21 @@ struct TilePlan {
 };
 /// Tiles a (validated-shape) layer into half scratchpads; fails when even a one-row tile does not
 /// fit, with a message (no location) naming the scratchpad.
-Result<TilePlan> plan_tiles(const Layer& layer);
+Result<TilePlan> plan_tiles(const Layer& layer,
+                            const isa::ArrayConfig& array = isa::default_array());
 
 /// Byte size of every tensor and where it goes, without generating data. Fails (message with the
 /// location of the layer whose tensor does not fit) if the image exceeds the DRAM.
-Result<std::vector<TensorInfo>> plan_dram(const Workload& w);
+Result<std::vector<TensorInfo>> plan_dram(const Workload& w,
+                                          const isa::ArrayConfig& array = isa::default_array());
 
 /// Lowers a workload (which parse_workload validated). Fails only for programs that do not fit
 /// the DRAM or number more than 2^32 - 1 commands; parse_workload already reports those, so a
 /// loaded workload lowers successfully. A program may be longer than the ring (kRingCommands):
 /// the host driver refills the ring as the NPU retires commands.
-Result<Program> lower(const Workload& w);
+/// `array`: the variant to lower for (the design's, emu/run/Designs.h design_array()); tiles,
+/// channel padding and weight blocks follow its lanes and depths. Fails for a non-square array.
+Result<Program> lower(const Workload& w, const isa::ArrayConfig& array = isa::default_array());
 
 /// The encoded commands as they sit in the command ring (at program.ring_base), all of them: a
 /// program longer than kRingCommands passes through the ring a window at a time.

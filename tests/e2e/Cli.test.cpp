@@ -570,3 +570,44 @@ TEST_CASE("bud import of a bad model exits 2, names the node and writes nothing"
   CHECK(run.status == 2);
   CHECK(contains(run.err, "node 'conv3' (#0, Conv): dilations [2, 2] unsupported"));
 }
+
+TEST_CASE("bud run --config selects the array variant and names what is missing", "[e2e][array]") {
+  // The default variant by name runs the default design.
+  const auto npu8 = bud({"run", "gemm_small", "--config", "npu8", "--json"});
+  INFO(npu8.err);
+  CHECK(npu8.status == 0);
+  const auto v8 = nlohmann::json::parse(npu8.out);
+  CHECK(v8["array"]["name"] == "npu8");
+  CHECK(v8["array"]["rows"] == 8);
+  const auto plain = nlohmann::json::parse(bud({"run", "gemm_small", "--json"}).out);
+  CHECK(plain["cycles"] == v8["cycles"]);
+  CHECK(plain["model_revision"] == v8["model_revision"]);
+
+  // Not a variant of the table: a usage error naming the variants.
+  const auto unknown = bud({"run", "gemm_small", "--config", "npu7"});
+  CHECK(unknown.status == 2);
+  CHECK(contains(unknown.err, "unknown array configuration 'npu7'"));
+  CHECK(contains(unknown.err, "npu16"));
+  const auto unknown_json = bud({"run", "gemm_small", "--config", "npu7", "--json"});
+  CHECK(unknown_json.status == 2);
+  CHECK(nlohmann::json::parse(unknown_json.out)["error"] == "bad_input");
+
+  // A table variant this build lacks: its own exit status, the CMake option in the message.
+  for (const std::string v : {"npu16", "npu32"}) {
+    const auto probe = bud({"run", "gemm_small", "--config", v, "--max-cycles", "1", "--json"});
+    if (probe.status != 5) continue;  // built here (BUD_NPU_VARIANTS): nothing is missing
+    INFO(probe.err);
+    CHECK(contains(probe.err, "array configuration '" + v + "' is not built"));
+    CHECK(contains(probe.err, "-DBUD_NPU_VARIANTS="));
+    bool well_formed = false;
+    CHECK(count_top_level_objects(probe.out, well_formed) == 1);
+    const auto j = nlohmann::json::parse(probe.out);
+    CHECK(j["error"] == "not_built");
+    CHECK(j["exit_code"] == 5);
+    for (const std::string cmd : {"debug", "profile"}) {
+      const auto r = bud({cmd, "gemm_small", "--config", v});
+      CHECK(r.status == 5);
+      CHECK(contains(r.err, "is not built"));
+    }
+  }
+}

@@ -7,6 +7,7 @@
 #include "ReplayTestSupport.h"
 #include "bud/ModelRevision.h"
 #include "emu/npu/NpuEmulator.h"
+#include "emu/run/Designs.h"
 #include "replay/Replayer.h"
 
 using namespace bud;
@@ -163,6 +164,25 @@ TEST_CASE("divergence, revision mismatch and fixed symptoms are classified",
     CHECK(out.verdict == Verdict::Passed);
     CHECK_FALSE(out.notes.empty());
   }
+  SECTION("a packet of an array variant this bud lacks is refused, naming it") {
+    // Each array variant is its own design and model revision (docs/isa.md "Array sizes"). A
+    // variant not built here (or a design nobody has) is refused before anything runs.
+    for (const std::string design : {"npu16", "npu32", "npu99"}) {
+      std::string error;
+      if (!emu::packet_design_revision(design, error).empty()) continue;  // built here
+      const auto path = (dir / ("design_" + design + ".bpk")).string();
+      test::PacketEdits edits;
+      edits.header = [&](pb::Header& h) { h.set_design(design); };
+      test::rewrite_packet(base, path, edits);
+      ReplayOptions allow;
+      allow.allow_revision_mismatch = true;  // the design, not the revision, is what is missing
+      const auto refused = replay_file(path, allow);
+      INFO(refused.message);
+      CHECK(refused.verdict == Verdict::Incompatible);
+      CHECK(refused.message.find("'" + design + "'") != std::string::npos);
+      if (design != "npu99") CHECK(refused.message.find("-DBUD_NPU_VARIANTS") != std::string::npos);
+    }
+  }
   SECTION("a symptom that no longer happens is fixed") {
     const auto path = (dir / "fixed.bpk").string();
     test::PacketEdits edits;
@@ -201,4 +221,38 @@ TEST_CASE("two fresh NPU emulators digest alike (VerilatedContext padding)", "[r
   REQUIRE(q);
   (void)run::execute(*q, other);
   CHECK(fresh_digest() == first);
+}
+
+// Registered per built variant by tests/replay/CMakeLists.txt (`-c <variant>`, label `variants`).
+TEST_CASE("a packet recorded on an array variant replays on it", "[.variants]") {
+  std::string npu8_error;
+  const std::string npu8_revision = emu::packet_design_revision("npu", npu8_error);
+  for (const auto& name : emu::design_names()) {
+    if (name == "npu" || !isa::find_array_variant(name)) continue;
+    DYNAMIC_SECTION(name) {
+      const auto dir = test::temp_dir("variant_" + name);  // ctest runs the variants in parallel
+      run::RunOptions o;
+      o.workload = "mlp";
+      o.emulator.design = name;
+      const auto path = (dir / (name + ".bpk")).string();
+      test::record(path, o, small_intervals());
+      std::string error;
+      auto packet = read_packet(path, error);
+      REQUIRE(packet);
+      CHECK(packet->header.design() == name);
+      CHECK(packet->header.model_revision() == emu::design_revision(name));
+      CHECK(packet->header.model_revision() != npu8_revision);
+      const auto out = replay_file(path, {});
+      INFO(out.message);
+      CHECK(out.verdict == Verdict::Passed);
+      // The same packet claiming the default design has another revision: refused.
+      const auto as_npu8 = (dir / (name + "_as_npu8.bpk")).string();
+      test::PacketEdits edits;
+      edits.header = [](pb::Header& h) { h.set_design("npu"); };
+      test::rewrite_packet(path, as_npu8, edits);
+      const auto refused = replay_file(as_npu8, {});
+      CHECK(refused.verdict == Verdict::Incompatible);
+      CHECK(refused.message.find(npu8_revision) != std::string::npos);
+    }
+  }
 }

@@ -99,6 +99,7 @@ int run_debug(const DebugOptions& options) {
     return fail_command("debug", options.json, 2, e);
   }
   run::RunOptions ro = options.run;
+  if (int rc = resolve_config("debug", options.json, ro)) return rc;
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) {
     return fail_command("debug", options.json, 2, e);
   }

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "bud/ModelRevision.h"
 #include "debugger/bisect/Minimizer.h"
+#include "emu/run/Designs.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
@@ -41,10 +41,14 @@ int run_minimize(const MinimizeCommandOptions& o) {
   if (!packet) {
     return fail_command("minimize", o.json, 125, error);
   }
-  if (!o.allow_revision_mismatch && packet->header.model_revision() != build::kModelRevision) {
+  std::string design_error;
+  const std::string revision = emu::packet_design_revision(packet->header.design(), design_error);
+  if (revision.empty())
+    return fail_command("minimize", o.json, 125, o.packet + ": " + design_error);
+  if (!o.allow_revision_mismatch && packet->header.model_revision() != revision) {
     return fail_command("minimize", o.json, 125,
                         o.packet + " was recorded with model revision " +
-                            packet->header.model_revision() + ", this is " + build::kModelRevision +
+                            packet->header.model_revision() + ", this is " + revision +
                             " (use --allow-revision-mismatch)");
   }
   auto spec = replay::spec_from_header(packet->header);

@@ -59,8 +59,12 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
   const size_t layers = p.program.layers.size();
   o << "workload   " << r.workload << "  (" << layers << (layers == 1 ? " layer" : " layers");
   if (p.program.passes > 1) o << " x " << p.program.passes << " passes";
-  o << ", " << r.commands << " commands, seed " << r.seed << ", mem-seed " << r.mem_seed << ", model "
-    << r.model_revision << ")\n";
+  o << ", " << r.commands << " commands, seed " << r.seed << ", mem-seed " << r.mem_seed
+    << ", model " << r.model_revision;
+  // The array variant, when it is not the default one (`--config`, docs/cli.md).
+  if (r.array.name != isa::default_array().name)
+    o << ", array " << r.array.name << " " << r.array.rows << "x" << r.array.cols;
+  o << ")\n";
   o << "cycles     " << group_digits(r.cycles) << "\n";
   if (r.thermal) {
     const auto& t = *r.thermal;
@@ -152,6 +156,10 @@ Json report_json(const run::RunReport& r) {
   j["seed"] = r.seed;
   j["mem_seed"] = r.mem_seed;
   j["model_revision"] = r.model_revision;
+  j["array"] = {{"name", std::string(r.array.name)},
+                {"rows", r.array.rows},
+                {"cols", r.array.cols},
+                {"macs_per_cycle", r.array.macs()}};
   j["cycles"] = r.cycles;
   j["driven_cycles"] = r.driven_cycles;
   Json host = Json::array();
@@ -217,7 +225,10 @@ json::Json error_object(const char* kind, const std::string& message, int code) 
 int fail_command(const std::string& command, bool json, int code, const std::string& message) {
   std::cerr << "bud " << command << ": " << message << "\n";
   if (json) {
-    const char* kind = code == 2 ? "bad_input" : code == 125 ? "untestable" : "error";
+    const char* kind = code == 2               ? "bad_input"
+                       : code == 125           ? "untestable"
+                       : code == kExitNotBuilt ? "not_built"
+                                               : "error";
     std::cout << error_object(kind, "bud " + command + ": " + message, code)
                      .dump(-1, ' ', false, json::Json::error_handler_t::replace)
               << "\n"

@@ -40,6 +40,10 @@ Json report_json(const run::RunReport& r);
 /// Ends subcommand `command` with an error: "bud COMMAND: MESSAGE" on stderr and, when `json`,
 /// also exactly one object on stdout: {"error": KIND, "message": MESSAGE, "exit_code": CODE}
 /// (KIND "bad_input" for 2, "untestable" for 125, "error" otherwise). Returns `code`.
+/// Exit status of a command asked for an array configuration this bud was not built with
+/// (`--config npu32` without -DBUD_NPU_VARIANTS naming it; 4 is `bud profile`'s unwritable
+/// output); JSON error kind "not_built".
+inline constexpr int kExitNotBuilt = 5;
 int fail_command(const std::string& command, bool json, int code, const std::string& message);
 
 /// The same object, for a command-line (CLI11) usage error: KIND "usage", exit status 2.

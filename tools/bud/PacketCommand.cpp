@@ -5,9 +5,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "bud/ModelRevision.h"
 #include "debugger/json/Json.h"
 #include "emu/core/StageTxn.h"
+#include "emu/run/Designs.h"
 #include "replay/InputFile.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
@@ -18,6 +18,12 @@ namespace bud::cli {
 using json::Json;
 
 namespace {
+
+// This bud's revision of the design the packet was recorded on ("" if it lacks that design).
+std::string design_revision_of(const replay::pb::Header& h) {
+  std::string error;
+  return emu::packet_design_revision(h.design(), error);
+}
 
 std::string hex(uint64_t v) {
   char b[20];
@@ -34,7 +40,8 @@ Json packet_json(const replay::Packet& p) {
   j["complete"] = p.complete;
   if (!p.complete) j["incomplete"] = p.incomplete;
   j["model_revision"] = h.model_revision();
-  j["model_revision_matches"] = h.model_revision() == build::kModelRevision;
+  j["design"] = h.design().empty() ? std::string("npu") : h.design();
+  j["model_revision_matches"] = h.model_revision() == design_revision_of(h);
   j["verilator"] = h.verilator_version();
   j["tool"] = h.tool_version();
   Json tags = Json::array();
@@ -146,9 +153,10 @@ std::string packet_text(const replay::Packet& p) {
   o << "packet       " << P(p.name) << " (" << group_digits(p.file_bytes) << " bytes, format "
     << p.major << "." << p.minor << (p.complete ? ", complete" : ", INCOMPLETE") << ")\n";
   if (!p.complete) o << "             " << P(p.incomplete) << "\n";
+  const std::string own = design_revision_of(h);
   o << "model        " << P(h.model_revision())
-    << (h.model_revision() == build::kModelRevision ? " (this bud's)" : " (this bud has ")
-    << (h.model_revision() == build::kModelRevision ? "" : std::string(build::kModelRevision) + ")")
+    << (h.model_revision() == own ? " (this bud's)" : " (this bud has ")
+    << (h.model_revision() == own ? "" : (own.empty() ? std::string("no such design") : own) + ")")
     << "; " << P(h.verilator_version()) << "\n";
   o << "tool         " << P(h.tool_version());
   for (const auto& t : h.build_tags()) o << "; " << P(t);

@@ -80,7 +80,9 @@ int run_calibration(const ProfileCommandOptions& options) {
         "--calibrate without a workload runs the microbenchmarks: " + name + " does not apply");
   if (auto e = validate_emulation_options(options.run); !e.empty())
     return fail_command("profile", options.json, 2, e);
-  const auto cal = profile::calibrate(options.run.emulator);
+  run::RunOptions cal_options = options.run;
+  if (int rc = resolve_config("profile", options.json, cal_options)) return rc;
+  const auto cal = profile::calibrate(cal_options.emulator);
   if (options.json) {
     json::Json j = json::Json::object();
     j["calibration"] = profile::calibration_json(cal);
@@ -229,6 +231,7 @@ int run_profile(const ProfileCommandOptions& options) {
                         "--dvfs runs every operating point: --point does not apply");
   // The table at the run's operating point; --point and --thermal applied to the run's options.
   run::RunOptions resolved = options.run;
+  if (int rc = resolve_config("profile", options.json, resolved)) return rc;
   auto at_point = resolve_power_options(resolved);
   if (!at_point) return fail_command("profile", options.json, 2, at_point.error());
   if (options.dvfs) return run_dvfs(options, resolved, *at_point);

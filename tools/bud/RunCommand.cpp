@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include "debugger/json/Json.h"
+#include "emu/run/Designs.h"
 #include "power/Dvfs.h"
 #include "power/ThermalSetup.h"
 #include "tools/bud/Output.h"
@@ -18,6 +20,9 @@ using json::Json;
 
 void add_emulation_options(CLI::App& app, run::RunOptions& o) {
   auto& d = o.emulator.dram;
+  app.add_option("--config", o.emulator.design,
+                 "MAC-array configuration: npu8 (default), npu16, npu32 (docs/cli.md; a variant "
+                 "must be built: -DBUD_NPU_VARIANTS)");
   app.add_option("--seed", o.seed, "Data seed (overrides the workload's)");
   app.add_option("--mem-seed", d.seed, "Memory-timing seed (latency jitter, back-pressure)")
       ->capture_default_str();
@@ -61,6 +66,20 @@ std::string parse_fault_options(const std::vector<std::string>& texts, run::RunO
     o.faults.push_back(*f);
   }
   return {};
+}
+
+int resolve_config(const std::string& command, bool json, run::RunOptions& o) {
+  std::string error;
+  emu::ConfigError kind = emu::ConfigError::None;
+  const auto names = emu::design_names();
+  if (std::find(names.begin(), names.end(), o.emulator.design) != names.end()) return 0;
+  auto design = emu::design_for_config(o.emulator.design, error, kind);
+  if (design) {
+    o.emulator.design = *design;
+    return 0;
+  }
+  return fail_command(command, json, kind == emu::ConfigError::NotBuilt ? kExitNotBuilt : 2,
+                      "--config " + error);
 }
 
 std::string validate_emulation_options(const run::RunOptions& o) {
@@ -178,6 +197,7 @@ int run_run(const RunCommandOptions& options) {
     return fail_command("run", options.json, 2, e);
   }
   run::RunOptions ro = options.run;
+  if (int rc = resolve_config("run", options.json, ro)) return rc;
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) {
     return fail_command("run", options.json, 2, e);
   }

@@ -35,6 +35,10 @@ std::string validate_emulation_options(const run::RunOptions& o);
 /// --thermal (the harness's thermal model) to `o.emulator`. Returns the table at the run's
 /// operating point, or the error (FILE:LINE:COL for a bad table).
 power::Result<power::EnergyTable> resolve_power_options(run::RunOptions& o);
+/// Turns `--config NAME` (stored in o.emulator.design) into the design that runs that array
+/// variant. 0, or the exit status after reporting the error: 2 for an unknown configuration,
+/// kExitNotBuilt (5) for a variant this bud was not built with (the message says how to build it).
+int resolve_config(const std::string& command, bool json, run::RunOptions& o);
 
 void setup_run(CLI::App& app, RunCommandOptions& options);
 /// Exit code: 0 passed, 1 failed check or hang, 2 bad input.

@@ -114,6 +114,7 @@ int run_serve(const ServeOptions& options) {
   if (!output) return fail(error);
 
   run::RunOptions ro = options.run;
+  if (int rc = resolve_config("serve", options.json, ro)) return rc;
   if (auto e = parse_fault_options(options.fault_texts, ro); !e.empty()) return fail(e);
   if (ro.thermal || !ro.point.empty() || !ro.energy_table.empty())
     if (auto table = resolve_power_options(ro); !table) return fail(table.error());

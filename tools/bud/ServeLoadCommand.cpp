@@ -300,6 +300,7 @@ int run_serve_load(const ServeLoadOptions& o) {
   // The energy table (--energy-table, --point: the operating point's clock and DRAM timing,
   // --thermal) as every running command resolves it.
   run::RunOptions measured = o.run;
+  if (int rc = resolve_config("serve-load", o.json, measured)) return rc;
   auto table = resolve_power_options(measured);
   if (!table) return fail(2, table.error());
 

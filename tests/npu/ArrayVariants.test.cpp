@@ -1,0 +1,161 @@
+// MAC-array variants (docs/isa.md, "Array sizes"): every built design reports its array in the
+// CONFIG and SPAD_CFG CSRs, and that is the table's variant; the lowering and the golden model
+// agree with the direct reference on every variant of the table (no RTL needed); and, for the
+// variants this build Verilated (-DBUD_NPU_VARIANTS), every built-in runs bit-exactly on the RTL.
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+#include "bud/NpuVariants.h"
+#include "emu/golden/Checker.h"
+#include "emu/golden/GoldenNpu.h"
+#include "emu/run/Designs.h"
+#include "emu/workload/Builtins.h"
+#include "tests/npu/NpuTestSupport.h"
+
+namespace {
+
+using bud::isa::ArrayConfig;
+
+/// Every NPU design this build has: "npu" (the default variant) and the extra variants.
+std::vector<std::string> npu_designs() {
+  std::vector<std::string> v = {"npu"};
+  for (const auto& b : bud::emu::kBuiltNpuVariants) v.emplace_back(b.name);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("every built NPU design reports its array variant in CONFIG and SPAD_CFG",
+          "[npu][array]") {
+  std::set<std::string> revisions;
+  for (const auto& design : npu_designs()) {
+    INFO("design " << design);
+    bud::emu::EmulatorConfig c;
+    c.design = design;
+    auto emu = bud::emu::make_emulator(c);
+    const auto config = emu->read_csr(bud::isa::csr::kConfig);
+    const auto spad = emu->read_csr(bud::isa::csr::kSpadCfg);
+    REQUIRE(config);
+    REQUIRE(spad);
+    const ArrayConfig got = bud::isa::array_from_csrs(*config, *spad);
+    const std::string variant =
+        design == "npu" ? std::string(bud::isa::default_array().name) : design;
+    const ArrayConfig* want = bud::isa::find_array_variant(variant);
+    REQUIRE(want);
+    CHECK(got.name == want->name);
+    CHECK(got.rows == want->rows);
+    CHECK(got.cols == want->cols);
+    CHECK(got.entries == want->entries);
+    // The fetch depth byte of CONFIG is unchanged by the array.
+    CHECK(((*config >> 16) & 0xFF) == 4);
+    // design_array() reads the same CSRs; the scratchpad memories have the table's sizes.
+    std::string error;
+    const auto described = bud::emu::design_array(design, error);
+    REQUIRE(described);
+    CHECK(*described == *want);
+    for (int b = 0; b < bud::isa::kNumBuffers; ++b) {
+      const auto buf = static_cast<bud::isa::Buffer>(b);
+      bool found = false;
+      for (const auto& m : emu->memories())
+        if (m.name == bud::isa::buffer_name(buf)) {
+          found = true;
+          CHECK(m.size_bytes == uint64_t{want->entry_bytes(buf)} * want->entries[b]);
+          CHECK(m.word_bytes == want->entry_bytes(buf));
+        }
+      CHECK(found);
+    }
+    // Each variant is its own model revision.
+    CHECK(!emu->describe().revision.empty());
+    CHECK(revisions.insert(emu->describe().revision).second);
+    CHECK(bud::emu::design_revision(design) == emu->describe().revision);
+  }
+}
+
+TEST_CASE("the CSR decoding names the table variant and nothing else", "[npu][array]") {
+  for (const ArrayConfig& a : bud::isa::kArrayVariants) {
+    uint32_t spad = 0;
+    for (int b = 0; b < bud::isa::kNumBuffers; ++b)
+      spad |= static_cast<uint32_t>(__builtin_ctz(a.entries[b])) << (4 * b);
+    const ArrayConfig got = bud::isa::array_from_csrs(a.rows | (a.cols << 8) | (4u << 16), spad);
+    CHECK(got.name == a.name);
+    CHECK(got == a);
+  }
+  CHECK(bud::isa::array_from_csrs(12 | (12 << 8), 0xBB9B).name == "custom");
+  CHECK(bud::isa::find_array_variant("npu7") == nullptr);
+}
+
+TEST_CASE("the lowering and the golden model agree with the reference on every array variant",
+          "[npu][array]") {
+  for (const ArrayConfig& a : bud::isa::kArrayVariants) {
+    for (const auto& name : bud::test::builtin_names()) {
+      DYNAMIC_SECTION(a.name << " " << name) {
+        auto w = bud::workload::load_builtin(name, {});
+        REQUIRE(w.ok());
+        auto p = bud::workload::lower(*w, a);
+        INFO(p.error());
+        REQUIRE(p.ok());
+        CHECK(p->array == a);
+        bud::golden::GoldenNpu golden(p->dram_bytes, a);
+        for (const auto& r : p->dram_init) REQUIRE(golden.write_dram(r.addr, r.bytes));
+        const auto gr = golden.run(p->commands);
+        INFO(gr.error);
+        REQUIRE(gr.ok);
+        // The golden model executed the iterations the lowering planned, on this array's lanes.
+        CHECK(gr.gemm_iterations == p->gemm_iterations);
+        CHECK(gr.macs_useful == p->useful_macs);
+        const auto reference = bud::workload::reference_of(*w);
+        const auto check = bud::golden::check_outputs(*p, reference, golden.dram());
+        INFO(check.summary());
+        CHECK(check.ok());
+      }
+    }
+  }
+}
+
+TEST_CASE("larger arrays need fewer iterations for the same work", "[npu][array]") {
+  auto w = bud::workload::load_builtin("compute_bound", {});
+  REQUIRE(w.ok());
+  uint64_t useful = 0, previous = UINT64_MAX;
+  for (const ArrayConfig& a : bud::isa::kArrayVariants) {
+    auto p = bud::workload::lower(*w, a);
+    REQUIRE(p.ok());
+    INFO(a.name);
+    if (useful) CHECK(p->useful_macs == useful);  // the same MACs on real data
+    useful = p->useful_macs;
+    CHECK(p->gemm_iterations < previous);
+    CHECK(p->gemm_iterations * a.macs() >= p->useful_macs);
+    previous = p->gemm_iterations;
+  }
+}
+
+// Registered per built variant by tests/npu/CMakeLists.txt (`-c <variant>`, label `variants`):
+// hidden from the default discovery, so a build without extra variants has no vacuous test.
+TEST_CASE("built-ins are bit-exact on the built array variants", "[.variants]") {
+  for (const auto& v : bud::emu::kBuiltNpuVariants) {
+    DYNAMIC_SECTION(v.name) {
+      for (const auto& name : bud::test::builtin_names()) {
+        INFO(v.name << " " << name);
+        auto o = bud::test::options_for(name);
+        o.emulator.design = v.name;
+        auto p = bud::run::prepare(o);
+        INFO(p.error());
+        REQUIRE(p.ok());
+        CHECK(p->program.array.name == v.name);
+        const auto r = bud::run::execute(*p, o);
+        INFO(bud::test::failures_text(r));
+        CHECK(r.state == bud::emu::RunState::Finished);
+        CHECK(r.passed);
+        for (int s = 0; s < bud::emu::kNumStages; ++s) {
+          CHECK(r.rtl_digests[s] == r.golden_digests[s]);
+          CHECK(r.golden_digests[s].count > 0);
+        }
+        // The PMU counts the variant's array: rows x cols MACs per iteration.
+        CHECK(bud::test::counter(r, bud::isa::Counter::MacsIssued) ==
+              p->program.gemm_iterations * p->program.array.macs());
+        CHECK(bud::test::counter(r, bud::isa::Counter::MacsUseful) == p->program.useful_macs);
+        CHECK(r.model_revision == bud::emu::design_revision(v.name));
+      }
+    }
+  }
+}
