@@ -648,9 +648,16 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
     r.message = packet.name + ": " + spec.error();
     return r;
   }
-  if (!bopts.allow_revision_mismatch && packet.header.model_revision() != std::string(build::kModelRevision)) {
+  // The revision this bud has for the packet's design (an array variant's own revision).
+  std::string design_error;
+  const std::string revision = emu::packet_design_revision(packet.header.design(), design_error);
+  if (revision.empty()) {
+    r.message = packet.name + ": " + design_error;
+    return r;
+  }
+  if (!bopts.allow_revision_mismatch && packet.header.model_revision() != revision) {
     r.message = packet.name + " was recorded with model revision " +
-                packet.header.model_revision() + ", this is " + std::string(build::kModelRevision) +
+                packet.header.model_revision() + ", this is " + revision +
                 " (use --allow-revision-mismatch)";
     return r;
   }
