@@ -73,6 +73,30 @@ SweepResult sweep(const Service& service, const SweepSpec& spec) {
   return r;
 }
 
+Intervention evaluate_intervention(std::string name, const Service& service,
+                                   const SweepSpec& spec) {
+  Intervention i;
+  i.name = std::move(name);
+  i.policy = spec.policy;
+  i.result = sweep(service, spec);
+  if (i.result.sustained) {
+    const LoadPoint& p = i.result.points[*i.result.sustained];
+    i.requests_per_joule = p.requests_per_joule;
+    i.served_rps = p.served_rps;
+    i.p99_us = to_us(service, p.latency.p99);
+    i.watts = p.watts;
+  }
+  return i;
+}
+
+void rank_interventions(std::vector<Intervention>& plan) {
+  std::stable_sort(plan.begin(), plan.end(), [](const Intervention& a, const Intervention& b) {
+    const bool ma = a.result.sustained.has_value(), mb = b.result.sustained.has_value();
+    if (ma != mb) return ma;
+    return a.requests_per_joule > b.requests_per_joule;
+  });
+}
+
 std::vector<Intervention> sweep_interventions(const Service& service, const SweepSpec& spec,
                                               const std::vector<double>& windows_us) {
   std::vector<Intervention> v;
@@ -80,20 +104,9 @@ std::vector<Intervention> sweep_interventions(const Service& service, const Swee
     for (const auto& i : v)
       if (i.policy.max_batch == policy.max_batch && i.policy.window_cycles == policy.window_cycles)
         return;  // the same policy as one already tried (e.g. the baseline)
-    Intervention i;
-    i.name = std::move(name);
-    i.policy = policy;
     SweepSpec s = spec;
     s.policy = policy;
-    i.result = sweep(service, s);
-    if (i.result.sustained) {
-      const LoadPoint& p = i.result.points[*i.result.sustained];
-      i.requests_per_joule = p.requests_per_joule;
-      i.served_rps = p.served_rps;
-      i.p99_us = to_us(service, p.latency.p99);
-      i.watts = p.watts;
-    }
-    v.push_back(std::move(i));
+    v.push_back(evaluate_intervention(std::move(name), service, s));
   };
   add("baseline", spec.policy);
   const uint32_t measured = static_cast<uint32_t>(service.times.batch_cycles.size());
@@ -110,11 +123,7 @@ std::vector<Intervention> sweep_interventions(const Service& service, const Swee
     std::snprintf(name, sizeof name, "window %g us", w);
     add(name, p);
   }
-  std::stable_sort(v.begin(), v.end(), [](const Intervention& a, const Intervention& b) {
-    const bool ma = a.result.sustained.has_value(), mb = b.result.sustained.has_value();
-    if (ma != mb) return ma;
-    return a.requests_per_joule > b.requests_per_joule;
-  });
+  rank_interventions(v);
   return v;
 }
 

@@ -61,6 +61,13 @@ struct Intervention {
   double requests_per_joule = 0, served_rps = 0, p99_us = 0, watts = 0;
 };
 
+/// One intervention measured: the whole sweep of `spec` on `service` (whose batch costs may come
+/// from another operating point), under `name`.
+Intervention evaluate_intervention(std::string name, const Service& service,
+                                   const SweepSpec& spec);
+/// Orders a plan best first: requests per joule at the SLA, those missing it last (stable).
+void rank_interventions(std::vector<Intervention>& plan);
+
 /// The baseline `spec` and each change of one policy knob at a time: max batch 1, 2, 4, ... up to
 /// the batch sizes `service` measured, and micro-batching windows `windows_us` (the baseline's
 /// other settings kept). Ranked by requests per joule at the SLA, best first; interventions with

@@ -299,8 +299,9 @@ int run_serve_load(const ServeLoadOptions& o) {
 
   // The energy table (--energy-table, --point: the operating point's clock and DRAM timing,
   // --thermal) as every running command resolves it.
-  run::RunOptions measured = o.run;
-  if (int rc = resolve_config("serve-load", o.json, measured)) return rc;
+  run::RunOptions configured = o.run;
+  if (int rc = resolve_config("serve-load", o.json, configured)) return rc;
+  run::RunOptions measured = configured;
   auto table = resolve_power_options(measured);
   if (!table) return fail(2, table.error());
 
@@ -335,6 +336,27 @@ int run_serve_load(const ServeLoadOptions& o) {
   std::vector<load::Intervention> plan;
   if (o.sweep) {
     plan = load::sweep_interventions(*service, spec, o.sweep_windows_us);
+    // Each other operating point of the table: the batch costs measured again at its clock and
+    // DRAM timing, priced at its supply, under the baseline policy.
+    for (const auto& point : table->points) {
+      if (point.frequency_mhz == table->frequency_mhz && point.voltage == table->voltage)
+        continue;  // the baseline's own point
+      run::RunOptions at = configured;
+      at.point = point.name;
+      auto point_table = resolve_power_options(at);
+      if (!point_table) return fail(2, point_table.error());
+      auto point_service = load::measure_service(at, o.max_batch, *point_table);
+      if (!point_service) return fail(2, point_service.error());
+      for (const auto& run : point_service->runs)
+        if (!run.passed)
+          return fail(1, "point " + point.name + ", batch of " + std::to_string(run.batch) +
+                             " failed on the RTL: " + run.failure);
+      load::SweepSpec at_spec = spec;
+      at_spec.policy.window_cycles =
+          static_cast<uint64_t>(std::llround(o.window_us * point_service->frequency_mhz));
+      plan.push_back(load::evaluate_intervention("point " + point.name, *point_service, at_spec));
+    }
+    load::rank_interventions(plan);
     j["interventions"] = interventions_json(plan);
   }
   if (!o.html.empty()) {
