@@ -7,9 +7,10 @@
 namespace bud::profile {
 namespace {
 
-std::string pct(double fraction) {
+/// A fraction as a percentage: a change carries its sign ("+86.1%"), a share does not ("63.7%").
+std::string pct(double fraction, bool sign = true) {
   char b[32];
-  std::snprintf(b, sizeof b, "%+.1f%%", 100 * fraction);
+  std::snprintf(b, sizeof b, sign ? "%+.1f%%" : "%.1f%%", 100 * fraction);
   return b;
 }
 
@@ -124,8 +125,8 @@ Memo make_memo(const Comparison& c, const ProfileInput& base, const ProfileInput
                 m.slice.c_str(), top_class_name(lead.cls),
                 static_cast<long long>(lead.cycles_change),
                 pct(static_cast<double>(lead.cycles_change) / run_base).c_str(),
-                pct(sn[static_cast<size_t>(lead.cls)] / 10000.0).substr(1).c_str(),
-                pct(sb[static_cast<size_t>(lead.cls)] / 10000.0).substr(1).c_str(),
+                pct(sn[static_cast<size_t>(lead.cls)] / 10000.0, false).c_str(),
+                pct(sb[static_cast<size_t>(lead.cls)] / 10000.0, false).c_str(),
                 m.slice.c_str());
   m.expected = e;
   // Regression risk: the same mechanism elsewhere, and gains a revert could lose.
@@ -143,7 +144,7 @@ Memo make_memo(const Comparison& c, const ProfileInput& base, const ProfileInput
   }
   if (m.risks.empty())
     m.risks.push_back("low: no other layer moved beyond the tolerance of " +
-                      pct(c.tolerance).substr(1));
+                      pct(c.tolerance, false));
   return m;
 }
 
