@@ -320,14 +320,16 @@ class Window(_message.Message):
     def __init__(self, index: _Optional[int] = ..., start_cycle: _Optional[int] = ..., end_cycle: _Optional[int] = ..., digests: _Optional[_Iterable[_Union[DigestPoint, _Mapping]]] = ..., stages: _Optional[_Iterable[_Union[StageTotals, _Mapping]]] = ..., counters: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class WorkloadSpec(_message.Message):
-    __slots__ = ["name", "origin", "text"]
+    __slots__ = ["name", "origin", "precision", "text"]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    PRECISION_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     name: str
     origin: str
+    precision: str
     text: str
-    def __init__(self, name: _Optional[str] = ..., text: _Optional[str] = ..., origin: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., text: _Optional[str] = ..., origin: _Optional[str] = ..., precision: _Optional[str] = ...) -> None: ...
 
 class RecordKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
