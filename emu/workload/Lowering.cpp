@@ -113,7 +113,7 @@ Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
     lay.bias.push_back(-1);
     lay.operand.push_back(-1);
     if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
-      const Result<TilePlan> plan = plan_tiles(l, a);
+      const Result<TilePlan> plan = plan_tiles(l, a, w.tiles);
       if (!plan) return Error{l.where + ": " + who + ": " + plan.error()};
       TensorInfo wt;
       wt.name = l.name + ".weights";
@@ -592,7 +592,7 @@ std::optional<int> Program::layer_of_command(uint32_t cmd) const {
   return std::nullopt;
 }
 
-Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a) {
+Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a, const TileLimits& limits) {
   const int64_t B = a.rows;
   const int64_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
                 acc_half = a.entries[2] / 2;
@@ -610,6 +610,7 @@ Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a) {
     p.k_chunks = ceil_div(p.kb, std::min(wgt_half, inp_half));
     p.kb_chunk = ceil_div(p.kb, p.k_chunks);
     p.nb_tile = std::min<int64_t>(p.nb, wgt_half / p.kb_chunk);
+    if (limits.max_blocks > 0) p.nb_tile = std::min<int64_t>(p.nb_tile, limits.max_blocks);
     p.rows = std::min({p.pixels, inp_half / p.kb_chunk, acc_half / p.nb_tile});
   } else {
     const int64_t cb = ceil_div(l.in_shape.c, B);
@@ -621,6 +622,7 @@ Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a) {
                    " INP entries but half the INP scratchpad holds " + std::to_string(inp_half)};
     p.rows = std::min({p.pixels, inp_half / (cb * ops), acc_half / cb});
   }
+  if (limits.max_rows > 0) p.rows = std::min<int64_t>(p.rows, limits.max_rows);
   p.m_tiles = ceil_div(p.pixels, p.rows);
   p.n_tiles = ceil_div(p.nb, p.nb_tile);
   return p;
@@ -658,7 +660,7 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
   std::shared_ptr<const ReferenceResult> host_ref;
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const Layer& l = w.layers[i];
-    Result<TilePlan> plan = plan_tiles(l, a);
+    Result<TilePlan> plan = plan_tiles(l, a, w.tiles);
     if (!plan) return Error{l.where + ": layer '" + l.name + "': " + plan.error()};
     plans.push_back(plan.value());
     const LayerData data = generate_layer_data(w, static_cast<int>(i));
