@@ -229,6 +229,43 @@ std::string interventions_text(const std::vector<load::Intervention>& plan,
   return out;
 }
 
+Json plan_json(const Served& served, const ServeLoadOptions& o) {
+  Json j = Json::object();
+  j["workload"] = served.service.workload;
+  j["sla_p99_us"] = served.spec.sla_p99_us;
+  j["arrivals"] = {{"kind", o.arrivals}, {"requests", o.requests}, {"seed", o.arrival_seed}};
+  j["policy"] = {{"max_batch", o.max_batch},
+                 {"window_us", o.window_us},
+                 {"queue_bound", o.queue_bound},
+                 {"admission", o.admission}};
+  j["loads"] = served.spec.loads;
+  j["interventions"] = interventions_json(served.plan);
+  return j;
+}
+
+std::string plan_text(const Served& served, const ServeLoadOptions& o) {
+  char b[512];
+  std::snprintf(b, sizeof b,
+                "\nServing %s at p99 <= %.1f us: %u %s requests per load point (seed %llu), "
+                "baseline max batch %u, window %.1f us, queue %u (%s), %.0f MHz\n",
+                served.service.workload.c_str(), served.spec.sla_p99_us, o.requests,
+                o.arrivals.c_str(), static_cast<unsigned long long>(o.arrival_seed), o.max_batch,
+                o.window_us, o.queue_bound, o.admission.c_str(), served.service.frequency_mhz);
+  std::string out = b;
+  if (served.result.sustained) {
+    const auto& p = served.result.points[*served.result.sustained];
+    std::snprintf(b, sizeof b,
+                  "baseline: sustained %.0f requests/s at %.3f W = %.0f requests/J (load %.2f, "
+                  "p99 %.1f us)\n",
+                  p.served_rps, p.watts, p.requests_per_joule, p.load,
+                  load::to_us(served.service, p.latency.p99));
+  } else {
+    std::snprintf(b, sizeof b, "baseline: no load point meets the SLA\n");
+  }
+  out += b;
+  return out + interventions_text(served.plan, served.spec);
+}
+
 bool is_serving_option(const std::string& name) {
   for (const char* n :
        {"--arrivals", "--requests", "--arrival-seed", "--burst-factor", "--burst-fraction",

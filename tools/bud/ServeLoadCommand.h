@@ -59,6 +59,12 @@ json::Json interventions_json(const std::vector<load::Intervention>& plan);
 std::string interventions_text(const std::vector<load::Intervention>& plan,
                                const load::SweepSpec& spec);
 
+/// The plan of `served` for a report beside another (`bud profile --sweep`): the workload, SLA,
+/// arrivals, baseline policy and the interventions, as JSON and as text (the baseline's
+/// sustained point, then the ranked table).
+json::Json plan_json(const Served& served, const ServeLoadOptions& options);
+std::string plan_text(const Served& served, const ServeLoadOptions& options);
+
 void setup_serve_load(CLI::App& app, ServeLoadOptions& options);
 /// Exit code: 0 served (and, with an SLA, some load point met it), 1 no load point met the SLA
 /// or a batch failed its bit-exact check on the RTL, 2 bad input, 4 the HTML report failed.
