@@ -58,10 +58,10 @@ std::string fixed(double v, int digits) {
   return b;
 }
 
-/// A figure of the evidence tables: whole above 100, four significant digits below.
+/// A figure of the evidence tables: whole from 1000, four significant digits below.
 std::string figure_text(double v) {
   char b[64];
-  std::snprintf(b, sizeof b, std::fabs(v) >= 100 ? "%.0f" : "%.4g", v);
+  std::snprintf(b, sizeof b, std::fabs(v) >= 1000 ? "%.0f" : "%.4g", v);
   return b;
 }
 
@@ -123,8 +123,10 @@ void add_energy(Memo& m, const ProfileInput& base, const ProfileInput& next) {
                   {"nominal cycles", static_cast<double>(tb.nominal_cycles),
                    static_cast<double>(tn.nominal_cycles)},
                   {"sustained cycles", static_cast<double>(tb.sustained_cycles),
-                   static_cast<double>(tn.sustained_cycles)},
-                  {"peak temperature C", tb.peak_c, tn.peak_c}};
+                   static_cast<double>(tn.sustained_cycles)}};
+    // A run without the model has no temperature to compare.
+    if (base.thermal && next.thermal)
+      h.evidence.push_back({"peak temperature C", tb.peak_c, tn.peak_c});
     m.energy_hypotheses.push_back(std::move(h));
   }
   if (point) {
