@@ -612,8 +612,9 @@ TEST_CASE("bud run --config selects the array variant and names what is missing"
   }
 }
 
-TEST_CASE("--tile-rows lowers smaller tiles, records them in the packet and replays bit-exactly",
-          "[e2e][tiles]") {
+TEST_CASE(
+    "bud run --tile-rows lowers smaller tiles, records them in the packet and replays bit-exactly",
+    "[e2e][tiles]") {
   const auto base = one_object(bud({"run", "mlp", "--json"}));
   const std::string packet = temp_path("mlp_tiles.bpk");
   const auto run = bud({"run", "mlp", "--tile-rows", "8", "--json", "--record", packet});

@@ -107,4 +107,5 @@ TEST_CASE("bud profile --sweep refuses what it cannot rank", "[profile][sweep][c
         std::string::npos);
   CHECK(run_bud("profile mlp --sweep --sla-p99-us 100 --dvfs").status == 2);
   CHECK(run_bud("profile mlp --sweep --sla-p99-us 100 --no-energy").status == 2);
+  CHECK(run_bud("profile mlp --sweep --sla-p99-us 100 --fault dram-drop@100").status == 2);
 }

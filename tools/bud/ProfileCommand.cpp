@@ -224,6 +224,7 @@ int run_profile(const ProfileCommandOptions& options) {
                         : options.dvfs                                     ? "--dvfs"
                         : options.no_energy                                ? "--no-energy"
                         : options.calibrate && !given(options, "workload") ? "--calibrate"
+                        : !options.fault_texts.empty()                     ? "--fault"
                                                                            : nullptr;
     if (other)
       return fail_command("profile", options.json, 2,
