@@ -107,7 +107,7 @@ uint64_t count_opcode(const workload::Program& p, isa::Opcode op) {
 }
 
 // Scratchpad entries the program's commands write or read, by buffer: LOADs write their
-// y x x entries, POST writes `count` OUT entries, STOREs read theirs.
+// y x x entries, POST writes its OUT entries (two per ACC entry for BF16), STOREs read theirs.
 uint64_t load_entries(const workload::Program& p, isa::Buffer b) {
   uint64_t n = 0;
   for (const auto& c : p.commands)
@@ -117,7 +117,7 @@ uint64_t load_entries(const workload::Program& p, isa::Buffer b) {
 uint64_t post_entries(const workload::Program& p) {
   uint64_t n = 0;
   for (const auto& c : p.commands)
-    if (c.opcode == isa::Opcode::Post) n += c.count;
+    if (c.opcode == isa::Opcode::Post) n += c.out_entries();
   return n;
 }
 uint64_t store_entries(const workload::Program& p) {

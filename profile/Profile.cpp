@@ -605,8 +605,12 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
     }
     m.first_dispatch = first_any == UINT64_MAX ? 0 : first_any;
     m.last_retire = last_any;
-    m.topdown = top_down(raws[li], p.array_macs, false);
-    m.engine_topdown = engine_top_down(m, raws[li], p.array_macs, false);
+    // A BF16 layer's GEMMs issue rows/2 x cols MACs per iteration: its peak is half the array's.
+    const bool bf16 = layer.precision == workload::Precision::Bf16;
+    m.precision = workload::precision_name(layer.precision);
+    const uint64_t peak = bf16 ? p.array_macs / 2 : p.array_macs;
+    m.topdown = top_down(raws[li], peak, false);
+    m.engine_topdown = engine_top_down(m, raws[li], peak, false);
     p.layers.push_back(std::move(m));
   }
   // The tail: every engine's cycles after its last command, and commands outside every layer.
@@ -637,7 +641,8 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
     add_scope(*it, l);
   }
   const uint64_t model_useful = p.model.macs_useful;
-  for (auto& l : p.layers) finish_scope(l, p.array_macs, model_useful);
+  for (auto& l : p.layers)
+    finish_scope(l, l.precision == "bf16" ? p.array_macs / 2 : p.array_macs, model_useful);
   for (auto& t : p.types) finish_scope(t, p.array_macs, model_useful);
   finish_scope(p.tail, p.array_macs, model_useful);
   finish_scope(p.model, p.array_macs, model_useful);

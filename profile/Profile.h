@@ -77,6 +77,8 @@ using EngineClasses = std::array<std::array<uint64_t, isa::kNumClasses>, isa::kN
 struct ScopeMetrics {
   std::string name;  ///< layer name, type name ("dense", ...) or "model"
   std::string kind;  ///< layer type
+  /// Layer: "int8" or "bf16" (its peak is the array's MACs per cycle, half for BF16); else empty.
+  std::string precision;
   int layers = 0;    ///< layers in the scope
   /// Layer: edge cycles from its first command's dispatch to its last command's retirement
   /// (inclusive); type/model: the sum over its layers.

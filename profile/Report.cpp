@@ -49,6 +49,7 @@ Json scope_json(const ScopeMetrics& m) {
   Json j;
   j["name"] = m.name;
   j["kind"] = m.kind;
+  if (!m.precision.empty()) j["precision"] = m.precision;
   j["layers"] = m.layers;
   j["cycles"] = m.cycles;
   if (m.layers == 1) {

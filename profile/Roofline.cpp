@@ -58,11 +58,13 @@ double store_cycles(const isa::Command& c, const MachineModel& m) {
 
 double compute_cycles(const isa::Command& c, const MachineModel& m) {
   if (c.opcode == isa::Opcode::Gemm) {
-    const double kb = std::ceil(c.k / static_cast<double>(m.array.rows)),
-                 nb = std::ceil(c.n / static_cast<double>(m.array.cols));
+    // A BF16 iteration reduces rows / 2 lanes (docs/isa.md, "BF16 GEMM").
+    const double lanes = c.bf16 ? m.array.rows / 2.0 : m.array.rows;
+    const double kb = std::ceil(c.k / lanes), nb = std::ceil(c.n / static_cast<double>(m.array.cols));
     return (kComputeOverhead + static_cast<double>(c.m) * kb * nb) / m.clock_fraction;
   }
-  return (kComputeOverhead + c.count) / m.clock_fraction;  // POST: one ACC entry per cycle
+  // POST: one OUT entry per cycle (a BF16 output writes two per ACC entry).
+  return (kComputeOverhead + c.out_entries()) / m.clock_fraction;
 }
 
 struct Tile {

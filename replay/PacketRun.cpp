@@ -96,6 +96,7 @@ pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
   w->set_name(prepared.workload.name);
   w->set_text(spec.workload_text);
   w->set_origin(spec.workload_origin);
+  w->set_precision(o.precision);
   const auto& d = o.emulator.dram;
   auto* m = h.mutable_memory();
   m->set_size_bytes(d.size_bytes);
@@ -147,6 +148,7 @@ workload::Result<RunSpec> spec_from_header(const pb::Header& h) {
   RunSpec s;
   s.workload_text = h.workload().text();
   s.workload_origin = h.workload().origin();
+  s.options.precision = h.workload().precision();
   auto& o = s.options;
   o.workload = h.workload().name();
   // Packets before the design was recorded are NPU packets.

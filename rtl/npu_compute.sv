@@ -1,11 +1,15 @@
 // Compute engine: executes GEMM (R x C MAC array, R = ARRAY_ROWS and C = ARRAY_COLS of npu_pkg:
-// one R-lane input row x one R x C weight block per cycle) and POST (int32 -> int8
-// requantisation, one ACC entry of C lanes per cycle) from the compute queue, one
-// command at a time. Two-stage pipeline: S0 issues scratchpad reads, S1 computes and writes.
+// int8: one R-lane input row x one R x C weight block per cycle into int32 lanes; BF16: one
+// R/2-lane bf16 row x one R/2 x C bf16 block per cycle into fp32 lanes, the same entries read)
+// and POST (int32 -> int8 requantisation, one ACC entry of C lanes per cycle; or the float path:
+// int32 or fp32 lanes, times a bf16 scale, to int8 or bf16, a BF16 output taking two cycles and
+// two OUT entries per ACC entry) from the compute queue, one command at a time (docs/isa.md).
+// Two-stage pipeline: S0 issues scratchpad reads, S1 computes and writes.
 // Tokens: pop_prev (L->C) and pop_next (S->C) before starting; push_prev (C->L) and push_next
 // (C->S) once the pipeline has drained.
 module npu_compute
   import npu_pkg::*;
+  import npu_fp_pkg::*;
 (
     input logic clk,
     input logic rst_n,
@@ -52,12 +56,13 @@ module npu_compute
     output logic retire_gemm,
     output logic retire_post,
     output logic macs_issue,
+    output logic macs_bf16,
     output logic [MACS_W-1:0] macs_useful,
     output logic [SAT_W-1:0] sat_count,
     output logic [2:0] gemm_cls,
     output logic [2:0] post_cls
 );
-  localparam int R = ARRAY_ROWS, C = ARRAY_COLS;
+  localparam int R = ARRAY_ROWS, C = ARRAY_COLS, L = ARRAY_ROWS / 2;  // L: bf16 lanes
   // State encodings: npu_pkg::compute_state_t (rtl/npu_facts.toml).
   compute_state_t state;
 
@@ -67,6 +72,7 @@ module npu_compute
   // GEMM fields and loop state
   logic [15:0] wgt_base;
   logic reset_acc;
+  logic bf16;  // GEMM: BF16 operands, fp32 accumulators
   logic [15:0] kb_total, nb_total, kb, nb, k_elems, n_elems;
   logic [15:0] m_left;  // GEMM rows left
   logic [15:0] inp_row, wgt_row, acc_ptr;
@@ -75,6 +81,9 @@ module npu_compute
   logic signed [15:0] mult;
   logic [4:0] shift;
   logic signed [7:0] clamp_lo, clamp_hi;
+  logic src_fp32, dst_bf16, post_relu;  // POST float path (src_fp32 || dst_bf16)
+  logic [15:0] scale;                   // its bf16 scale (the mult field)
+  logic post_half;                      // BF16 output: which half of the ACC entry
 
   // ---------------------------------------------------------------- S0: issue
   logic s0_gemm, s0_post;
@@ -93,20 +102,22 @@ module npu_compute
   assign acc_rdb_en = ce && state == CMP_POST;
   assign acc_rdb_addr = acc_ptr;
 
-  // Useful lanes of this iteration: min(R, K - kb*R) x min(C, N - nb*C).
+  // Useful lanes of this iteration: min(KL, K - kb*KL) x min(C, N - nb*C), KL = R (int8) or L.
   localparam int LR = $clog2(R), LC = $clog2(C);
   logic [15:0] k_rem, n_rem;
-  assign k_rem = k_elems - (kb << LR);
+  assign k_rem = k_elems - (bf16 ? (kb << (LR - 1)) : (kb << LR));
   assign n_rem = n_elems - (nb << LC);
-  logic [LR:0] k_lanes;
+  logic [LR:0] k_lanes, k_width;
   logic [LC:0] n_lanes;
-  assign k_lanes = (k_rem >= 16'(R)) ? (LR + 1)'(R) : k_rem[LR:0];
+  assign k_width = bf16 ? (LR + 1)'(L) : (LR + 1)'(R);
+  assign k_lanes = (k_rem >= 16'(k_width)) ? k_width : k_rem[LR:0];
   assign n_lanes = (n_rem >= 16'(C)) ? (LC + 1)'(C) : n_rem[LC:0];
   assign macs_issue = s0_gemm;
+  assign macs_bf16 = bf16;
   assign macs_useful = s0_gemm ? MACS_W'(k_lanes * n_lanes) : '0;
 
   // ---------------------------------------------------------------- S1: compute and write
-  logic s1_gemm, s1_post, s1_first, s1_last, s1_reset;
+  logic s1_gemm, s1_post, s1_first, s1_last, s1_reset, s1_bf16, s1_half;
   logic [15:0] s1_acc_addr, s1_out_addr;
   logic signed [31:0] accum[C];
 
@@ -115,40 +126,85 @@ module npu_compute
   always_comb begin
     logic signed [7:0] a, b;
     logic signed [15:0] prod;
+    logic [31:0] lvl[L];
+    logic [31:0] base;
+    a = '0;
+    b = '0;
+    prod = '0;
+    for (int i = 0; i < L; i++) lvl[i] = '0;
     for (int o = 0; o < C; o++) begin
       dot[o] = 32'sd0;
-      for (int i = 0; i < R; i++) begin
-        a = inp_rd_data[i*8+:8];
-        b = wgt_rd_data[(o*R+i)*8+:8];
-        prod = a * b;
-        dot[o] = dot[o] + 32'(prod);
+      base = s1_first ? (s1_reset ? 32'd0 : acc_rda_data[o*32+:32]) : accum[o];
+      if (s1_bf16) begin
+        // Balanced tree over the L products, pairs (2i, 2i+1) level by level; then + the
+        // accumulator (docs/isa.md, "BF16 GEMM").
+        for (int i = 0; i < L; i++)
+          lvl[i] = bf16_mul(inp_rd_data[i*16+:16], wgt_rd_data[(o*L+i)*16+:16]);
+        for (int w = L; w > 1; w = w / 2)
+          for (int i = 0; i < w / 2; i++) lvl[i] = fp32_add(lvl[2*i], lvl[2*i+1]);
+        gemm_sum[o] = fp32_add(base, lvl[0]);
+      end else begin
+        for (int i = 0; i < R; i++) begin
+          a = inp_rd_data[i*8+:8];
+          b = wgt_rd_data[(o*R+i)*8+:8];
+          prod = a * b;
+          dot[o] = dot[o] + 32'(prod);
+        end
+        gemm_sum[o] = base + dot[o];
       end
-      if (s1_first) gemm_sum[o] = (s1_reset ? 32'sd0 : signed'(acc_rda_data[o*32+:32])) + dot[o];
-      else gemm_sum[o] = accum[o] + dot[o];
     end
   end
 
   logic [C*8-1:0] post_val;
   logic [SAT_W-1:0] sats;
+  // Float path, per lane: v = fp32 lane (or int32 -> fp32), p = bf16(v) x scale (exact in fp32),
+  // then p -> int8 (nearest even, saturating) or -> bf16 (nearest even, ReLU optional).
+  function automatic logic [31:0] post_product(input logic [31:0] lane);
+    logic [31:0] v;
+    v = src_fp32 ? lane : int32_to_fp32(lane);
+    return bf16_mul(fp32_to_bf16(v), scale);
+  endfunction
   always_comb begin
     logic signed [63:0] p, r;
     logic signed [7:0] s;
+    logic [8:0] q;
+    logic [15:0] h;
+    p = '0;
+    r = '0;
+    s = '0;
+    q = '0;
+    h = '0;
     sats = '0;
-    for (int l = 0; l < C; l++) begin
-      p = 64'(signed'(acc_rdb_data[l*32+:32])) * 64'(signed'(mult));
-      r = (shift == 0) ? p : ((p + (64'sd1 <<< (shift - 5'd1))) >>> shift);
-      if (r > 64'sd127) begin
-        s = 8'sd127;
-        sats = sats + 1'b1;
-      end else if (r < -64'sd128) begin
-        s = -8'sd128;
-        sats = sats + 1'b1;
-      end else begin
-        s = r[7:0];
+    post_val = '0;
+    if (dst_bf16) begin
+      for (int j = 0; j < L; j++) begin
+        h = fp32_to_bf16(post_product(acc_rdb_data[(32'(s1_half)*L+j)*32+:32]));
+        if (post_relu && h[15] && !(h[14:7] == 8'hff && h[6:0] != 7'd0)) h = 16'h0000;
+        post_val[j*16+:16] = h;
       end
-      if (s < clamp_lo) s = clamp_lo;
-      if (s > clamp_hi) s = clamp_hi;
-      post_val[l*8+:8] = s;
+    end else begin
+      for (int l = 0; l < C; l++) begin
+        if (src_fp32) begin
+          q = fp32_to_int8(post_product(acc_rdb_data[l*32+:32]));
+          s = q[7:0];
+          if (q[8]) sats = sats + 1'b1;
+        end else begin
+          p = 64'(signed'(acc_rdb_data[l*32+:32])) * 64'(signed'(mult));
+          r = (shift == 0) ? p : ((p + (64'sd1 <<< (shift - 5'd1))) >>> shift);
+          if (r > 64'sd127) begin
+            s = 8'sd127;
+            sats = sats + 1'b1;
+          end else if (r < -64'sd128) begin
+            s = -8'sd128;
+            sats = sats + 1'b1;
+          end else begin
+            s = r[7:0];
+          end
+        end
+        if (s < clamp_lo) s = clamp_lo;
+        if (s > clamp_hi) s = clamp_hi;
+        post_val[l*8+:8] = s;
+      end
     end
   end
 
@@ -193,6 +249,8 @@ module npu_compute
       s1_first <= first_k;
       s1_last <= last_k;
       s1_reset <= reset_acc;
+      s1_bf16 <= bf16;
+      s1_half <= post_half;
       s1_acc_addr <= acc_ptr;
       s1_out_addr <= out_ptr;
       if (s1_gemm && !s1_last) begin
@@ -207,13 +265,15 @@ module npu_compute
           id_q <= q_cmd[63:32];
           wgt_base <= q_cmd[95:80];
           reset_acc <= q_cmd[112];
+          bf16 <= q_cmd[3:0] == OP_GEMM && q_cmd[113];
           inp_row <= q_cmd[79:64];
           wgt_row <= q_cmd[95:80];
           acc_ptr <= q_cmd[111:96];
           m_left <= q_cmd[143:128];
           k_elems <= q_cmd[159:144];
           n_elems <= q_cmd[175:160];
-          kb_total <= (q_cmd[159:144] + 16'(R - 1)) >> LR;
+          kb_total <= q_cmd[113] ? (q_cmd[159:144] + 16'(L - 1)) >> (LR - 1)
+                                 : (q_cmd[159:144] + 16'(R - 1)) >> LR;
           nb_total <= (q_cmd[175:160] + 16'(C - 1)) >> LC;
           kb <= '0;
           nb <= '0;
@@ -224,6 +284,11 @@ module npu_compute
           shift <= q_cmd[148:144];
           clamp_lo <= q_cmd[167:160];
           clamp_hi <= q_cmd[175:168];
+          src_fp32 <= q_cmd[3:0] == OP_POST && q_cmd[112];
+          dst_bf16 <= q_cmd[3:0] == OP_POST && q_cmd[113];
+          post_relu <= q_cmd[114];
+          scale <= q_cmd[143:128];
+          post_half <= 1'b0;
           if (q_cmd[3:0] == OP_POST) acc_ptr <= q_cmd[79:64];
           state <= CMP_TOKEN;
         end
@@ -252,10 +317,14 @@ module npu_compute
         end
         CMP_POST:
         if (acc_rdb_gnt) begin
-          acc_ptr <= acc_ptr + 16'd1;
+          // A BF16 output writes two OUT entries per ACC entry (lanes [0, L) then [L, C)).
           out_ptr <= out_ptr + 16'd1;
-          post_left <= post_left - 16'd1;
-          if (post_left == 16'd1) state <= CMP_DRAIN;
+          if (dst_bf16) post_half <= !post_half;
+          if (!dst_bf16 || post_half) begin
+            acc_ptr <= acc_ptr + 16'd1;
+            post_left <= post_left - 16'd1;
+            if (post_left == 16'd1) state <= CMP_DRAIN;
+          end
         end
         CMP_DRAIN: if (!s1_gemm && !s1_post) state <= CMP_PUSH;
         CMP_PUSH: if (push_ok) state <= CMP_IDLE;

@@ -126,4 +126,46 @@ package npu_fp_pkg;
     return x[31:16] + {15'd0, up};  // a carry moves into the exponent (up to Inf) by itself
   endfunction
 
+  // int32 -> fp32, round to nearest even.
+  function automatic logic [31:0] int32_to_fp32(input logic [31:0] x);
+    logic sign;
+    logic [31:0] mag;
+    logic [26:0] sig;
+    logic [31:0] mask;
+    int top;
+    if (x == 32'd0) return 32'd0;
+    sign = x[31];
+    mag = sign ? 32'd0 - x : x;  // -2^31 is 2^31 unsigned
+    top = 0;
+    for (int i = 0; i < 32; i++) if (mag[i]) top = i;
+    if (top >= 26) begin
+      mask = (32'd1 << (top - 26)) - 32'd1;
+      sig = 27'(mag >> (top - 26)) | {26'd0, (mag & mask) != 32'd0};
+    end else begin
+      sig = 27'(mag << (26 - top));
+    end
+    return fp32_round_pack(sign, 12'sd127 + 12'(top), sig);
+  endfunction
+
+  // fp32 -> int8, round to nearest even, saturate to [-128, 127]; NaN -> 0. Bit 8: saturated
+  // (did not fit, or NaN or Inf).
+  function automatic logic [8:0] fp32_to_int8(input logic [31:0] x);
+    logic [23:0] sig;
+    logic [23:0] rem, half;
+    logic [8:0] whole, mag;
+    int sh;
+    if (fp32_is_nan(x[30:0])) return {1'b1, 8'd0};
+    if (x[30:23] == 8'd0 || x[30:23] < 8'd126) return 9'd0;  // |x| < 0.5
+    if (x[30:23] >= 8'd135) return {1'b1, x[31] ? 8'h80 : 8'h7f};  // |x| >= 256, Inf
+    sig = {1'b1, x[22:0]};
+    sh = 150 - int'(x[30:23]);  // 16..24
+    whole = 9'(sig >> sh);  // < 256: the exponent is at most 134
+    rem = sig & ((24'd1 << sh) - 24'd1);
+    half = 24'd1 << (sh - 1);
+    mag = whole + 9'((rem > half || (rem == half && whole[0])) ? 1 : 0);
+    if (!x[31]) return mag > 9'd127 ? {1'b1, 8'h7f} : {1'b0, mag[7:0]};
+    if (mag > 9'd128) return {1'b1, 8'h80};
+    return {1'b0, 8'(9'd0 - mag)};
+  endfunction
+
 endpackage

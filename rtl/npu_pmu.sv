@@ -1,4 +1,4 @@
-// Performance monitoring unit: 62 64-bit counters (docs/counters.md). Every cycle each engine's
+// Performance monitoring unit: NUM_COUNTERS 64-bit counters (docs/counters.md). Every cycle each engine's
 // class counter advances by one, so the classes of an engine sum to `cycles`. A snapshot copies
 // all counters at once into shadow registers that the CSR port reads while counting continues.
 module npu_pmu
@@ -9,10 +9,11 @@ module npu_pmu
     input logic enable,
     input logic clear,
     input logic snapshot,
-    input logic [5:0] sel,
+    input logic [6:0] sel,
     output logic [63:0] sel_value,
     input logic [2:0] cls[NUM_ENGINES],
     input logic macs_issue,
+    input logic macs_bf16,             // the issuing GEMM is BF16 (rows/2 x cols MACs)
     input logic [MACS_W-1:0] macs_useful,
     input logic [6:0] rd_bytes,        // DRAM read request accepted this cycle (bytes)
     input logic [6:0] wr_bytes,
@@ -24,10 +25,12 @@ module npu_pmu
     input logic [5:0] retired,         // load, gemm, post, store, sync, end
     input logic [SAT_W-1:0] saturations
 );
+  localparam int BF16_MACS = ARRAY_ROWS / 2 * ARRAY_COLS;  // MACs of one BF16 iteration
   logic [63:0] cnt[NUM_COUNTERS];
   logic [63:0] shadow[NUM_COUNTERS];
 
-  assign sel_value = ({26'd0, sel} < NUM_COUNTERS) ? shadow[sel] : 64'd0;
+  localparam int SEL_W = $clog2(NUM_COUNTERS);
+  assign sel_value = ({25'd0, sel} < NUM_COUNTERS) ? shadow[sel[SEL_W-1:0]] : 64'd0;
 
   always_ff @(posedge clk) begin
     if (!rst_n || clear) begin
@@ -37,7 +40,13 @@ module npu_pmu
         cnt[e*NUM_CLASSES+int'(cls[e])] <= cnt[e*NUM_CLASSES+int'(cls[e])] + 64'd1;
       end
       cnt[C_CYCLES] <= cnt[C_CYCLES] + 64'd1;
-      if (macs_issue) cnt[C_MACS_ISSUED] <= cnt[C_MACS_ISSUED] + 64'(ARRAY_ROWS * ARRAY_COLS);
+      if (macs_issue && !macs_bf16)
+        cnt[C_MACS_ISSUED] <= cnt[C_MACS_ISSUED] + 64'(ARRAY_ROWS * ARRAY_COLS);
+      if (macs_issue && macs_bf16) begin
+        cnt[C_MACS_ISSUED] <= cnt[C_MACS_ISSUED] + 64'(BF16_MACS);
+        cnt[C_MACS_ISSUED_BF16] <= cnt[C_MACS_ISSUED_BF16] + 64'(BF16_MACS);
+        cnt[C_MACS_USEFUL_BF16] <= cnt[C_MACS_USEFUL_BF16] + 64'(macs_useful);
+      end
       cnt[C_MACS_USEFUL] <= cnt[C_MACS_USEFUL] + 64'(macs_useful);
       cnt[C_DRAM_RD_BYTES] <= cnt[C_DRAM_RD_BYTES] + {57'd0, rd_bytes};
       cnt[C_DRAM_WR_BYTES] <= cnt[C_DRAM_WR_BYTES] + {57'd0, wr_bytes};

@@ -70,7 +70,7 @@ module npu_top
   logic [31:0] ring_base;
   logic [15:0] ring_size, ring_tail;
   logic pmu_enable;
-  logic [5:0] pmu_sel;
+  logic [6:0] pmu_sel;
   logic [31:0] end_code, err_info;
   logic [15:0] head;
   logic [63:0] pmu_sel_value;
@@ -103,7 +103,7 @@ module npu_top
           CSR_RING_SIZE: ring_size <= (csr_wdata[15:0] == 0) ? 16'd1 : csr_wdata[15:0];
           CSR_RING_TAIL: ring_tail <= csr_wdata[15:0];
           CSR_PMU_CTRL: pmu_enable <= csr_wdata[0];
-          CSR_PMU_SEL: pmu_sel <= csr_wdata[5:0];
+          CSR_PMU_SEL: pmu_sel <= csr_wdata[6:0];
           default: ;
         endcase
       end
@@ -138,7 +138,7 @@ module npu_top
       CSR_END_CODE: csr_rdata = end_code;
       CSR_ERR_INFO: csr_rdata = err_info;
       CSR_PMU_CTRL: csr_rdata = {31'd0, pmu_enable};
-      CSR_PMU_SEL: csr_rdata = {26'd0, pmu_sel};
+      CSR_PMU_SEL: csr_rdata = {25'd0, pmu_sel};
       CSR_PMU_LO: csr_rdata = pmu_sel_value[31:0];
       CSR_PMU_HI: csr_rdata = pmu_sel_value[63:32];
       CSR_PMU_COUNT: csr_rdata = NUM_COUNTERS;
@@ -240,6 +240,7 @@ module npu_top
       .cls(cls[1]));
 
   logic macs_issue;
+  logic macs_bf16;
   logic [MACS_W-1:0] macs_useful;
   logic [SAT_W-1:0] sat_count;
   npu_compute u_compute (
@@ -255,7 +256,7 @@ module npu_top
       .acc_rdb_gnt(acc_rb_gnt), .acc_wr_en(acc_wa_en), .acc_wr_addr(acc_wa_addr),
       .acc_wr_data(acc_wa_data), .out_wr_en(out_wa_en), .out_wr_addr(out_wa_addr),
       .out_wr_data(out_wa_data), .busy(compute_busy), .cur_id(compute_id),
-      .retire_gemm, .retire_post, .macs_issue, .macs_useful, .sat_count,
+      .retire_gemm, .retire_post, .macs_issue, .macs_bf16, .macs_useful, .sat_count,
       .gemm_cls(cls[2]), .post_cls(cls[3]));
 
   npu_store u_store (
@@ -335,7 +336,7 @@ module npu_top
   assign req_fire_any = dram_req_valid && dram_req_ready;
   npu_pmu u_pmu (
       .clk, .rst_n, .enable(pmu_enable), .clear(pmu_clear), .snapshot(pmu_snapshot),
-      .sel(pmu_sel), .sel_value(pmu_sel_value), .cls, .macs_issue, .macs_useful,
+      .sel(pmu_sel), .sel_value(pmu_sel_value), .cls, .macs_issue, .macs_bf16, .macs_useful,
       .rd_bytes((req_fire_any && !dram_req_write) ? dram_req_size : 7'd0),
       .wr_bytes((req_fire_any && dram_req_write) ? dram_req_size : 7'd0),
       .rd_req(req_fire_any && !dram_req_write), .wr_req(req_fire_any && dram_req_write),

@@ -2,6 +2,9 @@
 #include "emu/golden/Checker.h"
 
 #include <algorithm>
+#include <cstdio>
+
+#include "emu/numeric/Float.h"
 
 namespace bud::golden {
 namespace {
@@ -9,6 +12,12 @@ namespace {
 std::string index_string(const workload::Shape& s, int64_t y, int64_t x, int64_t c) {
   if (s.rank == 2) return "[" + std::to_string(y) + ", " + std::to_string(c) + "]";
   return "[" + std::to_string(y) + ", " + std::to_string(x) + ", " + std::to_string(c) + "]";
+}
+
+std::string bf16_string(uint16_t v) {
+  char b[48];
+  std::snprintf(b, sizeof b, "0x%04x (%g)", v, numeric::fp32_as_float(numeric::bf16_to_fp32(v)));
+  return b;
 }
 
 }  // namespace
@@ -38,9 +47,27 @@ CheckReport check_outputs(const workload::Program& program, const workload::Refe
     }
     uint64_t bad = 0;
     const workload::Shape& s = t.shape;
+    if (want.is_bf16() != (t.elem_bytes == 2)) {
+      rep.error = "tensor " + t.name + " is " + (t.elem_bytes == 2 ? "bf16" : "int8") +
+                  " in the program but not in the reference";
+      return rep;
+    }
     for (int64_t y = 0; y < s.h; ++y)
       for (int64_t x = 0; x < s.w; ++x)
         for (int64_t c = 0; c < s.c; ++c) {
+          if (want.is_bf16()) {
+            const size_t at = t.element_addr(y, x, c) - t.addr;
+            const uint16_t expected = want.bf16_at(y, x, c);
+            const uint16_t actual = static_cast<uint16_t>(bytes[at] | (bytes[at + 1] << 8));
+            ++rep.compared;
+            if (expected == actual) continue;
+            ++bad;
+            if (rep.first_mismatch.empty())
+              rep.first_mismatch = "tensor " + t.name + " index " + index_string(s, y, x, c) +
+                                   " expected bf16 " + bf16_string(expected) + " actual " +
+                                   bf16_string(actual);
+            continue;
+          }
           const int8_t expected = want.at(y, x, c);
           const int8_t actual = static_cast<int8_t>(bytes[t.element_addr(y, x, c) - t.addr]);
           ++rep.compared;

@@ -2,7 +2,10 @@
 #include "emu/golden/GoldenNpu.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+
+#include "emu/numeric/Float.h"
 
 namespace bud::golden {
 namespace {
@@ -138,7 +141,8 @@ std::string GoldenNpu::exec_load(const Command& c) {
 }
 
 std::string GoldenNpu::exec_gemm(const Command& c, RunResult& r) {
-  const uint32_t R = array_.rows, C = array_.cols;
+  // R: reduction lanes per INP entry (int8: the array's rows; BF16: half of them, 2 bytes each).
+  const uint32_t R = c.bf16 ? array_.rows / 2 : array_.rows, C = array_.cols;
   const uint32_t ae = entry_bytes(Buffer::Acc), ie = entry_bytes(Buffer::Inp),
                  we = entry_bytes(Buffer::Wgt);
   const uint32_t kb_n = (c.k + R - 1) / R, nb_n = (c.n + C - 1) / C;
@@ -159,6 +163,21 @@ std::string GoldenNpu::exec_gemm(const Command& c, RunResult& r) {
       uint8_t* entry = &acc[size_t{c.acc_base + m * nb_n + nb} * ae];
       for (uint32_t o = 0; o < C; ++o) {
         uint32_t sum = c.reset ? 0u : static_cast<uint32_t>(get32(entry + 4 * o));
+        if (c.bf16) {
+          // fp32 lanes: each iteration adds its balanced-tree dot of R products (docs/isa.md).
+          std::array<uint16_t, 32> a{}, b{};
+          for (uint32_t kb = 0; kb < kb_n; ++kb) {
+            const uint8_t* in = &inp[size_t{c.inp_base + m * kb_n + kb} * ie];
+            const uint8_t* w = &wgt[size_t{c.wgt_base + nb * kb_n + kb} * we];
+            for (uint32_t i = 0; i < R; ++i) {
+              a[i] = static_cast<uint16_t>(in[2 * i] | (in[2 * i + 1] << 8));
+              b[i] = static_cast<uint16_t>(w[2 * (o * R + i)] | (w[2 * (o * R + i) + 1] << 8));
+            }
+            sum = numeric::add_fp32(sum, numeric::dot_bf16(a.data(), b.data(), static_cast<int>(R)));
+          }
+          put32(entry + 4 * o, static_cast<int32_t>(sum));
+          continue;
+        }
         for (uint32_t kb = 0; kb < kb_n; ++kb) {
           const uint8_t* in = &inp[size_t{c.inp_base + m * kb_n + kb} * ie];
           const uint8_t* w = &wgt[size_t{c.wgt_base + nb * kb_n + kb} * we];
@@ -183,9 +202,12 @@ std::string GoldenNpu::exec_gemm(const Command& c, RunResult& r) {
       }
     }
   r.gemm_iterations += uint64_t{c.m} * kb_n * nb_n;
+  uint64_t useful = 0;
   for (uint32_t kb = 0; kb < kb_n; ++kb)
     for (uint32_t nb = 0; nb < nb_n; ++nb)
-      r.macs_useful += uint64_t{c.m} * std::min(R, c.k - kb * R) * std::min(C, c.n - nb * C);
+      useful += uint64_t{c.m} * std::min(R, c.k - kb * R) * std::min(C, c.n - nb * C);
+  r.macs_useful += useful;
+  if (c.bf16) r.macs_useful_bf16 += useful;
   return "";
 }
 
@@ -193,10 +215,14 @@ std::string GoldenNpu::exec_post(const Command& c, RunResult& r) {
   if (c.acc_base + uint64_t{c.count} > entries(Buffer::Acc))
     return range_error("scratchpad acc", c.acc_base, c.acc_base + uint64_t{c.count},
                        entries(Buffer::Acc));
-  if (c.out_base + uint64_t{c.count} > entries(Buffer::Out))
-    return range_error("scratchpad out", c.out_base, c.out_base + uint64_t{c.count},
+  if (c.out_base + uint64_t{c.out_entries()} > entries(Buffer::Out))
+    return range_error("scratchpad out", c.out_base, c.out_base + uint64_t{c.out_entries()},
                        entries(Buffer::Out));
   const uint32_t ae = entry_bytes(Buffer::Acc), oe = entry_bytes(Buffer::Out);
+  if (c.float_post()) {
+    exec_post_float(c, r);
+    return "";
+  }
   for (uint32_t j = 0; j < c.count; ++j) {
     const uint8_t* a = &spad_[2][size_t{c.acc_base + j} * ae];
     uint8_t* o = &spad_[3][size_t{c.out_base + j} * oe];
@@ -218,6 +244,48 @@ std::string GoldenNpu::exec_post(const Command& c, RunResult& r) {
     emit(t);
   }
   return "";
+}
+
+// The float path of POST (docs/isa.md, "POST"): lane -> fp32 (int32 rounded) -> bf16, times the
+// bf16 scale (exact in fp32), then -> int8 (saturating, clamp after) or -> bf16 (ReLU optional),
+// a BF16 output as two OUT entries per ACC entry.
+void GoldenNpu::exec_post_float(const Command& c, RunResult& r) {
+  const uint32_t ae = entry_bytes(Buffer::Acc), oe = entry_bytes(Buffer::Out);
+  const uint32_t C = array_.cols, half = C / 2;
+  auto product = [&](const uint8_t* a, uint32_t lane) {
+    const int32_t raw = get32(a + 4 * lane);
+    const uint32_t v =
+        c.src_fp32 ? static_cast<uint32_t>(raw) : numeric::int32_to_fp32(raw);
+    return numeric::mul_bf16(numeric::fp32_to_bf16(v), c.scale_bits());
+  };
+  for (uint32_t j = 0; j < c.out_entries(); ++j) {
+    uint8_t* o = &spad_[3][size_t{c.out_base + j} * oe];
+    if (c.dst_bf16) {
+      const uint8_t* a = &spad_[2][size_t{c.acc_base + j / 2} * ae];
+      for (uint32_t i = 0; i < half; ++i) {
+        uint16_t h = numeric::fp32_to_bf16(product(a, (j % 2) * half + i));
+        if (c.relu && (h & 0x8000u) && h != numeric::kBf16CanonicalNan) h = 0;
+        o[2 * i] = static_cast<uint8_t>(h);
+        o[2 * i + 1] = static_cast<uint8_t>(h >> 8);
+      }
+    } else {
+      const uint8_t* a = &spad_[2][size_t{c.acc_base + j} * ae];
+      for (uint32_t lane = 0; lane < C; ++lane) {
+        bool sat = false;
+        const int8_t q = numeric::fp32_to_int8(product(a, lane), &sat);
+        r.saturations += sat;
+        o[lane] = static_cast<uint8_t>(std::clamp(q, c.clamp_lo, c.clamp_hi));
+      }
+    }
+    emu::StageTxn t;
+    t.stage = emu::Stage::Post;
+    t.buffer = static_cast<uint8_t>(Buffer::Out);
+    t.size = static_cast<uint16_t>(oe);
+    t.cmd_id = c.cmd_id;
+    t.addr = c.out_base + j;
+    std::memcpy(t.data.data(), o, oe);
+    emit(t);
+  }
 }
 
 std::string GoldenNpu::exec_store(const Command& c) {

@@ -24,6 +24,7 @@ struct RunResult {
   uint32_t end_code = 0;         ///< code of the END that finished the program
   uint64_t gemm_iterations = 0;  ///< (m, nb, kb) iterations = MAC-array cycles
   uint64_t macs_useful = 0;
+  uint64_t macs_useful_bf16 = 0;  ///< the part of macs_useful in BF16 GEMMs
   uint64_t saturations = 0;  ///< POST lanes clamped to int8 (the PMU's `saturations`)
   /// Tokens left in the L->C, C->L, C->S, S->C FIFOs at END (a balanced program leaves 0).
   std::array<uint32_t, 4> tokens_left{};
@@ -81,6 +82,7 @@ class GoldenNpu {
   std::string exec_load(const isa::Command& c);
   std::string exec_gemm(const isa::Command& c, RunResult& r);
   std::string exec_post(const isa::Command& c, RunResult& r);
+  void exec_post_float(const isa::Command& c, RunResult& r);
   std::string exec_store(const isa::Command& c);
   std::string check_tokens(const isa::Command& c);
   void push_tokens(const isa::Command& c);

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "emu/numeric/Float.h"
+
 namespace bud::isa {
 namespace {
 
@@ -92,11 +94,12 @@ std::array<uint64_t, 4> Command::encode() const {
       break;
     case Opcode::Gemm:
       w[1] = field(inp_base, 0, 16) | field(wgt_base, 16, 16) | field(acc_base, 32, 16) |
-             field(reset, 48, 1);
+             field(reset, 48, 1) | field(bf16, 49, 1);
       w[2] = field(m, 0, 16) | field(k, 16, 16) | field(n, 32, 16);
       break;
     case Opcode::Post:
-      w[1] = field(acc_base, 0, 16) | field(out_base, 16, 16) | field(count, 32, 16);
+      w[1] = field(acc_base, 0, 16) | field(out_base, 16, 16) | field(count, 32, 16) |
+             field(src_fp32, 48, 1) | field(dst_bf16, 49, 1) | field(relu, 50, 1);
       w[2] = field(static_cast<uint16_t>(mult), 0, 16) | field(shift, 16, 5) |
              field(static_cast<uint8_t>(clamp_lo), 32, 8) |
              field(static_cast<uint8_t>(clamp_hi), 40, 8);
@@ -135,6 +138,7 @@ Command Command::decode(const std::array<uint64_t, 4>& w) {
       c.wgt_base = static_cast<uint16_t>(bits(w[1], 16, 16));
       c.acc_base = static_cast<uint16_t>(bits(w[1], 32, 16));
       c.reset = bits(w[1], 48, 1);
+      c.bf16 = bits(w[1], 49, 1);
       c.m = static_cast<uint16_t>(bits(w[2], 0, 16));
       c.k = static_cast<uint16_t>(bits(w[2], 16, 16));
       c.n = static_cast<uint16_t>(bits(w[2], 32, 16));
@@ -143,6 +147,9 @@ Command Command::decode(const std::array<uint64_t, 4>& w) {
       c.acc_base = static_cast<uint16_t>(bits(w[1], 0, 16));
       c.out_base = static_cast<uint16_t>(bits(w[1], 16, 16));
       c.count = static_cast<uint16_t>(bits(w[1], 32, 16));
+      c.src_fp32 = bits(w[1], 48, 1);
+      c.dst_bf16 = bits(w[1], 49, 1);
+      c.relu = bits(w[1], 50, 1);
       c.mult = static_cast<int16_t>(static_cast<uint16_t>(bits(w[2], 0, 16)));
       c.shift = static_cast<uint8_t>(bits(w[2], 16, 5));
       c.clamp_lo = static_cast<int8_t>(static_cast<uint8_t>(bits(w[2], 32, 8)));
@@ -175,11 +182,25 @@ std::string Command::to_string() const {
       s += " inp=" + num(inp_base) + " wgt=" + num(wgt_base) + " acc=" + num(acc_base) +
            " M=" + num(m) + " K=" + num(k) + " N=" + num(n);
       if (reset) s += " reset";
+      if (bf16) s += " bf16";
       break;
     case Opcode::Post:
-      s += " acc=" + num(acc_base) + " out=" + num(out_base) + " count=" + num(count) +
-           " mult=" + num(mult) + " shift=" + num(shift) + " clamp=[" + num(clamp_lo) + "," +
-           num(clamp_hi) + "]";
+      s += " acc=" + num(acc_base) + " out=" + num(out_base) + " count=" + num(count);
+      if (float_post()) {
+        char scale[32];
+        std::snprintf(scale, sizeof scale, "%g",
+                      numeric::fp32_as_float(numeric::bf16_to_fp32(scale_bits())));
+        s += std::string(src_fp32 ? " fp32" : " int32") + (dst_bf16 ? "->bf16" : "->int8") +
+             " scale=" + scale;
+        if (dst_bf16) {
+          if (relu) s += " relu";
+        } else {
+          s += " clamp=[" + num(clamp_lo) + "," + num(clamp_hi) + "]";
+        }
+      } else {
+        s += " mult=" + num(mult) + " shift=" + num(shift) + " clamp=[" + num(clamp_lo) + "," +
+             num(clamp_hi) + "]";
+      }
       break;
     case Opcode::End:
       s += " code=" + num(end_code);

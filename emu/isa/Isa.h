@@ -59,12 +59,21 @@ struct Command {
   // GEMM
   uint16_t inp_base = 0, wgt_base = 0, acc_base = 0;
   bool reset = false;
+  bool bf16 = false;  ///< BF16 operands (R/2 lanes per INP entry), fp32 accumulators
   uint16_t m = 0, k = 0, n = 0;
   // POST
   uint16_t out_base = 0, count = 0;  // acc_base shared with GEMM
-  int16_t mult = 1;
+  int16_t mult = 1;  ///< int32 -> int8: the multiplier; float path: the bf16 scale's bits
   uint8_t shift = 0;
   int8_t clamp_lo = -128, clamp_hi = 127;
+  /// The float path (either flag): ACC lanes are fp32 (src_fp32) or int32 converted to fp32,
+  /// multiplied by the bf16 scale in `mult`, then converted to int8 (clamp applies) or to bf16
+  /// (dst_bf16: two OUT entries per ACC entry; `relu` zeroes negatives).
+  bool src_fp32 = false, dst_bf16 = false, relu = false;
+  bool float_post() const { return src_fp32 || dst_bf16; }
+  uint16_t scale_bits() const { return static_cast<uint16_t>(mult); }
+  /// OUT entries a POST writes: count, or 2 x count for a BF16 output.
+  uint32_t out_entries() const { return dst_bf16 ? 2u * count : count; }
   // END
   uint32_t end_code = 0;
 

@@ -1,5 +1,6 @@
 #include "emu/numeric/Float.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace bud::numeric {
@@ -119,11 +120,50 @@ uint32_t add_fp32(uint32_t a, uint32_t b) {
 
 uint32_t dot_bf16(const std::array<uint16_t, kDotWidth>& a,
                   const std::array<uint16_t, kDotWidth>& b) {
-  std::array<uint32_t, kDotWidth> level;
-  for (int i = 0; i < kDotWidth; ++i) level[i] = mul_bf16(a[i], b[i]);
-  for (int width = kDotWidth; width > 1; width /= 2)
-    for (int i = 0; i < width / 2; ++i) level[i] = add_fp32(level[2 * i], level[2 * i + 1]);
+  return dot_bf16(a.data(), b.data(), kDotWidth);
+}
+
+uint32_t dot_bf16(const uint16_t* a, const uint16_t* b, int width) {
+  std::array<uint32_t, 64> level;  // the widest array (64 rows) has 32 products per lane
+  for (int i = 0; i < width; ++i) level[static_cast<size_t>(i)] = mul_bf16(a[i], b[i]);
+  for (int w = width; w > 1; w /= 2)
+    for (int i = 0; i < w / 2; ++i)
+      level[static_cast<size_t>(i)] =
+          add_fp32(level[static_cast<size_t>(2 * i)], level[static_cast<size_t>(2 * i + 1)]);
   return level[0];
+}
+
+uint32_t int32_to_fp32(int32_t x) {
+  if (x == 0) return 0;
+  const uint32_t sign = x < 0 ? kSign : 0;
+  const uint64_t mag = x < 0 ? uint64_t{0} - static_cast<uint64_t>(static_cast<int64_t>(x))
+                             : static_cast<uint64_t>(x);
+  // round_pack's value is sig x 2^(exp - kBias - 23 - extra): sig = mag << 8 with 8 extra bits
+  // and exp = kBias + 23 is mag itself.
+  return round_pack(sign, kBias + 23, mag << 8, 8);
+}
+
+int8_t fp32_to_int8(uint32_t x, bool* saturated) {
+  bool sat = false;
+  int8_t out = 0;
+  const Unpacked u = unpack(x);
+  const int e = u.exp - kBias;  // value = sig x 2^(e - 23)
+  if (is_nan(x)) {
+    sat = true;
+  } else if (is_inf(x) || e >= 8) {
+    sat = true;
+    out = u.sign ? int8_t{-128} : int8_t{127};
+  } else if (u.exp != 0 && e >= -1) {
+    const int shift = 23 - e;  // 16..24
+    const uint32_t whole = u.sig >> shift, rem = u.sig & ((1u << shift) - 1),
+                   half = 1u << (shift - 1);
+    const uint32_t mag = whole + ((rem > half || (rem == half && (whole & 1))) ? 1 : 0);
+    const int32_t v = u.sign ? -static_cast<int32_t>(mag) : static_cast<int32_t>(mag);
+    sat = v > 127 || v < -128;
+    out = static_cast<int8_t>(std::clamp(v, -128, 127));
+  }
+  if (saturated) *saturated = sat;
+  return out;
 }
 
 uint16_t fp32_to_bf16(uint32_t x) {

@@ -21,7 +21,7 @@ namespace bud::numeric {
 
 inline constexpr uint32_t kFp32CanonicalNan = 0x7fc00000u;
 inline constexpr uint16_t kBf16CanonicalNan = 0x7fc0u;
-/// Products in one MAC-array row per cycle (the array's reduction width).
+/// Products of the fixed-width dot_bf16 overload (the unit tests' lane).
 inline constexpr int kDotWidth = 8;
 
 /// The fp32 value of a bf16 (exact; DAZ and NaN canonicalisation applied).
@@ -38,6 +38,18 @@ uint32_t add_fp32(uint32_t a, uint32_t b);
 /// ((p0+p1)+(p2+p3))+((p4+p5)+(p6+p7)), each + an add_fp32. The accumulator is added after.
 uint32_t dot_bf16(const std::array<uint16_t, kDotWidth>& a,
                   const std::array<uint16_t, kDotWidth>& b);
+
+/// One output lane of one bf16 MAC-array iteration of `width` products (a power of two: the
+/// array's rows / 2, docs/isa.md "BF16 GEMM"): a[i] x b[i] summed as a balanced tree, level by
+/// level, pairs (2i, 2i+1); width 1 is the product itself.
+uint32_t dot_bf16(const uint16_t* a, const uint16_t* b, int width);
+
+/// An int32 as fp32, rounding to nearest even (|x| > 2^24 loses low bits).
+uint32_t int32_to_fp32(int32_t x);
+
+/// fp32 to int8, rounding to nearest even and saturating to [-128, 127]; NaN gives 0. `saturated`
+/// (if given) is set when the rounded value did not fit int8 or x was NaN or infinite.
+int8_t fp32_to_int8(uint32_t x, bool* saturated = nullptr);
 
 /// fp32 to bf16, rounding to nearest even (FTZ, canonical NaN, overflow to Inf).
 uint16_t fp32_to_bf16(uint32_t x);

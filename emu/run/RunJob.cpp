@@ -63,6 +63,9 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
   std::string error;
   const auto array = emu::design_array(options.emulator.design, error);
   if (!array) return workload::Error{error};
+  if (!options.precision.empty())
+    if (auto e = workload::assign_precision(w, options.precision, options.precision_origin))
+      return *e;
   auto program = workload::lower(w, *array);
   if (!program) return workload::Error{program.error()};
   if (program->dram_bytes > options.emulator.dram.size_bytes)
@@ -84,7 +87,7 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
 }
 
 std::string add_checks(PreparedRun& p) {
-  p.reference = workload::reference_of(p.workload);
+  p.reference = workload::reference_of(p.workload, p.program.array);
   golden::GoldenNpu golden(p.program.dram_bytes, p.program.array);
   for (const auto& r : p.program.dram_init) golden.write_dram(r.addr, r.bytes);
   const auto gr = golden.run(p.program.commands);
@@ -145,6 +148,10 @@ RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::Emulato
                                workload::host_op_name(p.workload.layers[i].host.op),
                                p.program.layers[i].host_cycles});
   r.host_cycles = p.program.host_cycles;
+  for (const auto& l : p.workload.layers)
+    if (l.kind != workload::LayerKind::Host)
+      r.precisions.push_back({l.name, workload::precision_name(l.precision),
+                              workload::precision_name(l.out_type), l.promoted_by});
   r.golden_digests = p.golden_digests;
   r.cycles = emu.cycle();
   r.driven_cycles = driven_cycles;

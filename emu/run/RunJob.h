@@ -36,6 +36,11 @@ struct RunOptions {
   std::string energy_table;
   std::string point;
   bool thermal = false;
+  /// Precision assignment applied after loading (docs/workloads.md, "Precision"): "int8" or
+  /// "bf16" for every NPU layer, or the text of a precision file (`precision_origin` names it in
+  /// messages); empty: the workload's own precisions.
+  std::string precision;
+  std::string precision_origin = "precision";
   /// Called about every `progress_interval` cycles with the current cycle (for progress bars).
   std::function<void(uint64_t)> progress;
   uint64_t progress_interval = 1u << 20;
@@ -97,6 +102,12 @@ struct RunReport {
     uint64_t cycles = 0;
   };
   std::vector<HostLayer> host_layers;
+  /// The precision mix (docs/workloads.md, "Precision"): every NPU layer's precision, its
+  /// output's element type and, when it was raised to BF16, the layer that caused it.
+  struct LayerPrecision {
+    std::string name, precision, out_type, promoted_by;
+  };
+  std::vector<LayerPrecision> precisions;
   uint64_t host_cycles = 0;  ///< sum over host_layers; not included in `cycles` (NPU cycles)
   /// host_cycles / (cycles + host_cycles): the share of the end-to-end time spent on the host.
   double host_share() const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "emu/numeric/Float.h"
 #include "emu/workload/Reference.h"
 
 namespace bud::workload {
@@ -27,7 +28,7 @@ std::string hex(uint64_t v) {
 struct Layout {
   std::vector<TensorInfo> tensors;
   int input = -1;
-  int identity = -1;
+  int identity = -1, identity_bf16 = -1;
   std::vector<int> weights, bias, operand, out;  // per layer, -1 if none
 };
 
@@ -69,18 +70,20 @@ class Allocator {
 
 // An activation tensor description (sizes computed in 64 bits; the allocator checks them).
 std::pair<TensorInfo, uint64_t> activation(std::string name, int layer, TensorRole role,
-                                           const Shape& s, int64_t border, int64_t lanes) {
+                                           const Shape& s, int64_t border, int64_t lanes,
+                                           Precision type) {
   TensorInfo t;
   t.name = std::move(name);
   t.layer = layer;
   t.role = role;
   t.shape = s;
+  t.elem_bytes = type == Precision::Bf16 ? 2 : 1;
   const uint64_t cp = align_up(static_cast<uint64_t>(s.c), static_cast<uint64_t>(lanes));
-  const uint64_t row = (static_cast<uint64_t>(s.w) + 2 * border) * cp;
+  const uint64_t row = (static_cast<uint64_t>(s.w) + 2 * border) * cp * t.elem_bytes;
   const uint64_t bytes = (static_cast<uint64_t>(s.h) + 2 * border) * row;
   t.c_padded = static_cast<uint32_t>(cp);
   t.border = static_cast<uint32_t>(border);
-  t.pixel_pitch = static_cast<uint32_t>(cp);
+  t.pixel_pitch = static_cast<uint32_t>(cp * t.elem_bytes);
   t.row_pitch = static_cast<uint32_t>(row);
   t.check = role == TensorRole::Activation;
   return {t, bytes};
@@ -91,19 +94,32 @@ Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
   Layout lay;
   Allocator alloc(w, lay);
   auto [in, in_bytes] =
-      activation("input", -1, TensorRole::Input, w.input, border_for(w, -1), lanes);
+      activation("input", -1, TensorRole::Input, w.input, border_for(w, -1), lanes, w.input_type);
   if (auto e = alloc.place(in, in_bytes, w.input_where, "input")) return *e;
   lay.input = alloc.last();
-  const bool needs_identity = std::any_of(w.layers.begin(), w.layers.end(), [](const Layer& l) {
-    return l.kind == LayerKind::Add || l.kind == LayerKind::Relu;
-  });
-  if (needs_identity) {
+  auto needs_identity = [&](Precision p) {
+    return std::any_of(w.layers.begin(), w.layers.end(), [p](const Layer& l) {
+      return (l.kind == LayerKind::Add || l.kind == LayerKind::Relu) && l.precision == p;
+    });
+  };
+  if (needs_identity(Precision::Int8)) {
     TensorInfo t;
     t.name = "identity";
     t.role = TensorRole::Identity;
     t.shape = Shape{lanes, 1, lanes, 2};
     if (auto e = alloc.place(t, a.entry_bytes(Buffer::Wgt), w.input_where, "identity")) return *e;
     lay.identity = alloc.last();
+  }
+  if (needs_identity(Precision::Bf16)) {
+    // A B x B bf16 identity is two WGT entries of B/2 x B (docs/workloads.md, "Precision").
+    TensorInfo t;
+    t.name = "identity.bf16";
+    t.role = TensorRole::Identity;
+    t.shape = Shape{lanes, 1, lanes, 2};
+    t.elem_bytes = 2;
+    if (auto e = alloc.place(t, 2 * a.entry_bytes(Buffer::Wgt), w.input_where, "identity"))
+      return *e;
+    lay.identity_bf16 = alloc.last();
   }
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const Layer& l = w.layers[i];
@@ -137,14 +153,14 @@ Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
       lay.bias.back() = alloc.last();
     }
     if (l.kind == LayerKind::Add && l.other == kFreshTensor) {
-      auto [t, bytes] =
-          activation(l.name + ".other", li, TensorRole::Operand, l.out_shape, 0, lanes);
+      auto [t, bytes] = activation(l.name + ".other", li, TensorRole::Operand, l.out_shape, 0,
+                                   lanes, l.precision);
       if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
       lay.operand.back() = alloc.last();
     }
     // A host layer's output is written by the host, not the NPU: nothing to check on the NPU.
-    auto [t, bytes] =
-        activation(l.name, li, TensorRole::Activation, l.out_shape, border_for(w, li), lanes);
+    auto [t, bytes] = activation(l.name, li, TensorRole::Activation, l.out_shape,
+                                 border_for(w, li), lanes, l.out_type);
     t.check = l.kind != LayerKind::Host;
     if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
     lay.out.push_back(alloc.last());
@@ -163,12 +179,14 @@ struct Xfer {
 // [cb0, cb0 + e), to or from consecutive scratchpad entries starting at `sram`, into 2-D
 // strided commands. Whole pixels of a border-free tensor are one contiguous run (one command
 // with long rows = 64-byte requests); a border breaks runs at image-row ends.
+// `lanes` is the entry size in bytes (the array's B); an entry holds B / elem_bytes elements.
 std::vector<Xfer> pixel_xfers(const TensorInfo& t, int64_t p0, int64_t p1, int64_t cb0, int64_t e,
                               uint32_t sram, int64_t lanes) {
   std::vector<Xfer> v;
   const int64_t w = t.shape.w;
-  const bool whole = cb0 == 0 && e * lanes == t.c_padded;
-  auto addr = [&](int64_t p) { return t.element_addr(p / w, p % w, cb0 * lanes); };
+  const int64_t per = lanes / t.elem_bytes;  // elements per entry
+  const bool whole = cb0 == 0 && e * per == t.c_padded;
+  auto addr = [&](int64_t p) { return t.element_addr(p / w, p % w, cb0 * per); };
   auto u32 = [](int64_t x) { return static_cast<uint32_t>(x); };
   if (t.border == 0) {
     if (whole)
@@ -226,9 +244,11 @@ class Emitter {
     c.x_stride = x.stride;
     add(c);
   }
-  void gemm(uint32_t inp, uint32_t wgt, uint32_t acc, bool reset, int64_t m, int64_t k, int64_t n) {
+  void gemm(uint32_t inp, uint32_t wgt, uint32_t acc, bool reset, int64_t m, int64_t k, int64_t n,
+            bool bf16 = false) {
     Command c;
     c.opcode = Opcode::Gemm;
+    c.bf16 = bf16;
     c.inp_base = static_cast<uint16_t>(inp);
     c.wgt_base = static_cast<uint16_t>(wgt);
     c.acc_base = static_cast<uint16_t>(acc);
@@ -237,7 +257,7 @@ class Emitter {
     c.k = static_cast<uint16_t>(k);
     c.n = static_cast<uint16_t>(n);
     add(c);
-    const int64_t kb = ceil_div(k, lanes_), nb = ceil_div(n, lanes_);
+    const int64_t kb = ceil_div(k, bf16 ? lanes_ / 2 : lanes_), nb = ceil_div(n, lanes_);
     iterations_ += static_cast<uint64_t>(m * kb * nb);
     useful_ += static_cast<uint64_t>(m * k * n);
   }
@@ -251,6 +271,14 @@ class Emitter {
     c.shift = l.quant.shift;
     c.clamp_lo = l.relu ? 0 : -128;
     c.clamp_hi = 127;
+    // A BF16 layer or a BF16 output takes the float path with the same factor mult x 2^-shift.
+    c.src_fp32 = l.precision == Precision::Bf16;
+    c.dst_bf16 = l.out_type == Precision::Bf16;
+    if (c.float_post()) {
+      c.mult = static_cast<int16_t>(post_scale_bf16(l.quant));
+      c.shift = 0;
+      c.relu = c.dst_bf16 && l.relu;
+    }
     add(c);
   }
 
@@ -282,14 +310,25 @@ void set_tokens(Emitter& em, size_t first_load, size_t first_gemm, size_t post, 
   if (releases) em.at(end - 1).push_prev = true;  // S->C: OUT half free
 }
 
-void pack_activation(const TensorInfo& t, const std::vector<int8_t>& data, Program& p) {
+// An activation's DRAM image: int8 data as it is or, for a bf16 tensor, as exact bf16 values; a
+// bf16 Tensor's own values (host outputs). Padding stays zero (+0 in bf16).
+void pack_activation(const TensorInfo& t, const Tensor& data, Program& p) {
   DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
   const Shape& s = t.shape;
   for (int64_t y = 0; y < s.h; ++y)
     for (int64_t x = 0; x < s.w; ++x)
-      for (int64_t c = 0; c < s.c; ++c)
-        r.bytes[t.element_addr(y, x, c) - t.addr] =
-            static_cast<uint8_t>(data[static_cast<size_t>((y * s.w + x) * s.c + c)]);
+      for (int64_t c = 0; c < s.c; ++c) {
+        const size_t at = t.element_addr(y, x, c) - t.addr;
+        if (t.elem_bytes == 1) {
+          r.bytes[at] = static_cast<uint8_t>(data.at(y, x, c));
+          continue;
+        }
+        const uint16_t v = data.is_bf16()
+                               ? data.bf16_at(y, x, c)
+                               : numeric::bf16_from_float(static_cast<float>(data.at(y, x, c)));
+        r.bytes[at] = static_cast<uint8_t>(v);
+        r.bytes[at + 1] = static_cast<uint8_t>(v >> 8);
+      }
   p.dram_init.push_back(std::move(r));
 }
 
@@ -300,14 +339,16 @@ void pack_weights(const Layer& l, const TilePlan& plan, const TensorInfo& t,
                   const std::vector<int8_t>& wts, Program& p) {
   DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
   const int64_t B = p.array.rows;
+  const bool bf16 = l.precision == Precision::Bf16;
+  const int64_t K = bf16 ? B / 2 : B;  // reduction lanes of a block (BF16: B/2 x B blocks)
   const int64_t n = l.out_shape.c;
   const int64_t cin = l.in_shape.c;
   const int64_t cp = ceil_div(cin, B) * B;
   for (int64_t nb = 0; nb < plan.nb; ++nb)
     for (int64_t kb = 0; kb < plan.kb; ++kb)
       for (int64_t o = 0; o < B; ++o)
-        for (int64_t i = 0; i < B; ++i) {
-          const int64_t col = nb * B + o, row = kb * B + i;
+        for (int64_t i = 0; i < K; ++i) {
+          const int64_t col = nb * B + o, row = kb * K + i;
           int64_t k = row;
           if (l.kind == LayerKind::Conv2d) {
             // Grouped: block-diagonal, zero where input and output groups differ.
@@ -318,16 +359,25 @@ void pack_weights(const Layer& l, const TilePlan& plan, const TensorInfo& t,
             k = -1;
           }
           if (col >= n || k < 0) continue;
-          r.bytes[static_cast<size_t>(((nb * plan.kb + kb) * B * B) + o * B + i)] =
-              static_cast<uint8_t>(wts[static_cast<size_t>(k * n + col)]);
+          const size_t at = static_cast<size_t>(((nb * plan.kb + kb) * B * B) + (o * K + i) * (bf16 ? 2 : 1));
+          const int8_t v = wts[static_cast<size_t>(k * n + col)];
+          if (!bf16) {
+            r.bytes[at] = static_cast<uint8_t>(v);
+            continue;
+          }
+          const uint16_t h = numeric::bf16_from_float(static_cast<float>(v));
+          r.bytes[at] = static_cast<uint8_t>(h);
+          r.bytes[at + 1] = static_cast<uint8_t>(h >> 8);
         }
   p.dram_init.push_back(std::move(r));
 }
 
-void pack_bias(const TensorInfo& t, const std::vector<int32_t>& bias, Program& p) {
+// int32 lanes, or for a BF16 layer the fp32 of each bias (its accumulators are fp32).
+void pack_bias(const TensorInfo& t, const std::vector<int32_t>& bias, bool fp32, Program& p) {
   DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
   for (size_t j = 0; j < bias.size(); ++j) {
-    const uint32_t v = static_cast<uint32_t>(bias[j]);
+    const uint32_t v =
+        fp32 ? numeric::int32_to_fp32(bias[j]) : static_cast<uint32_t>(bias[j]);
     for (int b = 0; b < 4; ++b) r.bytes[j * 4 + b] = static_cast<uint8_t>(v >> (8 * b));
   }
   p.dram_init.push_back(std::move(r));
@@ -348,7 +398,10 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
                  acc_half = a.entries[2] / 2, out_half = a.entries[3] / 2;
   const int64_t tiles = plan.m_tiles * plan.n_tiles;
   const bool conv = l.kind == LayerKind::Conv2d;
-  const int64_t cb_in = in.c_padded / B;
+  const bool bf16 = l.precision == Precision::Bf16;
+  const int64_t klanes = bf16 ? B / 2 : B;  // reduction elements per INP entry
+  const int64_t cb_in = in.c_padded * in.elem_bytes / B;  // INP entries per input pixel
+  const int64_t om = out.elem_bytes;  // OUT entries per ACC entry (2 for a bf16 output)
   int64_t t = 0;
   for (int64_t j = 0; j < plan.n_tiles; ++j) {
     const int64_t nb0 = j * plan.nb_tile;
@@ -391,11 +444,11 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
         }
       }
       const size_t first_gemm = em.size();
-      em.gemm(inp_base, wgt_base, acc_base, false, rows, conv ? plan.kb * B : l.k,
-              std::min(l.out_shape.c - nb0 * B, nbt * B));
+      em.gemm(inp_base, wgt_base, acc_base, false, rows, conv ? plan.kb * klanes : l.k,
+              std::min(l.out_shape.c - nb0 * B, nbt * B), bf16);
       const size_t post = em.size();
       em.post(acc_base, out_base, rows * nbt, l);
-      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base, B))
+      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0 * om, nbt * om, out_base, B))
         em.xfer(Opcode::Store, Buffer::Out, x);
       set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
     }
@@ -417,7 +470,10 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
   const uint32_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
                  acc_half = a.entries[2] / 2, out_half = a.entries[3] / 2;
   const bool conv = l.kind == LayerKind::Conv2d;
-  const int64_t cb_in = in.c_padded / B;
+  const bool bf16 = l.precision == Precision::Bf16;
+  const int64_t klanes = bf16 ? B / 2 : B;
+  const int64_t cb_in = in.c_padded * in.elem_bytes / B;
+  const int64_t om = out.elem_bytes;
   const int64_t tiles = plan.m_tiles * plan.n_tiles;
   const int64_t steps = tiles * plan.k_chunks;
   int64_t t = 0, s = 0;
@@ -469,9 +525,9 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
           }
         }
         const size_t gemm = em.size();
-        const int64_t k = conv ? kbc * B : std::min(l.k - kb0 * B, kbc * B);
+        const int64_t k = conv ? kbc * klanes : std::min(l.k - kb0 * klanes, kbc * klanes);
         em.gemm(inp_base, wgt_base, acc_base, false, rows, k,
-                std::min(l.out_shape.c - nb0 * B, nbt * B));
+                std::min(l.out_shape.c - nb0 * B, nbt * B), bf16);
         if (s >= buffers) em.at(first_load).pop_next = true;  // C->L: this step's halves free
         em.at(gemm - 1).push_next = true;                     // L->C: operands loaded
         em.at(gemm).pop_prev = true;
@@ -480,7 +536,7 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
       }
       const size_t post = em.size();
       em.post(acc_base, out_base, rows * nbt, l);
-      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0, nbt, out_base, B))
+      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0 * om, nbt * om, out_base, B))
         em.xfer(Opcode::Store, Buffer::Out, x);
       Command& pc = em.at(post);
       pc.push_next = true;                                  // C->S: OUT half ready
@@ -494,6 +550,8 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
 
 // Add and relu: each B-channel block of a pixel is one GEMM row times a B x B identity block,
 // so the MAC array moves (and for add, sums) the operands into ACC and POST requantises.
+// BF16: a block's B channels are two INP entries, so each GEMM row has K = B (two reduction
+// blocks) and the identity is two WGT entries (docs/workloads.md, "Precision").
 void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
                        const TensorInfo* other, const TensorInfo& identity, const TensorInfo& out,
                        int64_t buffers) {
@@ -502,7 +560,10 @@ void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const 
   const uint32_t inp_half = a.entries[0] / 2, acc_half = a.entries[2] / 2,
                  out_half = a.entries[3] / 2;
   const int64_t tiles = plan.m_tiles;
-  const int64_t cb = plan.kb;
+  const int64_t cb = plan.nb;  // B-channel blocks per pixel
+  const bool bf16 = l.precision == Precision::Bf16;
+  const int64_t ie = bf16 ? 2 : 1;      // INP entries per block
+  const int64_t om = out.elem_bytes;  // OUT entries per block
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t p0 = t * plan.rows;
     const int64_t rows = std::min(plan.rows, plan.pixels - p0);
@@ -511,21 +572,23 @@ void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const 
     const uint32_t inp_base = half * inp_half, acc_base = half * acc_half,
                    out_base = half * out_half;
     const size_t first_load = em.size();
-    // The identity block stays in WGT entry 0 for the whole layer.
+    // The identity block stays in WGT entry 0 (BF16: entries 0 and 1) for the whole layer.
     if (t == 0)
-      em.xfer(Opcode::Load, Buffer::Wgt, {identity.addr, 0, 1, 1, a.entry_bytes(Buffer::Wgt)});
-    for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, cb, inp_base, B))
+      em.xfer(Opcode::Load, Buffer::Wgt,
+              {identity.addr, 0, 1, static_cast<uint32_t>(ie),
+               static_cast<uint32_t>(ie * a.entry_bytes(Buffer::Wgt))});
+    const uint32_t other_base = inp_base + static_cast<uint32_t>(n_rows * ie);
+    for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, cb * ie, inp_base, B))
       em.xfer(Opcode::Load, Buffer::Inp, x);
     if (other)
-      for (const Xfer& x :
-           pixel_xfers(*other, p0, p0 + rows, 0, cb, inp_base + static_cast<uint32_t>(n_rows), B))
+      for (const Xfer& x : pixel_xfers(*other, p0, p0 + rows, 0, cb * ie, other_base, B))
         em.xfer(Opcode::Load, Buffer::Inp, x);
     const size_t first_gemm = em.size();
-    em.gemm(inp_base, 0, acc_base, true, n_rows, B, B);
-    if (other) em.gemm(inp_base + static_cast<uint32_t>(n_rows), 0, acc_base, false, n_rows, B, B);
+    em.gemm(inp_base, 0, acc_base, true, n_rows, B, B, bf16);
+    if (other) em.gemm(other_base, 0, acc_base, false, n_rows, B, B, bf16);
     const size_t post = em.size();
     em.post(acc_base, out_base, n_rows, l);
-    for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, 0, cb, out_base, B))
+    for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, 0, cb * om, out_base, B))
       em.xfer(Opcode::Store, Buffer::Out, x);
     set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
   }
@@ -595,7 +658,11 @@ std::optional<int> Program::layer_of_command(uint32_t cmd) const {
 Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a, const TileLimits& limits) {
   const int64_t B = a.rows;
   const int64_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
-                acc_half = a.entries[2] / 2;
+                acc_half = a.entries[2] / 2, out_half = a.entries[3] / 2;
+  // BF16: B/2 reduction elements per INP entry; a bf16 output takes two OUT entries per block.
+  const bool bf16 = l.precision == Precision::Bf16;
+  const int64_t klanes = bf16 ? B / 2 : B;
+  const int64_t om = l.out_type == Precision::Bf16 ? 2 : 1;
   TilePlan p;
   p.pixels = l.out_shape.pixels();
   if (l.kind == LayerKind::Host) {
@@ -604,23 +671,27 @@ Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a, const Til
     return p;
   }
   if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
-    p.kb = l.kind == LayerKind::Dense ? ceil_div(l.k, B) : l.kh * l.kw * ceil_div(l.in_shape.c, B);
+    p.kb = l.kind == LayerKind::Dense ? ceil_div(l.k, klanes)
+                                      : l.kh * l.kw * ceil_div(l.in_shape.c, B) * (B / klanes);
     p.nb = ceil_div(l.out_shape.c, B);
     // A reduction longer than half the WGT scratchpad runs in equal chunks that each fit.
     p.k_chunks = ceil_div(p.kb, std::min(wgt_half, inp_half));
     p.kb_chunk = ceil_div(p.kb, p.k_chunks);
     p.nb_tile = std::min<int64_t>(p.nb, wgt_half / p.kb_chunk);
     if (limits.max_blocks > 0) p.nb_tile = std::min<int64_t>(p.nb_tile, limits.max_blocks);
-    p.rows = std::min({p.pixels, inp_half / p.kb_chunk, acc_half / p.nb_tile});
+    p.rows = std::min({p.pixels, inp_half / p.kb_chunk, acc_half / p.nb_tile,
+                       out_half / (p.nb_tile * om)});
   } else {
     const int64_t cb = ceil_div(l.in_shape.c, B);
     const int64_t ops = l.kind == LayerKind::Add ? 2 : 1;
-    p.kb = p.nb = p.nb_tile = cb;
-    if (cb * ops > inp_half)
+    const int64_t ie = bf16 ? 2 : 1;  // INP entries per block
+    p.kb = cb * ie;
+    p.nb = p.nb_tile = cb;
+    if (cb * ie * ops > inp_half || cb * om > out_half)
       return Error{"cannot be tiled: even a 1-pixel tile of " + std::to_string(l.in_shape.c) +
-                   " channels needs " + std::to_string(cb * ops) +
+                   " channels needs " + std::to_string(cb * ie * ops) +
                    " INP entries but half the INP scratchpad holds " + std::to_string(inp_half)};
-    p.rows = std::min({p.pixels, inp_half / (cb * ops), acc_half / cb});
+    p.rows = std::min({p.pixels, inp_half / (cb * ie * ops), acc_half / cb, out_half / (cb * om)});
   }
   if (limits.max_rows > 0) p.rows = std::min<int64_t>(p.rows, limits.max_rows);
   p.m_tiles = ceil_div(p.pixels, p.rows);
@@ -649,11 +720,26 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
   for (const TensorInfo& t : p.tensors) p.data_end = std::max(p.data_end, t.addr + t.bytes);
 
   // Initial DRAM image.
-  pack_activation(p.tensors[static_cast<size_t>(lay.input)], generate_input(w), p);
+  pack_activation(p.tensors[static_cast<size_t>(lay.input)], Tensor{w.input, generate_input(w), {}, 0},
+                  p);
   if (lay.identity >= 0) {
     const size_t B = a.rows;
     DramRegion r{p.tensors[static_cast<size_t>(lay.identity)].addr, std::vector<uint8_t>(B * B, 0)};
     for (size_t i = 0; i < B; ++i) r.bytes[i * B + i] = 1;
+    p.dram_init.push_back(std::move(r));
+  }
+  if (lay.identity_bf16 >= 0) {
+    // Two B/2 x B blocks: entry kb holds 1.0 at (o, i) where o == kb * B/2 + i.
+    const size_t B = a.rows, L = B / 2;
+    DramRegion r{p.tensors[static_cast<size_t>(lay.identity_bf16)].addr,
+                 std::vector<uint8_t>(2 * B * B, 0)};
+    const uint16_t one = numeric::bf16_from_float(1.0f);
+    for (size_t kb = 0; kb < 2; ++kb)
+      for (size_t i = 0; i < L; ++i) {
+        const size_t at = kb * B * B + ((kb * L + i) * L + i) * 2;
+        r.bytes[at] = static_cast<uint8_t>(one);
+        r.bytes[at + 1] = static_cast<uint8_t>(one >> 8);
+      }
     p.dram_init.push_back(std::move(r));
   }
   std::vector<TilePlan> plans;
@@ -667,14 +753,16 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
     if (lay.weights[i] >= 0) {
       pack_weights(l, plans.back(), p.tensors[static_cast<size_t>(lay.weights[i])], data.weights,
                    p);
-      pack_bias(p.tensors[static_cast<size_t>(lay.bias[i])], data.bias, p);
+      pack_bias(p.tensors[static_cast<size_t>(lay.bias[i])], data.bias,
+                l.precision == Precision::Bf16, p);
     }
     if (lay.operand[i] >= 0)
-      pack_activation(p.tensors[static_cast<size_t>(lay.operand[i])], data.other, p);
+      pack_activation(p.tensors[static_cast<size_t>(lay.operand[i])],
+                      Tensor{l.out_shape, data.other, {}, 0}, p);
     // Host layers: the golden side computes the output, placed before the run (docs/import.md).
     if (l.kind == LayerKind::Host) {
-      if (!host_ref) host_ref = std::make_shared<ReferenceResult>(reference_of(w));
-      pack_activation(p.tensors[static_cast<size_t>(lay.out[i])], host_ref->layers[i].data, p);
+      if (!host_ref) host_ref = std::make_shared<ReferenceResult>(reference_of(w, a));
+      pack_activation(p.tensors[static_cast<size_t>(lay.out[i])], host_ref->layers[i], p);
       continue;
     }
     // Bordered outputs: make the zero border explicit in the image.
@@ -691,6 +779,7 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
     LayerInfo info;
     info.name = l.name;
     info.kind = l.kind;
+    info.precision = l.kind == LayerKind::Host ? Precision::Int8 : l.precision;
     info.first_cmd = static_cast<uint32_t>(p.commands.size());
     const TensorInfo& in = p.tensors[static_cast<size_t>(
         l.input == kInputTensor ? lay.input : lay.out[static_cast<size_t>(l.input)])];
@@ -710,8 +799,8 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
                                                   : lay.out[static_cast<size_t>(l.other)];
         other = &p.tensors[static_cast<size_t>(idx)];
       }
-      lower_elementwise(em, l, plan, in, other, p.tensors[static_cast<size_t>(lay.identity)], out,
-                        buffers);
+      const int id = l.precision == Precision::Bf16 ? lay.identity_bf16 : lay.identity;
+      lower_elementwise(em, l, plan, in, other, p.tensors[static_cast<size_t>(id)], out, buffers);
       info.tiles = static_cast<uint32_t>(plan.m_tiles);
     }
     // A layer reads what the previous one stored: wait for everything between layers.

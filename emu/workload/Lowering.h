@@ -58,10 +58,14 @@ struct TensorInfo {
   uint32_t bytes = 0;  ///< allocation size
   Shape shape;         ///< logical shape (activations; weights: h = K, w = 1, c = N)
   uint32_t c_padded = 0, border = 0, pixel_pitch = 0, row_pitch = 0;
+  /// Bytes per element of an activation: 1 (int8) or 2 (bf16, little endian); pixel_pitch is
+  /// c_padded x elem_bytes.
+  uint32_t elem_bytes = 1;
   bool check = false;  ///< a layer output that checkers compare against the reference
   /// Byte address of activation element (y, x, c).
   uint32_t element_addr(int64_t y, int64_t x, int64_t c) const {
-    return static_cast<uint32_t>(addr + (y + border) * row_pitch + (x + border) * pixel_pitch + c);
+    return static_cast<uint32_t>(addr + (y + border) * row_pitch + (x + border) * pixel_pitch +
+                                 c * elem_bytes);
   }
 };
 
@@ -75,6 +79,9 @@ struct DramRegion {
 struct LayerInfo {
   std::string name;
   LayerKind kind = LayerKind::Dense;
+  /// The layer's GEMM precision (BF16 GEMMs issue half the MACs per iteration: the profiler's
+  /// peak for the layer follows).
+  Precision precision = Precision::Int8;
   /// Inclusive command indices (SYNC after it included) in the first pass; pass p's copy is
   /// offset by p * Program::pass_commands.
   uint32_t first_cmd = 0, last_cmd = 0;

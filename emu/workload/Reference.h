@@ -7,17 +7,29 @@
 #include <cstdint>
 #include <vector>
 
+#include "emu/isa/Isa.h"
 #include "emu/workload/Workload.h"
 
 namespace bud::workload {
 
-/// A logical int8 tensor (no padding), NHWC.
+/// A tensor, NHWC: a logical int8 tensor (no padding), or a bf16 tensor.
 struct Tensor {
   Shape shape;
-  std::vector<int8_t> data;
+  std::vector<int8_t> data;  ///< int8 elements (empty for a bf16 tensor)
+  /// A bf16 tensor's elements, its channels padded to `padded_c` (the array's lanes) as in DRAM:
+  /// the padding lanes are computed too, since a NaN or Inf there reaches the real lanes of the
+  /// next layer through its zero weights (docs/workloads.md, "Precision").
+  std::vector<uint16_t> bf16;
+  int64_t padded_c = 0;  ///< > 0: a bf16 tensor
+  bool is_bf16() const { return padded_c > 0; }
   int8_t at(int64_t y, int64_t x, int64_t c) const {
     return data[static_cast<size_t>((y * shape.w + x) * shape.c + c)];
   }
+  uint16_t bf16_at(int64_t y, int64_t x, int64_t c) const {
+    return bf16[static_cast<size_t>((y * shape.w + x) * padded_c + c)];
+  }
+  /// Element (y, x, c) as a real number in the tensor's units (int8 value or bf16 value).
+  double value(int64_t y, int64_t x, int64_t c) const;
 };
 
 /// Every tensor of a reference run.
@@ -27,11 +39,17 @@ struct ReferenceResult {
   uint64_t saturations = 0;    ///< lanes where requantisation clamped to int8 (as POST counts)
 };
 
-/// Runs the whole workload.
-ReferenceResult run_reference(const Workload& w);
+/// Runs the whole workload. `array`: the variant whose lanes order a BF16 layer's sums (an int8
+/// workload's result does not depend on it).
+ReferenceResult run_reference(const Workload& w,
+                              const isa::ArrayConfig& array = isa::default_array());
 /// The workload's reference run: the one computed at load (Workload::reference) when there is
-/// one, else run_reference(w).
-ReferenceResult reference_of(const Workload& w);
+/// one (int8 workloads), else run_reference(w, array).
+ReferenceResult reference_of(const Workload& w,
+                             const isa::ArrayConfig& array = isa::default_array());
+/// The bf16 scale a float-path POST of layer `l` multiplies by: mult x 2^-shift, rounded to bf16
+/// (docs/workloads.md, "Precision").
+uint16_t post_scale_bf16(const Quant& q);
 
 /// Layer `l`'s int8 output from its accumulators (POST requantisation with its quant and relu);
 /// adds the lanes that clamped to `saturations`.
@@ -53,7 +71,8 @@ std::vector<double> host_op_values(const HostParams& p, const Shape& in, const S
 /// outputs: dequantise, compute in float (double), requantise with round-half-away and clamp.
 /// Deterministic: the same inputs give the same bytes on every run.
 Tensor host_layer_output(const Workload& w, int index, const Tensor& input,
-                         const std::vector<Tensor>& earlier);
+                         const std::vector<Tensor>& earlier,
+                         const isa::ArrayConfig& array = isa::default_array());
 
 /// POST semantics for one lane (docs/isa.md): returns the int8 result; `saturated` (if not null)
 /// is set when the rounded value did not fit int8.

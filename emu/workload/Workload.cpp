@@ -6,6 +6,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -94,6 +95,130 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
 std::string Shape::to_string() const {
   if (rank == 2) return std::to_string(h) + "x" + std::to_string(c);
   return std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c);
+}
+
+const char* precision_name(Precision p) { return p == Precision::Bf16 ? "bf16" : "int8"; }
+
+std::optional<Precision> parse_precision(std::string_view s) {
+  std::string v(s);
+  for (char& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (v == "int8") return Precision::Int8;
+  if (v == "bf16") return Precision::Bf16;
+  return std::nullopt;
+}
+
+bool has_bf16(const Workload& w) {
+  return std::any_of(w.layers.begin(), w.layers.end(),
+                     [](const Layer& l) { return l.precision == Precision::Bf16; });
+}
+
+void resolve_precisions(Workload& w) {
+  const size_t n = w.layers.size();
+  // Union-find over NPU layers: the readers of one tensor are one group.
+  std::vector<size_t> parent(n);
+  for (size_t i = 0; i < n; ++i) parent[i] = i;
+  auto find = [&](size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  // first_reader[t]: a reader of tensor t (t = 0 the input, i + 1 layer i), or n if none yet.
+  std::vector<size_t> first_reader(n + 1, n);
+  auto reads = [&](size_t layer, int tensor) {
+    const size_t t = tensor == kInputTensor ? 0 : static_cast<size_t>(tensor) + 1;
+    if (first_reader[t] == n) first_reader[t] = layer;
+    else parent[find(layer)] = find(first_reader[t]);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const Layer& l = w.layers[i];
+    if (l.kind == LayerKind::Host) continue;
+    reads(i, l.input);
+    if (l.kind == LayerKind::Add && l.other != kFreshTensor) reads(i, l.other);
+  }
+  // A group runs BF16 if any member asked for it; the first such member (in layer order) is
+  // named as the reason for the others.
+  std::vector<size_t> bf16_by(n, n);
+  for (size_t i = 0; i < n; ++i)
+    if (w.layers[i].kind != LayerKind::Host && w.layers[i].precision == Precision::Bf16 &&
+        bf16_by[find(i)] == n)
+      bf16_by[find(i)] = i;
+  for (size_t i = 0; i < n; ++i) {
+    Layer& l = w.layers[i];
+    l.promoted_by.clear();
+    if (l.kind == LayerKind::Host) {
+      l.precision = Precision::Int8;
+      continue;
+    }
+    const size_t by = bf16_by[find(i)];
+    if (by != n && l.precision != Precision::Bf16) {
+      l.precision = Precision::Bf16;
+      l.promoted_by = w.layers[by].name;
+    }
+  }
+  auto reader_type = [&](size_t t, Precision fallback) {
+    return first_reader[t] == n ? fallback : w.layers[first_reader[t]].precision;
+  };
+  w.input_type = reader_type(0, Precision::Int8);
+  for (size_t i = 0; i < n; ++i) w.layers[i].out_type = reader_type(i + 1, w.layers[i].precision);
+  if (has_bf16(w)) w.reference.reset();
+}
+
+std::optional<Error> assign_precision(Workload& w, std::string_view spec, std::string_view origin) {
+  auto set_all = [&](Precision p) {
+    for (Layer& l : w.layers)
+      if (l.kind != LayerKind::Host) l.precision = p;
+  };
+  if (auto p = parse_precision(spec)) {
+    set_all(*p);
+    resolve_precisions(w);
+    return std::nullopt;
+  }
+  size_t line_no = 0, start = 0;
+  while (start <= spec.size()) {
+    const size_t end = std::min(spec.find('\n', start), spec.size());
+    std::string_view line = spec.substr(start, end - start);
+    ++line_no;
+    start = end + 1;
+    if (const size_t hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
+    // Up to two words: the layer (or *) and the precision.
+    std::vector<std::pair<size_t, std::string_view>> words;
+    for (size_t i = 0; i < line.size();) {
+      if (std::isspace(static_cast<unsigned char>(line[i]))) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+      words.emplace_back(i, line.substr(i, j - i));
+      i = j;
+    }
+    auto where = [&](size_t col) {
+      return std::string(origin) + ":" + std::to_string(line_no) + ":" + std::to_string(col + 1) +
+             ": ";
+    };
+    if (words.empty()) continue;
+    if (words.size() != 2)
+      return Error{where(words[0].first) + "expected `LAYER PRECISION` (e.g. `fc1 bf16`)"};
+    const auto p = parse_precision(words[1].second);
+    if (!p)
+      return Error{where(words[1].first) + "unknown precision '" + std::string(words[1].second) +
+                   "' (int8 or bf16)"};
+    if (words[0].second == "*") {
+      set_all(*p);
+      continue;
+    }
+    const auto li = w.find_layer(words[0].second);
+    if (!li)
+      return Error{where(words[0].first) + "workload '" + w.name + "' has no layer '" +
+                   std::string(words[0].second) + "'"};
+    Layer& l = w.layers[static_cast<size_t>(*li)];
+    if (l.kind == LayerKind::Host)
+      return Error{where(words[0].first) + "layer '" + l.name +
+                   "' runs on the host: it has no NPU precision"};
+    l.precision = *p;
+  }
+  resolve_precisions(w);
+  return std::nullopt;
 }
 
 const char* layer_kind_name(LayerKind k) {
@@ -480,6 +605,13 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
         return fail(lwhere, lname + ": no layer kind (dense, conv2d, add, relu or host)");
     }
 
+    if (pl.precision() == LayerSpec::BF16) {
+      if (l.kind == LayerKind::Host)
+        return fail(fwhere(pl, lt, "precision"),
+                    lname + ": host layers have no NPU precision (they compute in double)");
+      l.precision = Precision::Bf16;
+    }
+
     if (pl.has_quant()) {
       const QuantSpec& q = pl.quant();
       const Tree* qt = loc.nested(lt, pl, "quant", -1);
@@ -537,6 +669,9 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
     ref->layers.push_back(requantize_layer(l, acc, ref->saturations));
   }
   w.reference = std::move(ref);
+  // Precisions: calibration above is the int8 chain (a BF16 layer keeps the int8 layer's
+  // quantisation factor); the reference of a workload with BF16 layers is recomputed lazily.
+  resolve_precisions(w);
 
   // The program must fit the DRAM (and command ids).
   if (auto p = lower(w); !p) return Error{p.error()};

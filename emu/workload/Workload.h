@@ -34,6 +34,14 @@ enum class LayerKind : uint8_t { Dense, Conv2d, Add, Relu, Host };
 /// "dense", "conv2d", "add", "relu", "host".
 const char* layer_kind_name(LayerKind k);
 
+/// A precision of the NPU (docs/isa.md): a layer's GEMM (int8 operands into int32, or BF16
+/// operands into fp32) and a tensor's element type (int8 or bf16).
+enum class Precision : uint8_t { Int8, Bf16 };
+/// "int8", "bf16".
+const char* precision_name(Precision p);
+/// Parses "int8" / "bf16" (any case).
+std::optional<Precision> parse_precision(std::string_view s);
+
 /// POST requantisation parameters (docs/isa.md, POST).
 struct Quant {
   int16_t mult = 1;
@@ -80,6 +88,14 @@ struct Layer {
   std::shared_ptr<const LayerData> data;
   Quant quant;
   bool relu = false;  ///< clamp_lo = 0 in POST (always true for kind Relu)
+  /// The GEMM's precision (NPU layers; docs/workloads.md "Precision"). The layer reads its
+  /// inputs in this precision.
+  Precision precision = Precision::Int8;
+  /// The element type of the layer's output tensor: the precision its consumers read (set by
+  /// resolve_precisions; POST converts when it differs from `precision`).
+  Precision out_type = Precision::Int8;
+  /// Why resolve_precisions raised `precision` to BF16 (empty: it was asked for).
+  std::string promoted_by;
   Shape in_shape, out_shape;
   std::string where;  ///< "FILE:LINE:COL" of the layer in its source, for messages
   /// Reduction length of the layer's GEMM view in logical elements (dense k, conv
@@ -117,6 +133,8 @@ struct Workload {
   uint32_t repeat = 1;
   /// Explicit input (imported models); empty: generated from the seed.
   std::vector<int8_t> input_data;
+  /// Element type of the workload input in DRAM (resolve_precisions: what its readers read).
+  Precision input_type = Precision::Int8;
   /// The direct reference's run of this workload (emu/workload/Reference.h), computed by the
   /// load's quantisation calibration, which needs every layer's accumulators anyway: checks use
   /// it instead of computing every layer a second time. Null for a hand-built Workload;
@@ -137,6 +155,22 @@ struct LoadOptions {
 
 /// Largest `repeat` a workload may ask for.
 inline constexpr uint32_t kMaxRepeat = 1'000'000;
+
+/// Fixes the element types after a precision assignment (docs/workloads.md, "Precision"): layers
+/// that read the same tensor (an add reads two) must read it in one precision, so every group of
+/// layers joined that way runs BF16 if any of its members does (the raised ones get
+/// `promoted_by`); each tensor's type is then its readers' precision (a tensor read only by the
+/// host or by nobody keeps its producer's precision; the input defaults to int8). Resets the
+/// cached reference when the workload has any BF16 layer. Host layers have no precision.
+void resolve_precisions(Workload& w);
+/// Applies a precision assignment (docs/workloads.md, "Precision"): "int8" or "bf16" sets every
+/// NPU layer; anything else is the text of a precision file, one `LAYER PRECISION` per line
+/// (`*` for every NPU layer, later lines win, `#` comments), `origin` naming it in messages
+/// ("ORIGIN:LINE:COL: ..."). Then resolve_precisions. Error for an unknown layer or precision,
+/// or a host layer.
+std::optional<Error> assign_precision(Workload& w, std::string_view spec, std::string_view origin);
+/// Whether any layer runs BF16.
+bool has_bf16(const Workload& w);
 
 /// Parses and validates a workload from text. `file` is only used in messages. Errors are one
 /// line "FILE:LINE:COL: message" (1-based); never throws.

@@ -14,7 +14,8 @@ using namespace bud;
 namespace {
 
 // A random but valid layer stack; shapes are tracked so every layer fits its input.
-std::string random_workload(emu::Rng& rng) {
+// `bf16`: each NPU layer runs BF16 with probability 1/2 (mixed programs; docs/workloads.md).
+std::string random_workload(emu::Rng& rng, bool bf16 = false) {
   int64_t h = rng.range(1, 9), w = rng.range(1, 9), c = rng.range(1, 40);
   std::string t = "input_shape: [" + std::to_string(h) + ", " + std::to_string(w) + ", " +
                   std::to_string(c) + "]\n";
@@ -57,6 +58,10 @@ std::string random_workload(emu::Rng& rng) {
     if (rng.chance(1, 3))
       t += " quant { mult: " + std::to_string(rng.range(-300, 300)) +
            " shift: " + std::to_string(rng.range(0, 12)) + " }";
+    // Large factors drive BF16 values past the fp32 range: Inf and NaN reach later layers.
+    else if (bf16 && rng.chance(1, 4))
+      t += " quant { mult: " + std::to_string(rng.range(20000, 32767)) + " shift: 0 }";
+    if (bf16 && rng.chance(1, 2)) t += " precision: BF16";
     t += " }\n";
   }
   return t;
@@ -84,4 +89,48 @@ TEST_CASE("random layer stacks: golden model equals the direct reference", "[gol
     INFO(rep.summary());
     REQUIRE(rep.ok());
   }
+}
+
+TEST_CASE("random mixed-precision stacks: golden model equals the direct reference bit for bit",
+          "[golden][random][bf16]") {
+  emu::Rng rng(1616);
+  int bf16_layers = 0, specials = 0;
+  // Besides the random stacks, one that must overflow: a factor of 32767 per layer grows values
+  // about 6.5e5-fold a layer (K = 20, weights in [-8, 8]), past the fp32 range well before the
+  // tenth layer (Inf), and an add of opposite infinities gives NaN.
+  std::string overflow = "input_shape: [4, 20]\n";
+  for (int i = 0; i < 10; ++i)
+    overflow += "layer { name: \"d" + std::to_string(i) +
+                "\" dense { m: 4 k: 20 n: 20 } quant { mult: 32767 shift: 0 } precision: BF16 }\n";
+  overflow += "layer { name: \"neg\" input: \"d9\" relu { } quant { mult: -1 shift: 0 } "
+              "precision: BF16 }\n";
+  overflow += "layer { name: \"sum\" add { other: \"d9\" relu: true } precision: BF16 }\n";
+  for (int iter = 0; iter <= 150; ++iter) {
+    const std::string text = iter == 150 ? overflow : random_workload(rng, true);
+    INFO(text);
+    const workload::Result<workload::Workload> w = workload::parse_workload(text, "random");
+    INFO(w.error());
+    REQUIRE(w.ok());
+    for (const auto& l : w->layers) bf16_layers += l.precision == workload::Precision::Bf16;
+    // npu8 and npu16 order the BF16 sums differently (4 or 8 products per tree).
+    for (const auto* a : {&isa::kArrayVariants[0], &isa::kArrayVariants[1]}) {
+      const workload::Result<workload::Program> p = workload::lower(*w, *a);
+      INFO(a->name);
+      REQUIRE(p.ok());
+      golden::GoldenNpu npu(w->dram_bytes, *a);
+      const golden::RunResult r = golden::run_program(npu, *p);
+      INFO(r.error);
+      REQUIRE(r.ok);
+      CHECK(r.tokens_left == std::array<uint32_t, 4>{});
+      const workload::ReferenceResult ref = workload::run_reference(*w, *a);
+      for (const auto& t : ref.layers)
+        for (const uint16_t v : t.bf16) specials += (v & 0x7f80u) == 0x7f80u;
+      const golden::CheckReport rep = golden::check_outputs(*p, ref, npu.dram());
+      INFO(rep.summary());
+      REQUIRE(rep.ok());
+    }
+  }
+  // The sweep exercised what it claims: BF16 layers, and infinities or NaNs among their values.
+  CHECK(bf16_layers > 100);
+  CHECK(specials > 0);
 }

@@ -2,6 +2,7 @@
 
 #include <xmmintrin.h>
 
+#include <algorithm>
 #include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -158,4 +159,58 @@ TEST_CASE("special values follow the documented rules", "[numeric][bf16]") {
   CHECK(mul_bf16(0x0080, 0x3f00) == 0u);          // 2^-126 x 0.5: underflow, FTZ
   CHECK(mul_bf16(0x7f00, 0x4000) == 0x7f800000u);  // 2^127 x 2: overflow to Inf
   CHECK(bf16_to_fp32(sub) == 0u);
+}
+
+TEST_CASE("int32 to fp32 and fp32 to int8 round to nearest even like the host", "[numeric][bf16]") {
+  std::mt19937_64 rng(1617);
+  for (int n = 0; n < 200'000; ++n) {
+    const int32_t i = static_cast<int32_t>(rng() >> (rng() % 40));
+    // The host converts int -> float under round to nearest even (the default mode).
+    REQUIRE(int32_to_fp32(i) == std::bit_cast<uint32_t>(static_cast<float>(i)));
+    const float f = std::ldexp(static_cast<float>(static_cast<int32_t>(rng() % 200'001) - 100'000),
+                               -static_cast<int>(rng() % 12));
+    bool sat = false;
+    const int8_t q = fp32_to_int8(std::bit_cast<uint32_t>(f), &sat);
+    const float r = std::nearbyint(f);  // ties to even in the default mode
+    REQUIRE(sat == (r > 127 || r < -128));
+    REQUIRE(q == static_cast<int8_t>(std::clamp(r, -128.0f, 127.0f)));
+  }
+  CHECK(int32_to_fp32(INT32_MIN) == 0xcf000000u);
+  CHECK(int32_to_fp32(16777217) == 0x4b800000u);  // 2^24 + 1: the tie rounds to even
+  bool sat = false;
+  CHECK(fp32_to_int8(0x3f000000u, &sat) == 0);    // 0.5 -> 0 (even)
+  CHECK(fp32_to_int8(0x3fc00000u, &sat) == 2);    // 1.5 -> 2
+  CHECK(fp32_to_int8(0xc3010000u, &sat) == -128);  // -129 saturates
+  CHECK(sat);
+  CHECK(fp32_to_int8(0xc3000000u, &sat) == -128);  // -128 fits
+  CHECK_FALSE(sat);
+  CHECK(fp32_to_int8(kFp32CanonicalNan, &sat) == 0);
+  CHECK(sat);
+  CHECK(fp32_to_int8(0x7f800000u, &sat) == 127);
+  CHECK(fp32_to_int8(0x00400000u, &sat) == 0);  // subnormal: zero (DAZ)
+  CHECK_FALSE(sat);
+}
+
+TEST_CASE("a dot product of any power-of-two width is a balanced tree", "[numeric][bf16]") {
+  std::mt19937_64 rng(1618);
+  for (int width : {1, 2, 4, 8, 16}) {
+    std::array<uint16_t, 16> a{}, b{};
+    for (int i = 0; i < width; ++i) {
+      a[static_cast<size_t>(i)] = bf16_from_float(static_cast<float>(int(rng() % 64) - 32) / 4);
+      b[static_cast<size_t>(i)] = bf16_from_float(static_cast<float>(int(rng() % 64) - 32) / 8);
+    }
+    // Small dyadic values: every partial sum is exact, so any order gives the exact sum.
+    float want = 0;
+    for (int i = 0; i < width; ++i)
+      want += fp32_as_float(bf16_to_fp32(a[static_cast<size_t>(i)])) *
+              fp32_as_float(bf16_to_fp32(b[static_cast<size_t>(i)]));
+    CHECK(fp32_as_float(dot_bf16(a.data(), b.data(), width)) == want);
+  }
+  // The order shows when sums round: the tree gives (2^24 + 1) + (1 - 2^24) = 2^24 - 16777215 =
+  // 1 (2^24 + 1 rounds to 2^24, 1 - 2^24 is exact); left to right would give 0.
+  const std::array<uint16_t, 4> a = {bf16_from_float(16777216.0f), bf16_from_float(1.0f),
+                                     bf16_from_float(1.0f), bf16_from_float(-16777216.0f)};
+  const std::array<uint16_t, 4> one = {bf16_from_float(1.0f), bf16_from_float(1.0f),
+                                       bf16_from_float(1.0f), bf16_from_float(1.0f)};
+  CHECK(fp32_as_float(dot_bf16(a.data(), one.data(), 4)) == 1.0f);
 }

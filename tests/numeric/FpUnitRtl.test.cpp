@@ -50,7 +50,10 @@ TEST_CASE("the RTL's bf16 and fp32 arithmetic equals the golden model's bit for 
       top.b[i / 2] = (top.b[i / 2] & ~(0xffffu << (16 * (i % 2)))) | (uint32_t{b[i]} << (16 * (i % 2)));
     }
     const uint32_t acc = n % 3 ? dot_bf16(a, b) ^ 0x80000000u : operand32(rng);  // cancel often
-    const uint32_t x = operand32(rng);
+    // Every fifth x near int8's range (exponents 2^-7 .. 2^12), where the int8 conversion rounds.
+    const uint32_t x = n % 5 == 2 ? ((rng() & 1) ? 0x80000000u : 0u) |
+                                        (uint32_t(120 + rng() % 20) << 23) | (rng() & 0x7fffffu)
+                                  : operand32(rng);
     const uint32_t y = n % 4 == 1 ? x ^ 0x80000000u ^ (rng() & 0xffu) : operand32(rng);
     top.acc = acc;
     top.x = x;
@@ -60,14 +63,20 @@ TEST_CASE("the RTL's bf16 and fp32 arithmetic equals the golden model's bit for 
     const uint32_t want_mul = mul_bf16(a[0], b[0]);
     const uint32_t want_add = add_fp32(x, y);
     const uint16_t want_bf16 = fp32_to_bf16(x);
+    const uint32_t want_from_int = int32_to_fp32(static_cast<int32_t>(x));
+    bool sat = false;
+    const uint8_t q = static_cast<uint8_t>(fp32_to_int8(x, &sat));
+    const uint32_t want_int8 = (sat ? 0x100u : 0u) | q;
     if (top.dot_acc != want_dot || top.mul_out != want_mul || top.add_out != want_add ||
-        top.bf16_out != want_bf16) {
+        top.bf16_out != want_bf16 || top.from_int != want_from_int || top.to_int8 != want_int8) {
       ++mismatches;
       FAIL_CHECK(std::hex << "vector " << std::dec << n << std::hex << ": dot " << top.dot_acc
                           << " want " << want_dot << "; mul " << a[0] << "x" << b[0] << " = "
                           << top.mul_out << " want " << want_mul << "; add " << x << "+" << y
                           << " = " << top.add_out << " want " << want_add << "; bf16 "
-                          << top.bf16_out << " want " << want_bf16);
+                          << top.bf16_out << " want " << want_bf16 << "; int->fp32 "
+                          << top.from_int << " want " << want_from_int << "; int8 "
+                          << top.to_int8 << " want " << want_int8);
     }
   }
   CHECK(mismatches == 0);

@@ -11,7 +11,9 @@ module fp_unit_top
     output logic [31:0] dot_acc,  // acc + ((p0+p1)+(p2+p3))+((p4+p5)+(p6+p7)), pi = a[i] x b[i]
     output logic [31:0] mul_out,  // a[0] x b[0]
     output logic [31:0] add_out,  // x + y
-    output logic [15:0] bf16_out  // bf16(x)
+    output logic [15:0] bf16_out,  // bf16(x)
+    output logic [31:0] from_int,  // fp32(int32 x)
+    output logic [8:0] to_int8     // {saturated, int8(x)}
 );
   logic [31:0] p[8];
   logic [31:0] s1[4];
@@ -25,4 +27,6 @@ module fp_unit_top
   assign mul_out = p[0];
   assign add_out = fp32_add(x, y);
   assign bf16_out = fp32_to_bf16(x);
+  assign from_int = int32_to_fp32(x);
+  assign to_int8 = fp32_to_int8(x);
 endmodule

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -75,6 +76,22 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
                   t.clamp_events == 1 ? "" : "s", group_digits(t.clamped_cycles).c_str(),
                   r.cycles ? 100.0 * t.clamped_cycles / r.cycles : 0.0);
     o << buf;
+  }
+  const size_t bf16_layers = static_cast<size_t>(std::count_if(
+      r.precisions.begin(), r.precisions.end(), [](const auto& l) { return l.precision == "bf16"; }));
+  if (bf16_layers > 0) {
+    // The precision mix (docs/workloads.md, "Precision"): layers and useful MACs per mode.
+    const uint64_t all = counter(r, isa::Counter::MacsUseful),
+                   bf16 = counter(r, isa::Counter::MacsUsefulBf16);
+    std::snprintf(buf, sizeof buf,
+                  "precision  int8 %zu layer%s, %s MACs; bf16 %zu layer%s, %s MACs\n",
+                  r.precisions.size() - bf16_layers, r.precisions.size() - bf16_layers == 1 ? "" : "s",
+                  group_digits(all - bf16).c_str(), bf16_layers, bf16_layers == 1 ? "" : "s",
+                  group_digits(bf16).c_str());
+    o << buf;
+    for (const auto& l : r.precisions)
+      if (!l.promoted_by.empty())
+        o << "  " << l.name << " runs bf16: it reads a tensor with " << l.promoted_by << "\n";
   }
   if (!r.host_layers.empty()) {
     // Host fallback (docs/import.md): charged by the cost model, not simulated.
@@ -166,6 +183,13 @@ Json report_json(const run::RunReport& r) {
   for (const auto& h : r.host_layers)
     host.push_back(Json{{"name", h.name}, {"op", h.op}, {"cycles", h.cycles}});
   j["host_layers"] = host;
+  Json precisions = Json::array();
+  for (const auto& l : r.precisions) {
+    Json pj{{"name", l.name}, {"precision", l.precision}, {"out_type", l.out_type}};
+    if (!l.promoted_by.empty()) pj["promoted_by"] = l.promoted_by;
+    precisions.push_back(pj);
+  }
+  j["precisions"] = precisions;
   j["host_cycles"] = r.host_cycles;
   j["host_share"] = r.host_share();
   if (r.thermal)
