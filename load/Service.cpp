@@ -1,5 +1,8 @@
 #include "load/Service.h"
 
+#include <algorithm>
+
+#include "emu/workload/Lowering.h"
 #include "power/EnergyAccount.h"
 
 namespace bud::load {
@@ -34,6 +37,13 @@ workload::Result<Service> measure_service(const run::RunOptions& options, uint32
                                     : static_cast<uint64_t>(base->workload.layers.back().out_shape.elements());
   s.request_copy_fj = s.request_bytes_in * price(table, "dram_wr_bytes") +
                       s.request_bytes_out * price(table, "dram_rd_bytes");
+  s.point = options.point;
+  s.tiles = base->workload.tiles;
+  for (const auto& l : base->workload.layers) {
+    if (l.kind == workload::LayerKind::Host) continue;
+    auto plan = workload::plan_tiles(l, base->program.array, base->workload.tiles);
+    if (plan) s.tile_rows = std::max(s.tile_rows, static_cast<uint32_t>(plan->rows));
+  }
   s.idle_fj_per_cycle = price(table, "cycles");
   for (const auto& a : table.actions)
     if (a.counter.size() > 5 && a.counter.compare(a.counter.size() - 5, 5, ".idle") == 0)

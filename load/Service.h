@@ -38,6 +38,11 @@ struct Service {
   std::string energy_table;  ///< which table priced it
   std::string model_revision;
   uint64_t seed = 0, mem_seed = 0;
+  std::string point;           ///< the operating point it ran at (empty: the table's own)
+  workload::TileLimits tiles;  ///< the caps the workload was lowered with (none: the plan's)
+  /// The most GEMM rows (output pixels) in one tile of any NPU layer, under those caps: what a
+  /// tile-size intervention halves.
+  uint32_t tile_rows = 0;
 
   /// NPU + host-layer energy of a batch of b (excluding the idle time around it).
   uint64_t batch_fj(uint32_t b) const { return runs[b - 1].energy_fj; }

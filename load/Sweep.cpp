@@ -73,11 +73,35 @@ SweepResult sweep(const Service& service, const SweepSpec& spec) {
   return r;
 }
 
-Intervention evaluate_intervention(std::string name, const Service& service,
-                                   const SweepSpec& spec) {
+const char* knob_name(Knob knob) {
+  switch (knob) {
+    case Knob::Baseline:
+      return "baseline";
+    case Knob::MaxBatch:
+      return "max_batch";
+    case Knob::Window:
+      return "window";
+    case Knob::OperatingPoint:
+      return "operating_point";
+    case Knob::TileRows:
+      return "tile_rows";
+  }
+  return "?";
+}
+
+Intervention evaluate_intervention(std::string name, const Service& service, const SweepSpec& spec,
+                                   Knob knob) {
   Intervention i;
   i.name = std::move(name);
+  i.knob = knob;
   i.policy = spec.policy;
+  i.point = service.point;
+  i.frequency_mhz = service.frequency_mhz;
+  i.tiles = service.tiles;
+  if (!service.runs.empty()) {
+    i.batch1_cycles = service.times.batch_cycles[0];
+    i.batch1_fj = service.batch_fj(1);
+  }
   i.result = sweep(service, spec);
   if (i.result.sustained) {
     const LoadPoint& p = i.result.points[*i.result.sustained];
@@ -91,6 +115,8 @@ Intervention evaluate_intervention(std::string name, const Service& service,
 
 void rank_interventions(std::vector<Intervention>& plan) {
   std::stable_sort(plan.begin(), plan.end(), [](const Intervention& a, const Intervention& b) {
+    const bool fa = a.failure.empty(), fb = b.failure.empty();
+    if (fa != fb) return fa;
     const bool ma = a.result.sustained.has_value(), mb = b.result.sustained.has_value();
     if (ma != mb) return ma;
     return a.requests_per_joule > b.requests_per_joule;
@@ -100,28 +126,28 @@ void rank_interventions(std::vector<Intervention>& plan) {
 std::vector<Intervention> sweep_interventions(const Service& service, const SweepSpec& spec,
                                               const std::vector<double>& windows_us) {
   std::vector<Intervention> v;
-  auto add = [&](std::string name, const ServerPolicy& policy) {
+  auto add = [&](std::string name, const ServerPolicy& policy, Knob knob) {
     for (const auto& i : v)
       if (i.policy.max_batch == policy.max_batch && i.policy.window_cycles == policy.window_cycles)
         return;  // the same policy as one already tried (e.g. the baseline)
     SweepSpec s = spec;
     s.policy = policy;
-    v.push_back(evaluate_intervention(std::move(name), service, s));
+    v.push_back(evaluate_intervention(std::move(name), service, s, knob));
   };
-  add("baseline", spec.policy);
+  add("baseline", spec.policy, Knob::Baseline);
   const uint32_t measured = static_cast<uint32_t>(service.times.batch_cycles.size());
   for (uint32_t b = 1; b <= measured; b *= 2) {
     ServerPolicy p = spec.policy;
     p.max_batch = b;
     p.queue_bound = std::max(p.queue_bound, b);
-    add("max batch " + std::to_string(b), p);
+    add("max batch " + std::to_string(b), p, Knob::MaxBatch);
   }
   for (double w : windows_us) {
     ServerPolicy p = spec.policy;
     p.window_cycles = static_cast<uint64_t>(std::llround(w * service.frequency_mhz));
     char name[64];
     std::snprintf(name, sizeof name, "window %g us", w);
-    add(name, p);
+    add(name, p, Knob::Window);
   }
   rank_interventions(v);
   return v;

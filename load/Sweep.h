@@ -51,21 +51,41 @@ struct SweepResult {
 /// Serves every load point. Deterministic: the same spec and service give the same result.
 SweepResult sweep(const Service& service, const SweepSpec& spec);
 
-/// One bounded change to the serving policy (`bud serve-load --sweep`), measured as a whole
+/// What an intervention changes, one at a time. MaxBatch and Window change the serving policy on
+/// the baseline's batch costs; OperatingPoint and TileRows change the run, whose batch costs are
+/// measured again on the RTL (load/Plan.h RunChange, where further run changes such as the
+/// precision mix plug in).
+enum class Knob : uint8_t { Baseline, MaxBatch, Window, OperatingPoint, TileRows };
+/// "baseline", "max_batch", "window", "operating_point", "tile_rows".
+const char* knob_name(Knob knob);
+
+/// One bounded change (`bud serve-load --sweep`, `bud profile --sweep`), measured as a whole
 /// load sweep: the intervention plan, measured instead of guessed.
 struct Intervention {
-  std::string name;       ///< "baseline", "max batch 2", "window 10 us", ...
+  std::string name;  ///< "baseline", "max batch 2", "window 10 us", "point low", ...
+  Knob knob = Knob::Baseline;
   ServerPolicy policy;
   SweepResult result;
   /// The sustained point's figures (all 0 when no load point meets the SLA).
   double requests_per_joule = 0, served_rps = 0, p99_us = 0, watts = 0;
+  /// The run it served from: its operating point (name, empty for the table's own; clock) and
+  /// tile caps, and one inference (a batch of 1) on the RTL there.
+  std::string point;
+  double frequency_mhz = 0;
+  workload::TileLimits tiles;
+  uint64_t batch1_cycles = 0;  ///< NPU + host-layer cycles of a batch of 1
+  uint64_t batch1_fj = 0;      ///< its energy
+  /// Why it could not be measured (a batch failed its bit-exact check on the RTL); empty when
+  /// measured. Such an entry has no load sweep and ranks last.
+  std::string failure;
 };
 
 /// One intervention measured: the whole sweep of `spec` on `service` (whose batch costs may come
 /// from another operating point), under `name`.
-Intervention evaluate_intervention(std::string name, const Service& service,
-                                   const SweepSpec& spec);
-/// Orders a plan best first: requests per joule at the SLA, those missing it last (stable).
+Intervention evaluate_intervention(std::string name, const Service& service, const SweepSpec& spec,
+                                   Knob knob = Knob::Baseline);
+/// Orders a plan best first: requests per joule at the SLA, those missing it after, those that
+/// could not be measured last (stable).
 void rank_interventions(std::vector<Intervention>& plan);
 
 /// The baseline `spec` and each change of one policy knob at a time: max batch 1, 2, 4, ... up to

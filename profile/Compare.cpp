@@ -236,6 +236,38 @@ workload::Result<ProfileInput> read_profile_json(const Json& j, const std::strin
     if (const Json* model = r.field(*prof, "$.profile", "model", "object"))
       p.model = read_scope(r, *model, "$.profile.model", false);
   }
+  // Energy and thermal figures are optional (--no-energy, no --thermal), but whole when present.
+  if (prof && prof->contains("energy") && !(*prof)["energy"].is_null()) {
+    const Json* e = r.field(*prof, "$.profile", "energy", "object");
+    const Json* run = e ? r.field(*e, "$.profile.energy", "run", "object") : nullptr;
+    const Json* table = e ? r.field(*e, "$.profile.energy", "table", "object") : nullptr;
+    if (run && table) {
+      RunEnergy en;
+      const std::string rp = "$.profile.energy.run", tp = "$.profile.energy.table";
+      en.total_fj = r.u64(*run, rp, "total_fj");
+      en.seconds = r.number(*run, rp, "seconds");
+      en.watts = r.number(*run, rp, "watts");
+      en.tops_per_watt = r.number(*run, rp, "tops_per_watt");
+      en.inferences_per_joule = r.number(*run, rp, "inferences_per_joule");
+      en.table = r.str(*table, tp, "name");
+      en.frequency_mhz = r.number(*table, tp, "frequency_mhz");
+      en.voltage = r.number(*table, tp, "voltage");
+      in.energy = en;
+    }
+  }
+  if (prof && prof->contains("thermal") && !(*prof)["thermal"].is_null()) {
+    if (const Json* t = r.field(*prof, "$.profile", "thermal", "object")) {
+      RunThermal th;
+      const std::string tp = "$.profile.thermal";
+      th.nominal_cycles = r.u64(*t, tp, "nominal_cycles");
+      th.sustained_cycles = r.u64(*t, tp, "sustained_cycles");
+      th.clamp_events = r.u64(*t, tp, "clamp_events");
+      th.clamped_cycles = r.u64(*t, tp, "clamped_cycles");
+      th.clamped_fraction = r.number(*t, tp, "clamped_fraction");
+      th.peak_c = r.number(*t, tp, "peak_mc") / 1000.0;
+      in.thermal = th;
+    }
+  }
   if (!r.ok()) return Error{r.error()};
   in.profile.ranking = rank_layers(in.profile.layers, in.profile.array_macs);
   return in;

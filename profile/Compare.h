@@ -18,12 +18,33 @@
 namespace bud::profile {
 
 /// A profile read back from `bud profile --json` output, with what identifies its run.
+/// A profile's energy account of the whole run (`$.profile.energy`: `run` priced by `table` at
+/// its operating point). One run is one inference.
+struct RunEnergy {
+  uint64_t total_fj = 0;
+  double seconds = 0, watts = 0, tops_per_watt = 0, inferences_per_joule = 0;
+  std::string table;                      ///< the table's name
+  double frequency_mhz = 0, voltage = 0;  ///< the operating point it was priced at
+};
+
+/// A profile's thermal figures (`$.profile.thermal`, a run with --thermal).
+struct RunThermal {
+  uint64_t nominal_cycles = 0, sustained_cycles = 0;  ///< without and with the clamp
+  uint64_t clamp_events = 0, clamped_cycles = 0;
+  double clamped_fraction = 0;
+  double peak_c = 0;  ///< peak die temperature, degrees C
+};
+
 struct ProfileInput {
   std::string file;  ///< where it was read from (named in every message)
   std::string workload;
   std::string model_revision;
   uint64_t seed = 0, mem_seed = 0;
   Profile profile;  ///< layers, tail, cycles and array size; the ranking recomputed from them
+  /// Present when the profile has them (a `--json` profile priced by an energy table; a packet
+  /// profiled as recorded carries neither).
+  std::optional<RunEnergy> energy;
+  std::optional<RunThermal> thermal;
 };
 
 /// Reads the object `j` (the whole output of `bud profile --json`, read from `file`). Errors

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,33 @@ struct Hypothesis {
   /// Its cycles moved against the change (or not at all): listed, but ruled out.
   bool ruled_out = false;
 };
+
+/// Energy and perf/W of both runs, when both profiles carry an energy account (one run = one
+/// inference). Changes are relative: (new - base) / base.
+struct EnergyDeltas {
+  Delta energy_uj;             ///< per inference
+  Delta watts;                 ///< average power over the run
+  Delta inferences_per_joule;  ///< perf/W
+  Delta tops_per_watt;
+  Delta seconds;         ///< per inference
+  RunEnergy base, next;  ///< as read (table, operating point)
+};
+
+/// A mechanism of the energy change the top-down classes cannot name: the operating point, the
+/// thermal clamp, the work per inference. Its evidence is figures of the two profiles.
+struct EnergyHypothesis {
+  enum class Kind : uint8_t { OperatingPoint, ThermalClamp, WorkPerInference };
+  Kind kind = Kind::WorkPerInference;
+  bool leading = false;
+  std::string statement;  ///< what it claims, with the figures, and how to reverse it
+  struct Figure {
+    std::string name;  ///< "frequency MHz", "energy per inference uJ", ...
+    double base = 0, next = 0;
+  };
+  std::vector<Figure> evidence;
+};
+/// "operating point", "thermal clamp", "work per inference".
+const char* energy_hypothesis_name(EnergyHypothesis::Kind kind);
 
 struct Memo {
   std::string workload;
@@ -50,6 +78,11 @@ struct Memo {
   std::string change;    ///< the smallest reversible change
   std::string expected;  ///< its expected movement
   std::vector<std::string> risks;
+  /// Energy and perf/W (when both profiles have them) and its mechanisms, the leading first;
+  /// `energy_note` says why they are absent otherwise.
+  std::optional<EnergyDeltas> energy;
+  std::vector<EnergyHypothesis> energy_hypotheses;
+  std::string energy_note;
 };
 
 /// The memo of `c`, the comparison of `base` and `next` (check_comparable passed).

@@ -162,7 +162,7 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
     // The tile count the lowering planned (dense/conv2d) must be what its commands show (a tile
     // whose reduction runs in chunks shows one load-then-compute group per chunk).
     if (li < w.layers.size()) {
-      const auto plan = workload::plan_tiles(w.layers[li], program.array);
+      const auto plan = workload::plan_tiles(w.layers[li], program.array, w.tiles);
       if (plan &&
           (layer.kind == workload::LayerKind::Dense || layer.kind == workload::LayerKind::Conv2d) &&
           static_cast<int64_t>(tiles.size()) !=

@@ -53,11 +53,15 @@ workload::Result<RunSpec> make_spec(const run::RunOptions& options,
                                     const run::PreparedRun& prepared) {
   auto text = workload_text(options.workload, options.seed);
   if (!text) return workload::Error{text.error()};
+  // Tile caps given as run options go into the embedded text: replay lowers from it alone.
+  auto tiled = workload::with_tile_limits(*text, options.tiles, options.workload);
+  if (!tiled) return workload::Error{tiled.error()};
   RunSpec s;
-  s.workload_text = std::move(text).value();
+  s.workload_text = std::move(tiled).value();
   s.workload_origin = options.workload;
   s.options = options;
   s.options.seed = prepared.workload.seed;
+  s.options.tiles = {};
   s.options.progress = nullptr;
   return s;
 }

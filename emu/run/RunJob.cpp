@@ -24,6 +24,7 @@ namespace {
 workload::Result<workload::Workload> load(const RunOptions& o) {
   workload::LoadOptions lo;
   lo.seed = o.seed;
+  lo.tiles = o.tiles;
   if (workload::builtin_text(o.workload)) return workload::load_builtin(o.workload, lo);
   if (onnx_import::is_onnx_path(o.workload)) {
     auto text = import_text(o.workload, o.seed);

@@ -25,6 +25,8 @@ namespace bud::run {
 struct RunOptions {
   std::string workload = "gemm_small";     ///< built-in name, path to a .textpb or .onnx file
   std::optional<uint64_t> seed;            ///< overrides the workload's data seed
+  /// Overrides the workload's tile caps where non-zero (`--tile-rows`, `--tile-blocks`).
+  workload::TileLimits tiles;
   emu::EmulatorConfig emulator;  ///< design, memory model (incl. its seed), throttle, watchdog
   std::vector<emu::FaultSpec> faults;      ///< injected faults (docs/faults.md)
   uint64_t max_cycles = 100'000'000;       ///< give up (as a hang) after this many cycles

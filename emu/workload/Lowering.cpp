@@ -129,7 +129,7 @@ Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
     lay.bias.push_back(-1);
     lay.operand.push_back(-1);
     if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
-      const Result<TilePlan> plan = plan_tiles(l, a);
+      const Result<TilePlan> plan = plan_tiles(l, a, w.tiles);
       if (!plan) return Error{l.where + ": " + who + ": " + plan.error()};
       TensorInfo wt;
       wt.name = l.name + ".weights";
@@ -655,7 +655,7 @@ std::optional<int> Program::layer_of_command(uint32_t cmd) const {
   return std::nullopt;
 }
 
-Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a) {
+Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a, const TileLimits& limits) {
   const int64_t B = a.rows;
   const int64_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
                 acc_half = a.entries[2] / 2, out_half = a.entries[3] / 2;
@@ -678,6 +678,7 @@ Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a) {
     p.k_chunks = ceil_div(p.kb, std::min(wgt_half, inp_half));
     p.kb_chunk = ceil_div(p.kb, p.k_chunks);
     p.nb_tile = std::min<int64_t>(p.nb, wgt_half / p.kb_chunk);
+    if (limits.max_blocks > 0) p.nb_tile = std::min<int64_t>(p.nb_tile, limits.max_blocks);
     p.rows = std::min({p.pixels, inp_half / p.kb_chunk, acc_half / p.nb_tile,
                        out_half / (p.nb_tile * om)});
   } else {
@@ -692,6 +693,7 @@ Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a) {
                    " INP entries but half the INP scratchpad holds " + std::to_string(inp_half)};
     p.rows = std::min({p.pixels, inp_half / (cb * ie * ops), acc_half / cb, out_half / (cb * om)});
   }
+  if (limits.max_rows > 0) p.rows = std::min<int64_t>(p.rows, limits.max_rows);
   p.m_tiles = ceil_div(p.pixels, p.rows);
   p.n_tiles = ceil_div(p.nb, p.nb_tile);
   return p;
@@ -744,7 +746,7 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
   std::shared_ptr<const ReferenceResult> host_ref;
   for (size_t i = 0; i < w.layers.size(); ++i) {
     const Layer& l = w.layers[i];
-    Result<TilePlan> plan = plan_tiles(l, a);
+    Result<TilePlan> plan = plan_tiles(l, a, w.tiles);
     if (!plan) return Error{l.where + ": layer '" + l.name + "': " + plan.error()};
     plans.push_back(plan.value());
     const LayerData data = generate_layer_data(w, static_cast<int>(i));

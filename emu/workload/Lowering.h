@@ -130,9 +130,11 @@ struct TilePlan {
   int64_t k_chunks = 1, kb_chunk = 0;
 };
 /// Tiles a (validated-shape) layer into half scratchpads; fails when even a one-row tile does not
-/// fit, with a message (no location) naming the scratchpad.
+/// fit, with a message (no location) naming the scratchpad. `limits` caps rows and output blocks
+/// per tile (the workload's TileLimits; none by default: the largest tiles that fit).
 Result<TilePlan> plan_tiles(const Layer& layer,
-                            const isa::ArrayConfig& array = isa::default_array());
+                            const isa::ArrayConfig& array = isa::default_array(),
+                            const TileLimits& limits = {});
 
 /// Byte size of every tensor and where it goes, without generating data. Fails (message with the
 /// location of the layer whose tensor does not fit) if the image exceeds the DRAM.

@@ -289,6 +289,29 @@ Result<Workload> load_workload_file(const std::string& path, const LoadOptions& 
   return parse_workload(ss.str(), path, options);
 }
 
+Result<std::string> with_tile_limits(const std::string& text, const TileLimits& tiles,
+                                     std::string_view file) {
+  if (tiles == TileLimits{}) return text;
+  WorkloadSpec pw;
+  Tree tree;
+  if (auto e = textproto::parse(text, std::string(file), pw, tree); !e.empty()) return Error{e};
+  if (pw.max_tile_rows() == 0 && pw.max_tile_blocks() == 0) {
+    // Appended, so the text keeps its comments and layout.
+    std::string out = text;
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    if (tiles.max_rows) out += "max_tile_rows: " + std::to_string(tiles.max_rows) + "\n";
+    if (tiles.max_blocks) out += "max_tile_blocks: " + std::to_string(tiles.max_blocks) + "\n";
+    return out;
+  }
+  // The file sets a cap already: a field may appear once, so the text is printed again.
+  if (tiles.max_rows) pw.set_max_tile_rows(tiles.max_rows);
+  if (tiles.max_blocks) pw.set_max_tile_blocks(tiles.max_blocks);
+  std::string out;
+  if (!google::protobuf::TextFormat::PrintToString(pw, &out))
+    return Error{std::string(file) + ": cannot print the workload with its tile limits"};
+  return out;
+}
+
 std::vector<int8_t> generate_input(const Workload& w) {
   if (!w.input_data.empty()) return w.input_data;
   return random_int8(stream_seed(w.seed, 0), w.input.elements(), -16, 16);
@@ -417,6 +440,8 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
     w.dram_bytes = pw.dram_bytes();
   }
   w.double_buffer = !pw.single_buffer();
+  w.tiles.max_rows = options.tiles.max_rows ? options.tiles.max_rows : pw.max_tile_rows();
+  w.tiles.max_blocks = options.tiles.max_blocks ? options.tiles.max_blocks : pw.max_tile_blocks();
 
   // Passes over the layer list.
   const uint64_t repeat = pw.repeat();
@@ -618,7 +643,8 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
       l.data = std::move(d);
     }
 
-    if (auto plan = plan_tiles(l); !plan) return fail(lwhere, lname + ": " + plan.error());
+    if (auto plan = plan_tiles(l, isa::default_array(), w.tiles); !plan)
+      return fail(lwhere, lname + ": " + plan.error());
     wheres.push_back(lwhere);
     w.layers.push_back(std::move(l));
   }

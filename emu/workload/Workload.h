@@ -107,6 +107,15 @@ struct Layer {
 /// (generate_input / generate_layer_data) whenever needed.
 struct ReferenceResult;  // emu/workload/Reference.h
 
+/// Caps on the lowering's tiles (workload.proto `max_tile_rows`, `max_tile_blocks`;
+/// docs/workloads.md "Tiles"). 0 leaves that dimension as large as the half scratchpads allow,
+/// so the default is the plan without caps.
+struct TileLimits {
+  uint32_t max_rows = 0;    ///< GEMM rows (output pixels) per tile, every NPU layer
+  uint32_t max_blocks = 0;  ///< output blocks (B channels) per tile, dense and conv2d
+  bool operator==(const TileLimits&) const = default;
+};
+
 struct Workload {
   std::string name;
   std::string description;
@@ -118,6 +127,7 @@ struct Workload {
   /// Lowering alternates two scratchpad halves per tile (false: `single_buffer: true`, one half
   /// for every tile, no overlap across tiles).
   bool double_buffer = true;
+  TileLimits tiles;  ///< caps on the tile plan (none by default)
   std::vector<Layer> layers;
   /// Passes over the layer list (workload.proto `repeat`; >= 1). Outputs are those of one pass.
   uint32_t repeat = 1;
@@ -139,6 +149,8 @@ struct Workload {
 struct LoadOptions {
   /// Replaces the file's `seed` (default quantisation is calibrated with the final seed).
   std::optional<uint64_t> seed;
+  /// Replaces the file's `max_tile_rows` / `max_tile_blocks` where non-zero.
+  TileLimits tiles;
 };
 
 /// Largest `repeat` a workload may ask for.
@@ -166,6 +178,12 @@ Result<Workload> parse_workload(std::string_view text, std::string_view file,
                                 const LoadOptions& options = {});
 /// Reads and parses a .textpb file.
 Result<Workload> load_workload_file(const std::string& path, const LoadOptions& options = {});
+/// A workload text with the non-zero caps of `tiles` set as its `max_tile_rows` /
+/// `max_tile_blocks` (replacing the file's), so that the text alone lowers as the run did (replay
+/// packets embed it). Unchanged without caps; appended when the text sets neither field, printed
+/// again from its parse otherwise. Error (naming `file`) when the text does not parse.
+Result<std::string> with_tile_limits(const std::string& text, const TileLimits& tiles,
+                                     std::string_view file);
 
 /// Generated data of one layer. Weights are K x N row-major int8 (K index for conv2d is
 /// (ky * kw + kx) * c_in + ci); bias has N int32; `other` is the fresh add operand (out_shape

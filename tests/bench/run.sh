@@ -71,5 +71,9 @@ fi
 # Energy, DVFS and thermal (docs/performance.md, "Energy, DVFS and thermal (issue 17)").
 "$root/tests/bench/energy_bench.sh" "$build"
 
+# The intervention plan, tile size and the memo's energy (docs/performance.md, "The intervention
+# plan and tile size").
+"$root/tests/bench/sweep_bench.sh" "$build"
+
 # Remote attach (docs/performance.md, "Remote attach").
 "$root/tests/bench/remote_bench.sh" "$build"

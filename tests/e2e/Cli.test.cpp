@@ -611,3 +611,31 @@ TEST_CASE("bud run --config selects the array variant and names what is missing"
     }
   }
 }
+
+TEST_CASE(
+    "bud run --tile-rows lowers smaller tiles, records them in the packet and replays bit-exactly",
+    "[e2e][tiles]") {
+  const auto base = one_object(bud({"run", "mlp", "--json"}));
+  const std::string packet = temp_path("mlp_tiles.bpk");
+  const auto run = bud({"run", "mlp", "--tile-rows", "8", "--json", "--record", packet});
+  REQUIRE(run.status == 0);
+  const auto j = one_object(run);
+  CHECK(j.at("passed") == true);
+  CHECK(j.at("commands").get<uint64_t>() > base.at("commands").get<uint64_t>());
+  CHECK(j.at("cycles") != base.at("cycles"));
+  // The packet embeds the capped workload text: replay lowers the same program and matches.
+  const auto replay = bud({"replay", packet, "--json"});
+  CHECK(replay.status == 0);
+  const std::string plain = temp_path("mlp_plain.bpk");
+  REQUIRE(bud({"run", "mlp", "--record", plain}).status == 0);
+  const auto text_bytes = [](const std::string& p) {
+    return one_object(bud({"packet", "inspect", p, "--json"})).at("workload").at("text_bytes");
+  };
+  CHECK(text_bytes(packet).get<uint64_t>() ==
+        text_bytes(plain).get<uint64_t>() + std::string("max_tile_rows: 8\n").size());
+  const auto prof = one_object(bud({"profile", packet, "--json"}));
+  CHECK(prof.at("run").at("cycles") == j.at("cycles"));
+  // Bad values are usage errors.
+  CHECK(bud({"run", "mlp", "--tile-rows", "0"}).status == 2);
+  CHECK(bud({"run", "mlp", "--tile-blocks", "-1"}).status == 2);
+}

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "emu/run/Designs.h"
+#include "load/Plan.h"
 #include "load/Service.h"
 #include "load/Sweep.h"
 #include "power/EnergyAccount.h"
@@ -154,4 +155,60 @@ TEST_CASE("the intervention plan tries one policy change at a time, ranked by pe
     CHECK(again.points[*again.sustained].requests_per_joule == plan[i].requests_per_joule);
   }
   CHECK(baselines == 1);
+}
+
+TEST_CASE("tile-size interventions are measured again on the RTL and ranked with the others",
+          "[load][sweep][tiles]") {
+  const auto t = table();
+  const run::RunOptions base_options = options("mlp");
+  auto s = load::measure_service(base_options, 2, t);
+  REQUIRE(s);
+  // mlp's layers are one 32-row tile each: halve and quarter it.
+  CHECK(s->tile_rows == 32);
+  const auto rows = load::tile_rows_to_try(*s);
+  REQUIRE(rows == std::vector<uint32_t>{16, 8});
+  load::SweepSpec spec;
+  spec.arrivals.count = 400;
+  spec.policy.max_batch = 2;
+  spec.policy.queue_bound = 16;
+  spec.loads = {0.2, 0.5, 0.8};
+  spec.sla_p99_us = 1e9;
+  std::vector<load::RunChange> changes;
+  for (uint32_t r : rows) changes.push_back(load::tile_rows_change(base_options, t, r));
+  const auto plan = load::plan_interventions(*s, spec, 0, {10}, changes);
+  REQUIRE(plan);
+  // baseline, max batch 1 (2 is the baseline), window 10 us, two tile caps.
+  REQUIRE(plan->size() == 5);
+  int tiles = 0;
+  for (size_t i = 0; i < plan->size(); ++i) {
+    const auto& iv = (*plan)[i];
+    INFO(iv.name);
+    CHECK(iv.failure.empty());
+    if (i > 0) CHECK((*plan)[i - 1].requests_per_joule >= iv.requests_per_joule);
+    if (iv.knob != load::Knob::TileRows) {
+      CHECK(iv.batch1_cycles == s->times.batch_cycles[0]);
+      continue;
+    }
+    ++tiles;
+    // Its batch costs are a run of the capped workload on the RTL: one inference's cycles are a
+    // separate run's, and differ from the plan's tiles.
+    run::RunOptions capped = base_options;
+    capped.tiles.max_rows = iv.tiles.max_rows;
+    auto prepared = run::prepare(capped);
+    REQUIRE(prepared);
+    const auto report = run::execute(*prepared, capped);
+    CHECK(report.passed);
+    CHECK(iv.batch1_cycles == report.cycles + report.host_cycles);
+    CHECK(iv.batch1_cycles != s->times.batch_cycles[0]);
+    CHECK(iv.name == "tile rows <= " + std::to_string(iv.tiles.max_rows));
+  }
+  CHECK(tiles == 2);
+  // Deterministic: the same plan again, in the same order with the same figures.
+  const auto again = load::plan_interventions(*s, spec, 0, {10}, changes);
+  REQUIRE(again);
+  REQUIRE(again->size() == plan->size());
+  for (size_t i = 0; i < plan->size(); ++i) {
+    CHECK((*again)[i].name == (*plan)[i].name);
+    CHECK((*again)[i].requests_per_joule == (*plan)[i].requests_per_joule);
+  }
 }

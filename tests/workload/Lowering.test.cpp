@@ -375,3 +375,72 @@ TEST_CASE("single_buffer: the same commands on half 0, tokens one tile deep",
     CHECK(check_tokens(single) <= 1);
   }
 }
+
+TEST_CASE("tile limits: none keeps the documented plan, caps shrink the tiles and keep the work",
+          "[workload][lowering][tiles]") {
+  for (auto& [name, w] : all_workloads()) {
+    INFO(name);
+    // Without limits: the plan of docs/workloads.md "Tiles", computed here independently.
+    REQUIRE(w.tiles == TileLimits{});
+    for (const Layer& l : w.layers) {
+      if (l.kind != LayerKind::Dense && l.kind != LayerKind::Conv2d) continue;
+      INFO(l.name);
+      const Result<TilePlan> plan = plan_tiles(l, bud::isa::default_array(), w.tiles);
+      REQUIRE(plan.ok());
+      const int64_t kb_c = plan.value().kb_chunk;
+      const int64_t nb_tile = std::min<int64_t>(plan.value().nb, kWgtHalf / kb_c);
+      CHECK(plan.value().nb_tile == nb_tile);
+      CHECK(plan.value().rows ==
+            std::min({plan.value().pixels, int64_t{kInpHalf} / kb_c, int64_t{kAccHalf} / nb_tile}));
+    }
+    const Program base = lowered(w);
+    // Caps at half the largest tile (rows) and one output block: more, smaller tiles, the same
+    // useful work, balanced tokens.
+    int64_t most_rows = 0;
+    for (const Layer& l : w.layers)
+      if (l.kind != LayerKind::Host) most_rows = std::max(most_rows, plan_tiles(l).value().rows);
+    Workload capped = w;
+    capped.tiles.max_rows = static_cast<uint32_t>(std::max<int64_t>(1, most_rows / 2));
+    capped.tiles.max_blocks = 1;
+    const Program small = lowered(capped);
+    CHECK(small.useful_macs == base.useful_macs);
+    CHECK(small.gemm_iterations == base.gemm_iterations);
+    CHECK(small.commands.size() > base.commands.size());
+    // A GEMM row is a pixel in dense/conv2d, one B-channel block of a pixel in add/relu.
+    for (const Command& c : small.commands)
+      if (c.opcode == Opcode::Gemm) {
+        INFO(c.to_string());
+        const Layer& l = w.layers[c.layer];
+        const int64_t per_pixel =
+            l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d ? 1 : (l.in_shape.c + 7) / 8;
+        CHECK(c.m <= capped.tiles.max_rows * per_pixel);
+      }
+    check_tokens(small);
+  }
+}
+
+TEST_CASE("tile limits come from the workload text, a load option replaces them",
+          "[workload][lowering][tiles]") {
+  const std::string mlp(*builtin_text("mlp"));
+  Result<Workload> w = parse_workload(mlp + "\nmax_tile_rows: 8\nmax_tile_blocks: 2\n", "mlp");
+  REQUIRE(w.ok());
+  CHECK(w.value().tiles == TileLimits{8, 2});
+  LoadOptions lo;
+  lo.tiles.max_rows = 4;
+  Result<Workload> o = parse_workload(mlp + "\nmax_tile_rows: 8\nmax_tile_blocks: 2\n", "mlp", lo);
+  REQUIRE(o.ok());
+  CHECK(o.value().tiles == TileLimits{4, 2});
+  // The caps folded into the text (what a replay packet embeds) parse back to the same limits:
+  // appended to a text without them, printed again over a text with them.
+  for (const std::string& text : {mlp, mlp + "\nmax_tile_rows: 8\n"}) {
+    Result<std::string> folded = with_tile_limits(text, TileLimits{4, 2}, "mlp");
+    REQUIRE(folded.ok());
+    Result<Workload> back = parse_workload(folded.value(), "mlp");
+    INFO(folded.value());
+    REQUIRE(back.ok());
+    CHECK(back.value().tiles == TileLimits{4, 2});
+    CHECK(lowered(back.value()).commands.size() == lowered(o.value()).commands.size());
+  }
+  CHECK(with_tile_limits(mlp, TileLimits{}, "mlp").value() == mlp);
+  CHECK_FALSE(with_tile_limits("name: ", TileLimits{4, 0}, "bad.textpb").ok());
+}

@@ -28,7 +28,7 @@ bool is_run_option(const std::string& name) {
   return name != "--json" && name != "--trace" && name != "--trace-window" && name != "workload" &&
          name != "--compare" && name != "--tolerance" && name != "--help" &&
          name != "--calibrate" && name != "--html" && name != "--energy-table" &&
-         name != "--no-energy" && name != "--dvfs";
+         name != "--no-energy" && name != "--dvfs" && name != "--sweep" && !is_serving_option(name);
 }
 
 std::string first_given(const ProfileCommandOptions& options,
@@ -161,6 +161,7 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
       "  bud profile conv --html conv.html     # one self-contained page: plots and tables\n"
       "  bud profile mlp --energy-table my.textpb   # energy priced by another table\n"
       "  bud profile mem_bound --dvfs          # every operating point: time, energy, perf/W\n"
+      "  bud profile mlp --sweep --sla-p99-us 100   # the intervention plan at the SLA\n"
       "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input,\n"
       "3 cycle limit, 4 the design cannot be profiled or the trace cannot be written.\n"
       "With --compare: 0 within the tolerance, 1 a persistent divergence, 2 bad input.\n"
@@ -198,6 +199,12 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
                 "Run the workload at every operating point of the energy table (DRAM timing "
                 "converted from ns to cycles at each clock) and report cycles, time, energy per "
                 "inference, power and perf/W, flagging inefficient points");
+  sub->add_flag("--sweep", options.sweep,
+                "The intervention plan: serve a seeded request stream from batch costs measured "
+                "on the RTL (as bud serve-load) and try one change at a time - operating point, "
+                "max batch, micro-batching window, tile rows - ranked by requests per joule at "
+                "the SLA, before/after (needs --sla-p99-us; docs/serving.md)");
+  add_serving_options(*sub, options.serving);
   sub->add_option("--tolerance", options.tolerance_pct,
                   "With --compare: relative cycle change (percent) that counts as a divergence")
       ->capture_default_str();
@@ -209,6 +216,26 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
 }
 
 int run_profile(const ProfileCommandOptions& options) {
+  if (!options.sweep)
+    if (auto name = first_given(options, is_serving_option); !name.empty())
+      return fail_command("profile", options.json, 2, name + " applies to --sweep only");
+  if (options.sweep) {
+    const char* other = !options.compare.empty()                           ? "--compare"
+                        : options.dvfs                                     ? "--dvfs"
+                        : options.no_energy                                ? "--no-energy"
+                        : options.calibrate && !given(options, "workload") ? "--calibrate"
+                        : !options.fault_texts.empty()                     ? "--fault"
+                                                                           : nullptr;
+    if (other)
+      return fail_command("profile", options.json, 2,
+                          std::string("--sweep ranks interventions by perf/W of the workload's "
+                                      "runs: ") +
+                              other + " does not apply");
+    if (profile::is_packet_file(options.run.workload))
+      return fail_command("profile", options.json, 2,
+                          "--sweep runs the workload again at each batch size and change: give a "
+                          "workload, not a replay packet");
+  }
   if (!options.compare.empty()) return run_compare(options);
   if (options.calibrate && !given(options, "workload")) return run_calibration(options);
   if (!first_given(options, [](const std::string& n) { return n == "--tolerance"; }).empty())
@@ -316,6 +343,21 @@ int run_profile(const ProfileCommandOptions& options) {
     thermal = t;
     profile_j["thermal"] = profile::thermal_json(t);
   }
+  // The intervention plan at the SLA: the serving model's own runs of the workload (batch sizes,
+  // operating points, tile caps), each checked bit-exactly, apart from the profiled run.
+  std::optional<json::Json> plan_j;
+  std::string plan_txt;
+  if (options.sweep) {
+    ServeLoadOptions serving = options.serving;
+    serving.run = options.run;  // serve_options resolves --config and the power options itself
+    serving.run.progress = {};
+    serving.sweep = true;
+    serving.json = options.json;
+    Served served;
+    if (int rc = serve_options("profile", serving, served)) return rc;
+    plan_j = plan_json(served, serving);
+    plan_txt = plan_text(served, serving);
+  }
   if (trace_window > 0) {
     const auto trace = profile::trace_json(*profiled.attribution, prepared->program,
                                            profiled.design, *profiled.windows,
@@ -330,6 +372,7 @@ int run_profile(const ProfileCommandOptions& options) {
       data["timeline"] = profile::timeline_summary(trace);
       data["calibration"] =
           calibration ? profile::calibration_json(*calibration) : json::Json(nullptr);
+      data["sweep"] = plan_j ? *plan_j : json::Json(nullptr);
       // The plots library speaks nlohmann::json (bud's Json keeps key order): same document.
       if (auto e = plots::render_html("profile_report", nlohmann::json::parse(data.dump()),
                                       options.html);
@@ -342,6 +385,7 @@ int run_profile(const ProfileCommandOptions& options) {
     j["run"] = report_json(report);
     j["profile"] = profile_j;
     if (calibration) j["calibration"] = profile::calibration_json(*calibration);
+    if (plan_j) j["sweep"] = *plan_j;
     std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   } else {
     std::cout << report_text(report, *prepared) << profile::profile_text(p, roofline)
@@ -349,6 +393,7 @@ int run_profile(const ProfileCommandOptions& options) {
     if (energy) std::cout << profile::energy_text(*energy);
     if (thermal) std::cout << profile::thermal_text(*thermal);
     if (calibration) std::cout << "\n" << profile::calibration_text(*calibration);
+    std::cout << plan_txt;
   }
   const int status = run_exit_code(report);
   return status == 0 && calibration && !calibration->ok ? 1 : status;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emu/run/RunJob.h"
+#include "tools/bud/ServeLoadCommand.h"
 
 namespace bud::cli {
 
@@ -23,6 +24,9 @@ struct ProfileCommandOptions {
   bool calibrate = false;    ///< --calibrate: microbenchmarks, counter fidelity, empirical roofline
   bool no_energy = false;    ///< --no-energy: leave the energy account out
   bool dvfs = false;         ///< --dvfs: the run at every operating point of the table
+  /// --sweep: the intervention plan at the SLA (load/Plan.h), from `serving`'s options.
+  bool sweep = false;
+  ServeLoadOptions serving;          ///< --sla-p99-us, --max-batch, ... (its `run` is ours)
   std::vector<std::string> given;    ///< the options given on the command line (their names)
 };
 

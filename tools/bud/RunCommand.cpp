@@ -26,6 +26,15 @@ void add_emulation_options(CLI::App& app, run::RunOptions& o) {
                  "MAC-array configuration: npu8 (default), npu16, npu32 (docs/cli.md; a variant "
                  "must be built: -DBUD_NPU_VARIANTS)");
   app.add_option("--seed", o.seed, "Data seed (overrides the workload's)");
+  app.add_option("--tile-rows", o.tiles.max_rows,
+                 "Lower with at most N GEMM rows (output pixels) per tile (default: as many as "
+                 "fit half a scratchpad; docs/workloads.md \"Tiles\")")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--tile-blocks", o.tiles.max_blocks,
+                 "Lower dense/conv2d with at most N output blocks (B channels) per tile")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
   app.add_option("--mem-seed", d.seed, "Memory-timing seed (latency jitter, back-pressure)")
       ->capture_default_str();
   app.add_option("--mem-latency", d.base_latency, "DRAM base latency in cycles")

@@ -159,18 +159,36 @@ std::string text_report(const load::Service& s, const load::SweepResult& r,
   return out;
 }
 
+}  // namespace
+
 Json interventions_json(const std::vector<load::Intervention>& plan) {
+  const load::Intervention* base = nullptr;
+  for (const auto& i : plan)
+    if (i.knob == load::Knob::Baseline) base = &i;
   Json a = Json::array();
   for (const auto& i : plan) {
     Json q = Json::object();
     q["name"] = i.name;
+    q["knob"] = load::knob_name(i.knob);
     q["max_batch"] = i.policy.max_batch;
     q["window_cycles"] = i.policy.window_cycles;
+    q["point"] = i.point;
+    q["frequency_mhz"] = i.frequency_mhz;
+    q["tile_rows"] = i.tiles.max_rows;  // 0: the plan's
+    q["batch1_cycles"] = i.batch1_cycles;
+    q["batch1_energy_uj"] = static_cast<double>(i.batch1_fj) * 1e-9;
+    q["measured"] = i.failure.empty();
+    if (!i.failure.empty()) q["failure"] = i.failure;
     q["meets_sla"] = i.result.sustained.has_value();
     q["requests_per_joule"] = i.requests_per_joule;
     q["served_rps"] = i.served_rps;
     q["p99_us"] = i.p99_us;
     q["watts"] = i.watts;
+    // After / before: the baseline's sustained figures (null when either misses the SLA).
+    if (base && base->result.sustained && i.result.sustained && base->requests_per_joule > 0)
+      q["vs_baseline"] = i.requests_per_joule / base->requests_per_joule;
+    else
+      q["vs_baseline"] = nullptr;
     a.push_back(std::move(q));
   }
   return a;
@@ -181,48 +199,84 @@ std::string interventions_text(const std::vector<load::Intervention>& plan,
   if (plan.empty()) return {};
   const load::Intervention* base = nullptr;
   for (const auto& i : plan)
-    if (i.name == "baseline") base = &i;
-  char b[256];
+    if (i.knob == load::Knob::Baseline) base = &i;
+  char b[512];
   std::snprintf(b, sizeof b,
                 "\nIntervention plan (one change at a time, ranked by requests/J at p99 <= %.1f "
-                "us)\n  %-16s %10s %10s %8s %7s %9s\n",
-                spec.sla_p99_us, "change", "req/J", "served/s", "p99 us", "W", "vs base");
+                "us; cycles and uJ of one inference on the RTL)\n  %-16s %10s %10s %8s %7s %10s "
+                "%8s %9s\n",
+                spec.sla_p99_us, "change", "req/J", "served/s", "p99 us", "W", "cycles/inf",
+                "uJ/inf", "vs base");
   std::string out = b;
   for (const auto& i : plan) {
-    if (!i.result.sustained) {
-      std::snprintf(b, sizeof b, "  %-16s %10s\n", i.name.c_str(), "misses the SLA at every load");
+    const std::string cycles = group_digits(i.batch1_cycles);
+    const double uj = static_cast<double>(i.batch1_fj) * 1e-9;
+    if (!i.failure.empty()) {
+      std::snprintf(b, sizeof b, "  %-16s not measured: %s\n", i.name.c_str(), i.failure.c_str());
+    } else if (!i.result.sustained) {
+      std::snprintf(b, sizeof b, "  %-16s %-45s %10s %8.3f\n", i.name.c_str(),
+                    "misses the SLA at every load", cycles.c_str(), uj);
     } else {
       const double vs = base && base->requests_per_joule > 0
                             ? i.requests_per_joule / base->requests_per_joule - 1
                             : 0;
-      std::snprintf(b, sizeof b, "  %-16s %10.0f %10.0f %8.1f %7.3f %+8.1f%%\n", i.name.c_str(),
-                    i.requests_per_joule, i.served_rps, i.p99_us, i.watts, 100 * vs);
+      std::snprintf(b, sizeof b, "  %-16s %10.0f %10.0f %8.1f %7.3f %10s %8.3f %+8.1f%%\n",
+                    i.name.c_str(), i.requests_per_joule, i.served_rps, i.p99_us, i.watts,
+                    cycles.c_str(), uj, 100 * vs);
     }
     out += b;
   }
   return out;
 }
 
-}  // namespace
+Json plan_json(const Served& served, const ServeLoadOptions& o) {
+  Json j = Json::object();
+  j["workload"] = served.service.workload;
+  j["sla_p99_us"] = served.spec.sla_p99_us;
+  j["arrivals"] = {{"kind", o.arrivals}, {"requests", o.requests}, {"seed", o.arrival_seed}};
+  j["policy"] = {{"max_batch", o.max_batch},
+                 {"window_us", o.window_us},
+                 {"queue_bound", o.queue_bound},
+                 {"admission", o.admission}};
+  j["loads"] = served.spec.loads;
+  j["interventions"] = interventions_json(served.plan);
+  return j;
+}
 
-void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
-  auto* sub = app.add_subcommand(
-      "serve-load",
-      "Serve a request stream on the NPU: latency percentiles, throughput and perf/W per load");
-  sub->footer(
-      "Examples:\n"
-      "  bud serve-load mlp                              # default load points, no SLA\n"
-      "  bud serve-load mlp --sla-p99-us 200 --max-batch 4 --window-us 20\n"
-      "  bud serve-load gemm_small --arrivals bursty --load 0.5,0.9 --json\n"
-      "  bud serve-load mlp --sla-p99-us 200 --html serve.html\n"
-      "Batch costs are measured on the RTL (one checked run per batch size), then each load point\n"
-      "serves a seeded arrival stream (docs/serving.md). Exit status: 0 served (and some load\n"
-      "point met the SLA when one is given), 1 none met it or a batch failed its check,\n"
-      "2 bad input, 4 the HTML report could not be written.");
-  sub->add_option("workload", options.run.workload,
-                  "Built-in name (see `bud workloads`), workload file or ONNX model")
-      ->required();
-  add_emulation_options(*sub, options.run);
+std::string plan_text(const Served& served, const ServeLoadOptions& o) {
+  char b[512];
+  std::snprintf(b, sizeof b,
+                "\nServing %s at p99 <= %.1f us: %u %s requests per load point (seed %llu), "
+                "baseline max batch %u, window %.1f us, queue %u (%s), %.0f MHz\n",
+                served.service.workload.c_str(), served.spec.sla_p99_us, o.requests,
+                o.arrivals.c_str(), static_cast<unsigned long long>(o.arrival_seed), o.max_batch,
+                o.window_us, o.queue_bound, o.admission.c_str(), served.service.frequency_mhz);
+  std::string out = b;
+  if (served.result.sustained) {
+    const auto& p = served.result.points[*served.result.sustained];
+    std::snprintf(b, sizeof b,
+                  "baseline: sustained %.0f requests/s at %.3f W = %.0f requests/J (load %.2f, "
+                  "p99 %.1f us)\n",
+                  p.served_rps, p.watts, p.requests_per_joule, p.load,
+                  load::to_us(served.service, p.latency.p99));
+  } else {
+    std::snprintf(b, sizeof b, "baseline: no load point meets the SLA\n");
+  }
+  out += b;
+  return out + interventions_text(served.plan, served.spec);
+}
+
+bool is_serving_option(const std::string& name) {
+  for (const char* n :
+       {"--arrivals", "--requests", "--arrival-seed", "--burst-factor", "--burst-fraction",
+        "--burst-period-us", "--max-batch", "--window-us", "--queue-bound", "--admission", "--load",
+        "--sla-p99-us", "--sweep-windows-us", "--sweep-tile-rows"})
+    if (name == n) return true;
+  return false;
+}
+
+void add_serving_options(CLI::App& app, ServeLoadOptions& options) {
+  auto* sub = &app;
   sub->add_option("--arrivals", options.arrivals, "Arrival process: poisson or bursty")
       ->check(CLI::IsMember({"poisson", "bursty"}))
       ->capture_default_str();
@@ -255,21 +309,47 @@ void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
   sub->add_option("--sla-p99-us", options.sla_p99_us,
                   "Latency SLA: p99 bound in microseconds (0: none)")
       ->capture_default_str();
-  sub->add_flag("--sweep", options.sweep,
-                "Try one policy change at a time (max batch 1, 2, 4, 8; micro-batching windows) "
-                "and rank them by requests per joule at the SLA (needs --sla-p99-us)");
   sub->add_option("--sweep-windows-us", options.sweep_windows_us,
                   "With --sweep: the micro-batching windows to try, microseconds")
       ->delimiter(',')
       ->capture_default_str();
+  sub->add_option("--sweep-tile-rows", options.sweep_tile_rows,
+                  "With --sweep: tile-row caps to try, each measured again on the RTL (default: "
+                  "half and a quarter of the largest tile's rows)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+}
+
+void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
+  auto* sub = app.add_subcommand(
+      "serve-load",
+      "Serve a request stream on the NPU: latency percentiles, throughput and perf/W per load");
+  sub->footer(
+      "Examples:\n"
+      "  bud serve-load mlp                              # default load points, no SLA\n"
+      "  bud serve-load mlp --sla-p99-us 200 --max-batch 4 --window-us 20\n"
+      "  bud serve-load gemm_small --arrivals bursty --load 0.5,0.9 --json\n"
+      "  bud serve-load mlp --sla-p99-us 200 --html serve.html\n"
+      "Batch costs are measured on the RTL (one checked run per batch size), then each load point\n"
+      "serves a seeded arrival stream (docs/serving.md). Exit status: 0 served (and some load\n"
+      "point met the SLA when one is given), 1 none met it or a batch failed its check,\n"
+      "2 bad input, 4 the HTML report could not be written.");
+  sub->add_option("workload", options.run.workload,
+                  "Built-in name (see `bud workloads`), workload file or ONNX model")
+      ->required();
+  add_emulation_options(*sub, options.run);
+  add_serving_options(*sub, options);
+  sub->add_flag("--sweep", options.sweep,
+                "Try one policy change at a time (max batch 1, 2, 4, 8; micro-batching windows) "
+                "and rank them by requests per joule at the SLA (needs --sla-p99-us)");
   sub->add_option("--html", options.html,
                   "Write a self-contained HTML report: latency-throughput curve, perf/W");
   sub->add_flag("--json", options.json, "Print one JSON object instead of the tables");
 }
 
-int run_serve_load(const ServeLoadOptions& o) {
+int serve_options(const std::string& command, const ServeLoadOptions& o, Served& out) {
   const auto fail = [&](int code, const std::string& e) {
-    return fail_command("serve-load", o.json, code, e);
+    return fail_command(command, o.json, code, e);
   };
   if (auto e = validate_emulation_options(o.run); !e.empty()) return fail(2, e);
   if (o.requests == 0) return fail(2, "--requests must be >= 1");
@@ -281,7 +361,7 @@ int run_serve_load(const ServeLoadOptions& o) {
     if (!std::isfinite(w) || w < 0) return fail(2, "--sweep-windows-us must be >= 0");
   // The sweep tries batches up to 8 (or --max-batch if larger): measure them all.
   const uint32_t measure_up_to = o.sweep ? std::max<uint32_t>(o.max_batch, 8) : o.max_batch;
-  load::SweepSpec spec;
+  load::SweepSpec& spec = out.spec;
   spec.arrivals.kind =
       o.arrivals == "bursty" ? load::ArrivalSpec::Kind::Bursty : load::ArrivalSpec::Kind::Poisson;
   spec.arrivals.count = o.requests;
@@ -300,18 +380,18 @@ int run_serve_load(const ServeLoadOptions& o) {
   // The energy table (--energy-table, --point: the operating point's clock and DRAM timing,
   // --thermal) as every running command resolves it.
   run::RunOptions configured = o.run;
-  if (int rc = resolve_config("serve-load", o.json, configured)) return rc;
+  if (int rc = resolve_config(command, o.json, configured)) return rc;
   run::RunOptions measured = configured;
   auto table = resolve_power_options(measured);
   if (!table) return fail(2, table.error());
 
-  // Progress on a terminal: one line per batch size's run, in cycles.
+  // Progress on a terminal: one line per measured run, in cycles.
   std::unique_ptr<ProgressLine> progress;
   measured.progress = [&progress](uint64_t cycle) {
     if (progress) progress->update(cycle);
   };
   auto service = load::measure_service(measured, measure_up_to, *table, [&](uint32_t b) {
-    progress = std::make_unique<ProgressLine>("serve-load: batch " + std::to_string(b) + " of " +
+    progress = std::make_unique<ProgressLine>(command + ": batch " + std::to_string(b) + " of " +
                                               std::to_string(measure_up_to));
   });
   progress.reset();
@@ -322,51 +402,72 @@ int run_serve_load(const ServeLoadOptions& o) {
     if (!run.passed)
       return fail(1, "batch of " + std::to_string(run.batch) + " failed on the RTL: " + run.failure);
   if (auto e = spec.validate(*service); !e.empty()) return fail(2, e);
-  const load::SweepResult result = load::sweep(*service, spec);
+  out.result = load::sweep(*service, spec);
+  if (o.sweep) {
+    // The changes to the run, each measured again on the RTL under the baseline policy: every
+    // other operating point of the table (its clock, DRAM timing and supply), and smaller tiles.
+    std::vector<load::RunChange> changes;
+    for (const auto& point : table->points) {
+      if (point.frequency_mhz == table->frequency_mhz && point.voltage == table->voltage)
+        continue;  // the baseline's own point
+      load::RunChange c;
+      c.knob = load::Knob::OperatingPoint;
+      c.name = "point " + point.name;
+      c.options = configured;
+      c.options.point = point.name;
+      auto point_table = resolve_power_options(c.options);
+      if (!point_table) return fail(2, point_table.error());
+      c.table = std::move(point_table).value();
+      changes.push_back(std::move(c));
+    }
+    const auto rows =
+        o.sweep_tile_rows.empty() ? load::tile_rows_to_try(*service) : o.sweep_tile_rows;
+    for (uint32_t r : rows) changes.push_back(load::tile_rows_change(measured, *table, r));
+    for (auto& c : changes)
+      c.options.progress = [&progress](uint64_t cycle) {
+        if (progress) progress->update(cycle);
+      };
+    auto plan = load::plan_interventions(
+        *service, spec, o.window_us, o.sweep_windows_us, changes,
+        [&](const std::string& name, uint32_t b) {
+          progress = std::make_unique<ProgressLine>(command + ": " + name + ", batch " +
+                                                    std::to_string(b) + " of " +
+                                                    std::to_string(o.max_batch));
+        });
+    progress.reset();
+    if (!plan) return fail(2, plan.error());
+    for (const auto& i : *plan)
+      if (!i.failure.empty()) return fail(1, i.name + ": " + i.failure);
+    out.plan = std::move(plan).value();
+  }
+  out.service = std::move(service).value();
+  return 0;
+}
 
+int run_serve_load(const ServeLoadOptions& o) {
+  Served served;
+  if (int rc = serve_options("serve-load", o, served)) return rc;
+  const load::Service& service = served.service;
+  const load::SweepSpec& spec = served.spec;
+  const load::SweepResult& result = served.result;
   Json j = Json::object();
-  j["service"] = service_json(*service);
-  j["sweep"] = sweep_json(*service, result, spec);
+  j["service"] = service_json(service);
+  j["sweep"] = sweep_json(service, result, spec);
   j["arrivals"] = {{"kind", o.arrivals}, {"requests", o.requests}, {"seed", o.arrival_seed}};
   j["policy"] = {{"max_batch", o.max_batch},
                  {"window_us", o.window_us},
                  {"window_cycles", spec.policy.window_cycles},
                  {"queue_bound", o.queue_bound},
                  {"admission", o.admission}};
-  std::vector<load::Intervention> plan;
-  if (o.sweep) {
-    plan = load::sweep_interventions(*service, spec, o.sweep_windows_us);
-    // Each other operating point of the table: the batch costs measured again at its clock and
-    // DRAM timing, priced at its supply, under the baseline policy.
-    for (const auto& point : table->points) {
-      if (point.frequency_mhz == table->frequency_mhz && point.voltage == table->voltage)
-        continue;  // the baseline's own point
-      run::RunOptions at = configured;
-      at.point = point.name;
-      auto point_table = resolve_power_options(at);
-      if (!point_table) return fail(2, point_table.error());
-      auto point_service = load::measure_service(at, o.max_batch, *point_table);
-      if (!point_service) return fail(2, point_service.error());
-      for (const auto& run : point_service->runs)
-        if (!run.passed)
-          return fail(1, "point " + point.name + ", batch of " + std::to_string(run.batch) +
-                             " failed on the RTL: " + run.failure);
-      load::SweepSpec at_spec = spec;
-      at_spec.policy.window_cycles =
-          static_cast<uint64_t>(std::llround(o.window_us * point_service->frequency_mhz));
-      plan.push_back(load::evaluate_intervention("point " + point.name, *point_service, at_spec));
-    }
-    load::rank_interventions(plan);
-    j["interventions"] = interventions_json(plan);
-  }
+  if (o.sweep) j["interventions"] = interventions_json(served.plan);
   if (!o.html.empty()) {
     if (auto e = plots::render_html("serve_report", j, o.html); !e.empty())
-      return fail(kReportFailed, o.html + ": " + e);
+      return fail_command("serve-load", o.json, kReportFailed, o.html + ": " + e);
   }
   if (o.json)
     std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
   else
-    std::cout << text_report(*service, result, spec, o) << interventions_text(plan, spec);
+    std::cout << text_report(service, result, spec, o) << interventions_text(served.plan, spec);
   return spec.sla_p99_us > 0 && !result.sustained ? kNoSla : 0;
 }
 

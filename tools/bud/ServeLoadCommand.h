@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "debugger/json/Json.h"
 #include "emu/run/RunJob.h"
+#include "load/Plan.h"
 
 namespace bud::cli {
 
@@ -27,9 +29,41 @@ struct ServeLoadOptions {
   double sla_p99_us = 0;               ///< --sla-p99-us
   bool sweep = false;                  ///< --sweep: the intervention plan (needs an SLA)
   std::vector<double> sweep_windows_us{5, 20, 50};  ///< --sweep-windows-us
+  /// --sweep-tile-rows: tile-row caps to try (empty: half and a quarter of the largest tile).
+  std::vector<uint32_t> sweep_tile_rows;
   std::string html;                    ///< --html FILE
   bool json = false;
 };
+
+/// What serving measured: the batch costs on the RTL, the load sweep of the options' policy and,
+/// with `sweep`, the ranked intervention plan (load/Plan.h).
+struct Served {
+  load::Service service;
+  load::SweepSpec spec;
+  load::SweepResult result;
+  std::vector<load::Intervention> plan;
+};
+
+/// The serving options (arrivals, policy, load points, SLA, the plan's windows and tile rows) on
+/// `app`: `bud serve-load` and `bud profile --sweep` share them. Not --sweep, --json, --html.
+void add_serving_options(CLI::App& app, ServeLoadOptions& options);
+/// Whether `name` (a CLI11 option name) is one of add_serving_options'.
+bool is_serving_option(const std::string& name);
+/// Measures and serves what `options` asks (the intervention plan too with options.sweep): 0 and
+/// `out` filled, or the exit status after reporting the error as `command` (1 a batch failed on
+/// the RTL, 2 bad input). `options.run` is resolved here (--config, the power options).
+int serve_options(const std::string& command, const ServeLoadOptions& options, Served& out);
+/// The plan as JSON (one object per intervention, best first) and as the text table; each row
+/// against the baseline's (before/after).
+json::Json interventions_json(const std::vector<load::Intervention>& plan);
+std::string interventions_text(const std::vector<load::Intervention>& plan,
+                               const load::SweepSpec& spec);
+
+/// The plan of `served` for a report beside another (`bud profile --sweep`): the workload, SLA,
+/// arrivals, baseline policy and the interventions, as JSON and as text (the baseline's
+/// sustained point, then the ranked table).
+json::Json plan_json(const Served& served, const ServeLoadOptions& options);
+std::string plan_text(const Served& served, const ServeLoadOptions& options);
 
 void setup_serve_load(CLI::App& app, ServeLoadOptions& options);
 /// Exit code: 0 served (and, with an SLA, some load point met it), 1 no load point met the SLA

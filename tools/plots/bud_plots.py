@@ -153,6 +153,30 @@ class Page:
             f.write(page)
 
 
+def intervention_plan(page, plan, sla):
+    """The intervention plan (`--sweep` of bud serve-load and bud profile): a bar per change of
+    requests per joule at the SLA, and the before/after table (ranked best first)."""
+    fig, ax = figure(height=0.4 * len(plan) + 1.2)
+    ax.barh(range(len(plan)), [i["requests_per_joule"] for i in plan],
+            color=[PALETTE[2] if i["knob"] == "baseline" else
+                   (PALETTE[0] if i["meets_sla"] else PALETTE[3]) for i in plan])
+    ax.set_yticks(range(len(plan)))
+    ax.set_yticklabels([i["name"] for i in plan])
+    ax.invert_yaxis()
+    ax.set_xlabel(f"requests per joule at the SLA (p99 <= {sla} us)")
+    page.figure(fig, "One change at a time (operating point, max batch, micro-batching window, "
+                     "tile rows), each measured as a whole load sweep, ranked by throughput per "
+                     "watt at the sustained point (baseline in green; a change that misses the "
+                     "SLA at every load shows no bar)")
+    page.table(["change", "knob", "meets SLA", "requests/J", "served/s", "p99 us", "W",
+                "cycles/inference", "uJ/inference", "vs baseline"],
+               [[i["name"], i["knob"], "yes" if i["meets_sla"] else "no", i["requests_per_joule"],
+                 i["served_rps"], i["p99_us"], i["watts"], i["batch1_cycles"],
+                 i["batch1_energy_uj"],
+                 "-" if i["vs_baseline"] is None else f"{100 * (i['vs_baseline'] - 1):+.1f}%"]
+                for i in plan])
+
+
 def fail(message):
     """Ends the script with one clear line on stderr (bud shows it) and status 2."""
     print(message, file=sys.stderr)

@@ -1,6 +1,7 @@
 """`bud memo --html`: the review memo of a performance change as one page - the memo's sections,
 the per-layer cycle change and the slice's top-down shares before and after, each figure naming
-the artifacts it comes from (docs/profiling.md, "Review memo"). Input: `bud memo --json`."""
+the artifacts it comes from, and energy and perf/W with their hypotheses when both profiles carry
+an energy account (docs/profiling.md, "Review memo"). Input: `bud memo --json`."""
 
 import bud_plots as bp
 
@@ -22,6 +23,37 @@ else:
     page.paragraph(f"Slice {memo['slice']}: {sc['base']:,.0f} -> {sc['new']:,.0f} cycles "
                    f"({100 * sc['change']:+.1f}%), a {memo['divergence_kind']} divergence: the run's "
                    f"clock stays diverged from this layer on.")
+
+page.heading("Energy and perf/W")
+energy = memo.get("energy")
+if not energy:
+    page.paragraph("Energy " + memo.get("energy_note", "not compared") + ".")
+else:
+    rows = [("energy per inference (uJ)", energy["energy_per_inference_uj"]),
+            ("average power (W)", energy["watts"]),
+            ("inferences/J", energy["inferences_per_joule"]),
+            ("TOPS/W", energy["tops_per_watt"])]
+    fig, ax = bp.figure(height=2.4)
+    ax.barh(range(len(rows)), [100 * d["change"] for _, d in rows],
+            color=[bp.PALETTE[2] if (d["change"] > 0) == (name.startswith(("inf", "TOPS")))
+                   else bp.PALETTE[3] for name, d in rows])
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([name for name, _ in rows])
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("change, new against base (%)")
+    eb, en = energy["base"], energy["new"]
+    page.figure(fig, f"Energy and perf/W per inference (green: better, red: worse), from "
+                     f"$.profile.energy of {base_file} ({eb['frequency_mhz']:.0f} MHz, "
+                     f"{eb['voltage']} V) and {new_file} ({en['frequency_mhz']:.0f} MHz, "
+                     f"{en['voltage']} V).")
+    page.table(["figure", "base", "new", "change"],
+               [[name, d["base"], d["new"], f"{100 * d['change']:+.1f}%"] for name, d in rows])
+    for h in memo.get("energy_hypotheses", []):
+        kind = "Leading energy hypothesis" if h["leading"] else "Competing"
+        page.paragraph(f"{kind}: {h['mechanism']} - {h['statement']}.")
+        page.table(["evidence", "base", "new"],
+                   [[e["name"], e["base"], e["new"]] for e in h["evidence"]])
 
 layers = cmp_["layers"]
 fig, ax = bp.figure()

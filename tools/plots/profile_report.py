@@ -2,10 +2,11 @@
 "HTML report"): the roofline per layer (measured and projected, datasheet and empirical
 ceilings), stacked top-down bars per layer and per engine, the bottleneck ranking, the timeline
 summary, the energy per layer by component (when energy was accounted) and, with --calibrate,
-the counter fidelity table.
+the counter fidelity table and, with --sweep, the intervention plan at the SLA.
 
 Input (from bud): {"run": <bud run report>, "profile": <bud profile --json's "profile">,
-"timeline": {...} (profile/Trace.h timeline_summary), "calibration": <or null>}.
+"timeline": {...} (profile/Trace.h timeline_summary), "calibration": <or null>,
+"sweep": <bud profile --sweep --json's "sweep", or null>}.
 """
 
 import bud_plots as bp
@@ -194,6 +195,14 @@ def main():
     energy(page, prof.get("energy"))
     page.heading("Counter fidelity")
     fidelity(page, doc.get("calibration"))
+    plan = doc.get("sweep")
+    if plan:
+        page.heading("Intervention plan")
+        page.paragraph(f"{plan['workload']} served at p99 <= {plan['sla_p99_us']} us: "
+                       f"{plan['arrivals']['requests']} {plan['arrivals']['kind']} requests per "
+                       f"load point (seed {plan['arrivals']['seed']}), baseline max batch "
+                       f"{plan['policy']['max_batch']}, window {plan['policy']['window_us']} us.")
+        bp.intervention_plan(page, plan["interventions"], plan["sla_p99_us"])
     page.write()
 
 

@@ -66,21 +66,7 @@ page.figure(fig, "Requests per joule and average power per load point: idle stat
 plan = doc.get("interventions")
 if plan:
     page.heading("Intervention plan")
-    fig, ax = bp.figure(height=0.4 * len(plan) + 1.2)
-    names = [i["name"] for i in plan]
-    ax.barh(range(len(plan)), [i["requests_per_joule"] for i in plan],
-            color=[bp.PALETTE[2] if i["name"] == "baseline" else
-                   (bp.PALETTE[0] if i["meets_sla"] else bp.PALETTE[3]) for i in plan])
-    ax.set_yticks(range(len(plan)))
-    ax.set_yticklabels(names)
-    ax.invert_yaxis()
-    ax.set_xlabel(f"requests per joule at the SLA (p99 <= {sla} us)")
-    page.figure(fig, "One policy change at a time, each measured as a whole load sweep, ranked by "
-                     "throughput per watt at the sustained point (baseline in green; a change "
-                     "that misses the SLA at every load shows no bar)")
-    page.table(["change", "meets SLA", "requests/J", "served/s", "p99 us", "W"],
-               [[i["name"], "yes" if i["meets_sla"] else "no", i["requests_per_joule"],
-                 i["served_rps"], i["p99_us"], i["watts"]] for i in plan])
+    bp.intervention_plan(page, plan, sla)
 
 page.heading("Batch costs measured on the RTL")
 page.table(["batch", "NPU cycles", "service cycles", "per request", "energy uJ", "check"],
