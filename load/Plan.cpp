@@ -25,6 +25,24 @@ RunChange tile_rows_change(const run::RunOptions& options, const power::EnergyTa
   return c;
 }
 
+std::vector<RunChange> precision_changes(const run::RunOptions& options,
+                                         const power::EnergyTable& table) {
+  std::vector<RunChange> v;
+  for (const char* p : {"int8", "bf16", "auto"}) {
+    if (options.precision == p || (options.precision.empty() && std::string(p) == "int8"))
+      continue;
+    RunChange c;
+    c.knob = Knob::Precision;
+    c.name = std::string("precision ") + p;
+    c.options = options;
+    c.options.precision = p;
+    c.options.precision_origin = run::RunOptions{}.precision_origin;
+    c.table = table;
+    v.push_back(std::move(c));
+  }
+  return v;
+}
+
 workload::Result<std::vector<Intervention>> plan_interventions(
     const Service& base, const SweepSpec& spec, double window_us,
     const std::vector<double>& windows_us, const std::vector<RunChange>& changes,

@@ -35,6 +35,11 @@ std::vector<uint32_t> tile_rows_to_try(const Service& service);
 RunChange tile_rows_change(const run::RunOptions& options, const power::EnergyTable& table,
                            uint32_t rows);
 
+/// The precision mixes worth trying (docs/workloads.md, "Precision"): int8, bf16 and auto, but
+/// the baseline's own (`--precision`; none given: the workload's, taken as int8).
+std::vector<RunChange> precision_changes(const run::RunOptions& options,
+                                         const power::EnergyTable& table);
+
 /// The whole plan: sweep_interventions(base, spec, windows_us), then each change measured at
 /// batch sizes 1..spec.policy.max_batch and served under the baseline policy (its window,
 /// `window_us`, converted at the change's clock). A change whose batch fails its bit-exact check

@@ -85,6 +85,8 @@ const char* knob_name(Knob knob) {
       return "operating_point";
     case Knob::TileRows:
       return "tile_rows";
+    case Knob::Precision:
+      return "precision";
   }
   return "?";
 }

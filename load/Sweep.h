@@ -55,8 +55,8 @@ SweepResult sweep(const Service& service, const SweepSpec& spec);
 /// the baseline's batch costs; OperatingPoint and TileRows change the run, whose batch costs are
 /// measured again on the RTL (load/Plan.h RunChange, where further run changes such as the
 /// precision mix plug in).
-enum class Knob : uint8_t { Baseline, MaxBatch, Window, OperatingPoint, TileRows };
-/// "baseline", "max_batch", "window", "operating_point", "tile_rows".
+enum class Knob : uint8_t { Baseline, MaxBatch, Window, OperatingPoint, TileRows, Precision };
+/// "baseline", "max_batch", "window", "operating_point", "tile_rows", "precision".
 const char* knob_name(Knob knob);
 
 /// One bounded change (`bud serve-load --sweep`, `bud profile --sweep`), measured as a whole

@@ -114,6 +114,17 @@ uint64_t load_entries(const workload::Program& p, isa::Buffer b) {
     if (c.opcode == isa::Opcode::Load && c.buffer == b) n += uint64_t{c.y_size} * c.x_size;
   return n;
 }
+// MACs the program's GEMMs issue: rows x cols per int8 iteration, rows/2 x cols per BF16 one.
+uint64_t issued_macs(const workload::Program& p) {
+  uint64_t n = 0;
+  const uint64_t R = p.array.rows, C = p.array.cols;
+  for (const auto& c : p.commands)
+    if (c.opcode == isa::Opcode::Gemm) {
+      const uint64_t lanes = c.bf16 ? R / 2 : R;
+      n += uint64_t{c.m} * ((c.k + lanes - 1) / lanes) * ((c.n + C - 1) / C) * lanes * C;
+    }
+  return n;
+}
 uint64_t post_entries(const workload::Program& p) {
   uint64_t n = 0;
   for (const auto& c : p.commands)
@@ -177,8 +188,7 @@ Calibration calibrate(const emu::EmulatorConfig& config) {
       row(name, std::string(isa::kEngineNames[e]) + ".* (7 classes)", "emulator clock", counted,
           sum);
     }
-    row(name, "macs_issued", "lowering", p.gemm_iterations * p.array.macs(),
-        r->counter("macs_issued"));
+    row(name, "macs_issued", "lowering", issued_macs(p), r->counter("macs_issued"));
     row(name, "macs_useful", "lowering", p.useful_macs, r->counter("macs_useful"));
     uint64_t requested = 0;
     for (const auto& c : p.commands) requested += command_read_bytes(c, p.array);

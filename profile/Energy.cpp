@@ -23,7 +23,7 @@ std::optional<Engine> action_engine(std::string_view c) {
     if (c.size() > name.size() && c.substr(0, name.size()) == name && c[name.size()] == '.')
       return static_cast<Engine>(e);
   }
-  if (c == "macs_issued" || c == "spad_inp_rd" || c == "spad_wgt_rd" || c == "spad_acc_rd" ||
+  if (c == "macs_issued" || c == "macs_issued_bf16" || c == "spad_inp_rd" || c == "spad_wgt_rd" || c == "spad_acc_rd" ||
       c == "spad_acc_wr" || c == "retired_gemm")
     return Engine::Gemm;
   if (c == "spad_out_wr" || c == "retired_post") return Engine::Post;
@@ -94,6 +94,7 @@ json::Json scope_energy_json(const ScopeEnergy& s, const power::EnergyTable& tab
 uint64_t scope_count(const ScopeMetrics& m, std::string_view c) {
   if (c == "cycles") return m.engine_cycles(Engine::Gemm);
   if (c == "macs_issued") return m.macs_issued;
+  if (c == "macs_issued_bf16") return m.macs_issued_bf16;
   if (c == "macs_useful") return m.macs_useful;
   if (c == "dram_rd_bytes") return m.dram_rd_bytes;
   if (c == "dram_wr_bytes") return m.dram_wr_bytes;

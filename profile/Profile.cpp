@@ -242,6 +242,7 @@ void add_scope(ScopeMetrics& into, const ScopeMetrics& m) {
     for (int c = 0; c < isa::kNumClasses; ++c) into.engine[e][c] += m.engine[e][c];
   into.macs_useful += m.macs_useful;
   into.macs_issued += m.macs_issued;
+  into.macs_issued_bf16 += m.macs_issued_bf16;
   into.dram_rd_bytes += m.dram_rd_bytes;
   into.dram_wr_bytes += m.dram_wr_bytes;
   into.topdown += m.topdown;
@@ -608,6 +609,7 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
     // A BF16 layer's GEMMs issue rows/2 x cols MACs per iteration: its peak is half the array's.
     const bool bf16 = layer.precision == workload::Precision::Bf16;
     m.precision = workload::precision_name(layer.precision);
+    if (bf16) m.macs_issued_bf16 = m.macs_issued;
     const uint64_t peak = bf16 ? p.array_macs / 2 : p.array_macs;
     m.topdown = top_down(raws[li], peak, false);
     m.engine_topdown = engine_top_down(m, raws[li], peak, false);

@@ -85,6 +85,7 @@ struct ScopeMetrics {
   uint64_t first_dispatch = 0, last_retire = 0, cycles = 0;
   EngineClasses engine{};  ///< attributed engine-cycles per engine and class
   uint64_t macs_useful = 0, macs_issued = 0;
+  uint64_t macs_issued_bf16 = 0;  ///< the part of macs_issued in BF16 GEMMs
   uint64_t dram_rd_bytes = 0, dram_wr_bytes = 0;
   double peak_fraction = 0;          ///< macs_useful / (cycles x array_macs)
   double model_mac_fraction = 0;     ///< macs_useful / the model's useful MACs

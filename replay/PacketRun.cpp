@@ -61,6 +61,9 @@ workload::Result<RunSpec> make_spec(const run::RunOptions& options,
   s.workload_origin = options.workload;
   s.options = options;
   s.options.seed = prepared.workload.seed;
+  s.options.precision = prepared.precision;  // a precision file's text, not its path
+  if (!prepared.precision.empty() && prepared.precision != options.precision)
+    s.options.precision_origin = options.precision;
   s.options.tiles = {};
   s.options.progress = nullptr;
   return s;
@@ -149,6 +152,7 @@ workload::Result<RunSpec> spec_from_header(const pb::Header& h) {
   s.workload_text = h.workload().text();
   s.workload_origin = h.workload().origin();
   s.options.precision = h.workload().precision();
+  s.options.precision_origin = "packet:precision";
   auto& o = s.options;
   o.workload = h.workload().name();
   // Packets before the design was recorded are NPU packets.

@@ -1,6 +1,8 @@
 #include "emu/run/RunJob.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "bud/ModelRevision.h"
 #include "emu/golden/Checker.h"
@@ -63,9 +65,26 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
   std::string error;
   const auto array = emu::design_array(options.emulator.design, error);
   if (!array) return workload::Error{error};
-  if (!options.precision.empty())
-    if (auto e = workload::assign_precision(w, options.precision, options.precision_origin))
-      return *e;
+  // --precision FILE: read here, so that the text travels in the PreparedRun (and packets).
+  std::string precision = options.precision, origin = options.precision_origin;
+  if (!precision.empty() && precision != "auto" && !workload::parse_precision(precision) &&
+      origin == RunOptions{}.precision_origin) {
+    std::ifstream in(precision, std::ios::binary);
+    if (!in)
+      return workload::Error{"--precision " + precision +
+                             ": neither int8, bf16, auto nor a readable precision file"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    origin = precision;
+    precision = text.str();
+  }
+  std::vector<workload::Fallback> fallbacks;
+  const double min_snr = w.min_snr_db.value_or(workload::kDefaultMinSnrDb);
+  if (precision == "auto") {
+    fallbacks = workload::apply_auto_precision(w, *array, min_snr);
+  } else if (!precision.empty()) {
+    if (auto e = workload::assign_precision(w, precision, origin)) return *e;
+  }
   auto program = workload::lower(w, *array);
   if (!program) return workload::Error{program.error()};
   if (program->dram_bytes > options.emulator.dram.size_bytes)
@@ -73,10 +92,18 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
                            " bytes of DRAM, the memory model has " +
                            std::to_string(options.emulator.dram.size_bytes)};
   PreparedRun p;
+  p.precision = precision;
   p.workload = std::move(w);
   p.program = std::move(program).value();
   if (with_checks) {
     if (auto e = add_checks(p); !e.empty()) return workload::Error{e};
+  }
+  // A precision choice gets its quality report (docs/workloads.md, "Quality and the auto policy").
+  if (!options.precision.empty() && with_checks) {
+    p.quality = workload::network_quality(p.workload, p.reference,
+                                          workload::float_network(p.workload));
+    p.fallbacks = std::move(fallbacks);
+    p.min_snr_db = min_snr;
   }
   p.job.ring_base = p.program.ring_base;
   p.job.ring_entries = workload::kRingCommands;
@@ -152,6 +179,9 @@ RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::Emulato
     if (l.kind != workload::LayerKind::Host)
       r.precisions.push_back({l.name, workload::precision_name(l.precision),
                               workload::precision_name(l.out_type), l.promoted_by});
+  r.quality = p.quality;
+  r.fallbacks = p.fallbacks;
+  r.min_snr_db = p.min_snr_db;
   r.golden_digests = p.golden_digests;
   r.cycles = emu.cycle();
   r.driven_cycles = driven_cycles;

@@ -17,6 +17,7 @@
 #include "emu/drive/Driver.h"
 #include "emu/isa/Isa.h"
 #include "emu/workload/Lowering.h"
+#include "emu/workload/Quality.h"
 #include "emu/workload/Reference.h"
 
 namespace bud::run {
@@ -36,9 +37,10 @@ struct RunOptions {
   std::string energy_table;
   std::string point;
   bool thermal = false;
-  /// Precision assignment applied after loading (docs/workloads.md, "Precision"): "int8" or
-  /// "bf16" for every NPU layer, or the text of a precision file (`precision_origin` names it in
-  /// messages); empty: the workload's own precisions.
+  /// Precision assignment applied after loading (docs/workloads.md, "Precision"): "int8",
+  /// "bf16" or "auto"; with the default `precision_origin`, anything else is a precision file's
+  /// path (prepare reads it); with another origin, the file's text itself (origin names it in
+  /// messages: a packet's). Empty: the workload's own precisions.
   std::string precision;
   std::string precision_origin = "precision";
   /// Called about every `progress_interval` cycles with the current cycle (for progress bars).
@@ -57,6 +59,14 @@ struct PreparedRun {
   /// Golden-model outputs that differ from the direct reference: the lowering is wrong.
   std::vector<std::string> lowering_failures;
   emu::HostJob job;
+  /// The precision assignment applied: RunOptions::precision with a file read into its text
+  /// (what packets record).
+  std::string precision;
+  /// With a precision choice (RunOptions::precision): each layer's quality against the fp32
+  /// network, the `auto` policy's fallbacks and the guardrail (docs/workloads.md).
+  std::vector<workload::LayerQuality> quality;
+  std::vector<workload::Fallback> fallbacks;
+  double min_snr_db = 0;
 };
 
 /// The workload text of an ONNX model (`bud import`'s output), with the run input drawn from
@@ -108,6 +118,10 @@ struct RunReport {
     std::string name, precision, out_type, promoted_by;
   };
   std::vector<LayerPrecision> precisions;
+  /// Quality per layer, fallbacks and guardrail (PreparedRun's; empty without --precision).
+  std::vector<workload::LayerQuality> quality;
+  std::vector<workload::Fallback> fallbacks;
+  double min_snr_db = 0;
   uint64_t host_cycles = 0;  ///< sum over host_layers; not included in `cycles` (NPU cycles)
   /// host_cycles / (cycles + host_cycles): the share of the end-to-end time spent on the host.
   double host_share() const {

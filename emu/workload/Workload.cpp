@@ -440,6 +440,13 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
     w.dram_bytes = pw.dram_bytes();
   }
   w.double_buffer = !pw.single_buffer();
+  if (pw.has_min_snr_db()) {
+    if (!(pw.min_snr_db() > 0) || !std::isfinite(pw.min_snr_db()))
+      return fail(loc.at(&tree, pw, "min_snr_db", -1, loc.start()),
+                  "min_snr_db must be a positive number of dB (got " +
+                      std::to_string(pw.min_snr_db()) + ")");
+    w.min_snr_db = pw.min_snr_db();
+  }
   w.tiles.max_rows = options.tiles.max_rows ? options.tiles.max_rows : pw.max_tile_rows();
   w.tiles.max_blocks = options.tiles.max_blocks ? options.tiles.max_blocks : pw.max_tile_blocks();
 

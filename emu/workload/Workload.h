@@ -133,6 +133,9 @@ struct Workload {
   uint32_t repeat = 1;
   /// Explicit input (imported models); empty: generated from the seed.
   std::vector<int8_t> input_data;
+  /// SNR guardrail of the `auto` precision policy in dB (workload.proto `min_snr_db`; unset:
+  /// Quality.h kDefaultMinSnrDb).
+  std::optional<double> min_snr_db;
   /// Element type of the workload input in DRAM (resolve_precisions: what its readers read).
   Precision input_type = Precision::Int8;
   /// The direct reference's run of this workload (emu/workload/Reference.h), computed by the

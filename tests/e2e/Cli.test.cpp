@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -638,4 +639,88 @@ TEST_CASE(
   // Bad values are usage errors.
   CHECK(bud({"run", "mlp", "--tile-rows", "0"}).status == 2);
   CHECK(bud({"run", "mlp", "--tile-blocks", "-1"}).status == 2);
+}
+
+TEST_CASE("bud run --precision auto reports the fallback and stays bit-exact", "[e2e][precision]") {
+  const auto r = bud({"run", "examples/precision/needs_bf16.textpb", "--precision", "auto"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(contains(r.out, "PASS"));
+  CHECK(contains(r.out, "guardrail 20.0 dB"));
+  CHECK(contains(r.out, "fallback: int8 SNR"));
+  CHECK(contains(r.out, "(readers fc3 too)"));
+  const auto j = bud({"run", "examples/precision/needs_bf16.textpb", "--precision", "auto", "--json"});
+  CHECK(j.status == 0);
+  CHECK(contains(j.out, "\"fallbacks\":[{\"layer\":\"fc2\",\"int8_snr_db\":"));
+  CHECK(contains(j.out, "\"below_guardrail\":false"));
+}
+
+TEST_CASE("a forced int8 run of the layer that needs BF16 breaks the guardrail and says so",
+          "[e2e][precision]") {
+  const std::string file = std::string(BUD_BINARY_DIR) + "/e2e_force_int8.prec";
+  // The audit: force the fallback back (fc2 and its reader fc3 int8, so fc2's output is int8).
+  std::ofstream(file) << "* bf16\nfc2 int8\nfc3 int8\n";
+  const auto r = bud({"run", "examples/precision/needs_bf16.textpb", "--precision", file});
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);  // the run itself is correct; its quality is not
+  CHECK(contains(r.out, "below the guardrail"));
+  const auto j = bud({"run", "examples/precision/needs_bf16.textpb", "--precision", file, "--json"});
+  CHECK(contains(j.out, "\"below_guardrail\":true"));
+  const std::string bad_file = std::string(BUD_BINARY_DIR) + "/e2e_bad.prec";
+  std::ofstream(bad_file) << "nosuch bf16\n";
+  const auto bad = bud({"run", "mlp", "--precision", bad_file, "--json"});
+  INFO(bad.out << bad.err);
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.out + bad.err, "e2e_bad.prec:1:1: workload 'mlp' has no layer 'nosuch'"));
+}
+
+namespace {
+
+// `bud profile WORKLOAD --precision P --thermal --json [--energy-table T]`'s thermal figures.
+nlohmann::json thermal_profile(const std::string& precision, const std::string& table) {
+  std::vector<std::string> args = {"profile", "compute_bound", "--precision", precision,
+                                   "--thermal", "--json"};
+  if (!table.empty()) args.insert(args.end(), {"--energy-table", table});
+  const auto r = bud(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.out)["profile"]["thermal"];
+}
+
+}  // namespace
+
+TEST_CASE("int8 vs BF16 under the thermal clamp: the direction follows the BF16 MAC energy",
+          "[e2e][precision][thermal]") {
+  // docs/power.md, "Precision under a thermal clamp". Under the clamp, sustained throughput is
+  // set by energy per inference, so int8's gain over BF16 moves from the cycle ratio towards the
+  // energy ratio.
+  auto gains = [](const std::string& table) {
+    const auto i8 = thermal_profile("int8", table), b16 = thermal_profile("bf16", table);
+    const double nominal = i8["nominal_inferences_per_second"].get<double>() /
+                           b16["nominal_inferences_per_second"].get<double>();
+    const double sustained = i8["sustained_inferences_per_second"].get<double>() /
+                             b16["sustained_inferences_per_second"].get<double>();
+    return std::tuple{nominal, sustained, i8["clamped_fraction"].get<double>(),
+                      b16["clamped_fraction"].get<double>()};
+  };
+  // The default (Horowitz 45 nm) table: a BF16 lane costs 1.4 pJ, an int8 one 0.3 pJ; BF16
+  // burns more per inference, clamps more, and int8's gain widens.
+  const auto [n1, s1, c8, c16] = gains("");
+  CHECK(n1 == Approx(1.99).margin(0.02));
+  CHECK(s1 > n1);
+  CHECK(c16 > c8);
+  // A BF16 lane at the int8 lane's energy: int8, firing twice the lanes per cycle, runs hotter,
+  // clamps more, and the clamp cuts its gain (the case of the domain documents).
+  std::string text = slurp(std::string(BUD_SOURCE_DIR) + "/power/tables/npu_45nm.textpb");
+  const std::string key = "counter: \"macs_issued_bf16\" pj: ";
+  const size_t at = text.find(key);
+  REQUIRE(at != std::string::npos);
+  const size_t end = text.find(' ', at + key.size());
+  text.replace(at + key.size(), end - at - key.size(), "0");
+  const std::string shared = std::string(BUD_BINARY_DIR) + "/e2e_shared_mac.textpb";
+  std::ofstream(shared) << text;
+  const auto [n2, s2, d8, d16] = gains(shared);
+  CHECK(n2 == Approx(n1));
+  CHECK(s2 < n2);
+  CHECK(d8 > d16);
 }

@@ -23,6 +23,7 @@ bud::run::RunReport run_at(const std::string& name, const std::string& precision
                            const bud::emu::NpuConfig& npu = {}) {
   auto o = bud::test::options_for(name, std::nullopt, npu);
   o.precision = precision;
+  o.precision_origin = "assignment";  // a text, not a file
   auto p = bud::run::prepare(o);
   INFO(p.error());
   REQUIRE(p.ok());
@@ -80,7 +81,7 @@ TEST_CASE("a BF16 GEMM issues half the MACs of an int8 one per iteration", "[npu
   CHECK(bud::test::counter(b16, C::Cycles) > bud::test::counter(i8, C::Cycles) * 3 / 2);
 }
 
-TEST_CASE("precision files: unknown layers, precisions and host layers are named", "[npu][bf16]") {
+TEST_CASE("precision files name unknown layers and precisions where they are", "[npu][bf16]") {
   auto o = bud::test::options_for("mlp");
   o.precision = "fc1 bf16\n  nosuch int8\n";
   o.precision_origin = "p.txt";

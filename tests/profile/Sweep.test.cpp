@@ -36,11 +36,13 @@ TEST_CASE("bud profile --sweep: every intervention, ranked, deterministic for a 
   const auto& plan = s.at("interventions");
 
   // Every knob: the baseline (max batch 4), max batch 1, 2, 8, the three default windows, every
-  // other operating point of the table (from --dvfs), and tile rows 16 and 8 (mlp's tiles are 32).
+  // other operating point of the table (from --dvfs), tile rows 16 and 8 (mlp's tiles are 32), and
+  // the precisions other than the workload's own int8.
   const auto dvfs = one_object(run_bud("profile mlp --dvfs --json").out).at("dvfs");
   std::set<std::string> want = {"baseline",     "max batch 1",     "max batch 2",
                                 "max batch 8",  "window 5 us",     "window 20 us",
-                                "window 50 us", "tile rows <= 16", "tile rows <= 8"};
+                                "window 50 us", "tile rows <= 16", "tile rows <= 8",
+                                "precision bf16", "precision auto"};
   for (const auto& p : dvfs.at("points"))
     if (p.at("frequency_mhz") != 1000.0) want.insert("point " + p.at("name").get<std::string>());
   std::set<std::string> got;
@@ -76,6 +78,9 @@ TEST_CASE("bud profile --sweep: every intervention, ranked, deterministic for a 
     };
     if (knob == "operating_point") {
       CHECK(i.at("batch1_cycles") == run_cycles("--point " + i.at("point").get<std::string>()));
+    } else if (knob == "precision") {
+      const std::string name = i.at("name");
+      CHECK(i.at("batch1_cycles") == run_cycles("--precision " + name.substr(name.find(' ') + 1)));
     } else if (knob == "tile_rows") {
       CHECK(i.at("batch1_cycles") != base->at("batch1_cycles"));
       CHECK(i.at("batch1_cycles") ==

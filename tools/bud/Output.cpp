@@ -79,7 +79,7 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
   }
   const size_t bf16_layers = static_cast<size_t>(std::count_if(
       r.precisions.begin(), r.precisions.end(), [](const auto& l) { return l.precision == "bf16"; }));
-  if (bf16_layers > 0) {
+  if (bf16_layers > 0 || !r.quality.empty()) {
     // The precision mix (docs/workloads.md, "Precision"): layers and useful MACs per mode.
     const uint64_t all = counter(r, isa::Counter::MacsUseful),
                    bf16 = counter(r, isa::Counter::MacsUsefulBf16);
@@ -92,6 +92,32 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
     for (const auto& l : r.precisions)
       if (!l.promoted_by.empty())
         o << "  " << l.name << " runs bf16: it reads a tensor with " << l.promoted_by << "\n";
+  }
+  if (!r.quality.empty()) {
+    // Quality against the fp32 network (docs/workloads.md, "Quality and the auto policy").
+    std::snprintf(buf, sizeof buf, "quality    vs the fp32 network; guardrail %.1f dB; output %.1f dB\n",
+                  r.min_snr_db, r.quality.back().snr_db);
+    o << buf;
+    std::snprintf(buf, sizeof buf, "  %-20s %-9s %8s %10s %10s\n", "layer", "precision", "SNR dB",
+                  "max err", "mean err");
+    o << buf;
+    for (const auto& q : r.quality) {
+      std::string note;
+      for (const auto& f : r.fallbacks)
+        if (f.layer == q.layer) {
+          char b2[96];
+          std::snprintf(b2, sizeof b2, "  fallback: int8 SNR %.1f dB < %.1f dB", f.int8_snr_db,
+                        f.min_snr_db);
+          note = b2;
+          for (size_t k = 0; k < f.readers.size(); ++k)
+            note += (k ? ", " : " (readers ") + f.readers[k] + (k + 1 == f.readers.size() ? " too)" : "");
+        }
+      if (note.empty() && q.snr_db < r.min_snr_db) note = "  below the guardrail";
+      std::snprintf(buf, sizeof buf, "  %-20s %-9s %8.1f %10.4g %10.4g%s\n", q.layer.c_str(),
+                    q.host ? "host" : workload::precision_name(q.precision), q.snr_db,
+                    q.max_abs_error, q.mean_abs_error, note.c_str());
+      o << buf;
+    }
   }
   if (!r.host_layers.empty()) {
     // Host fallback (docs/import.md): charged by the cost model, not simulated.
@@ -190,6 +216,28 @@ Json report_json(const run::RunReport& r) {
     precisions.push_back(pj);
   }
   j["precisions"] = precisions;
+  if (!r.quality.empty()) {
+    Json quality = Json::array();
+    for (const auto& q : r.quality)
+      quality.push_back(Json{{"layer", q.layer},
+                             {"precision", q.host ? "host" : workload::precision_name(q.precision)},
+                             {"elements", q.elements},
+                             {"snr_db", q.snr_db},
+                             {"max_abs_error", q.max_abs_error},
+                             {"mean_abs_error", q.mean_abs_error},
+                             {"below_guardrail", q.snr_db < r.min_snr_db}});
+    Json fallbacks = Json::array();
+    for (const auto& f : r.fallbacks)
+      fallbacks.push_back(Json{{"layer", f.layer},
+                               {"int8_snr_db", f.int8_snr_db},
+                               {"min_snr_db", f.min_snr_db},
+                               {"readers", f.readers},
+                               {"reason", "int8 SNR below the guardrail"}});
+    j["quality"] = Json{{"min_snr_db", r.min_snr_db},
+                        {"output_snr_db", r.quality.back().snr_db},
+                        {"layers", quality},
+                        {"fallbacks", fallbacks}};
+  }
   j["host_cycles"] = r.host_cycles;
   j["host_share"] = r.host_share();
   if (r.thermal)

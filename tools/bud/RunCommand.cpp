@@ -64,9 +64,10 @@ void add_emulation_options(CLI::App& app, run::RunOptions& o) {
                "Run the energy table's thermal model: it clamps the clock (throttle input) "
                "above the trip point, releases below trip - hysteresis (docs/power.md)");
   app.add_option("--precision", o.precision,
-                 "Precision of the NPU layers: int8, bf16, or a FILE of `LAYER PRECISION` lines "
+                 "Precision of the NPU layers: int8, bf16, auto (int8, BF16 where a layer's SNR "
+                 "breaks the workload's guardrail), or a FILE of `LAYER PRECISION` lines "
                  "(docs/workloads.md, \"Precision\"); default: the workload's own")
-      ->type_name("int8|bf16|FILE");
+      ->type_name("int8|bf16|auto|FILE");
   app.add_option("--hang-cycles", o.emulator.hang_cycles,
                  "Report a hang after N cycles without progress")
       ->capture_default_str();
@@ -107,18 +108,6 @@ std::string validate_emulation_options(const run::RunOptions& o) {
 }
 
 power::Result<power::EnergyTable> resolve_power_options(run::RunOptions& o) {
-  // --precision FILE: the file's text travels in the options (and packets) from here on.
-  if (!o.precision.empty() && !workload::parse_precision(o.precision) &&
-      o.precision_origin == run::RunOptions{}.precision_origin) {
-    std::ifstream in(o.precision, std::ios::binary);
-    if (!in)
-      return power::Error{"--precision " + o.precision +
-                          ": neither int8, bf16 nor a readable precision file"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    o.precision_origin = o.precision;
-    o.precision = text.str();
-  }
   std::vector<std::string> counters;
   for (int i = 0; i < isa::kNumCounters; ++i) counters.push_back(isa::counter_name(i));
   auto known = counters;

@@ -423,6 +423,7 @@ int serve_options(const std::string& command, const ServeLoadOptions& o, Served&
     const auto rows =
         o.sweep_tile_rows.empty() ? load::tile_rows_to_try(*service) : o.sweep_tile_rows;
     for (uint32_t r : rows) changes.push_back(load::tile_rows_change(measured, *table, r));
+    for (auto& c : load::precision_changes(measured, *table)) changes.push_back(std::move(c));
     for (auto& c : changes)
       c.options.progress = [&progress](uint64_t cycle) {
         if (progress) progress->update(cycle);
