@@ -234,16 +234,21 @@ std::string GoldenNpu::exec_post(const Command& c, RunResult& r) {
       const int64_t v = std::min<int64_t>(std::max<int64_t>(s, c.clamp_lo), c.clamp_hi);
       o[lane] = static_cast<uint8_t>(static_cast<int8_t>(v));
     }
-    emu::StageTxn t;
-    t.stage = emu::Stage::Post;
-    t.buffer = static_cast<uint8_t>(Buffer::Out);
-    t.size = static_cast<uint16_t>(oe);
-    t.cmd_id = c.cmd_id;
-    t.addr = c.out_base + j;
-    std::memcpy(t.data.data(), o, oe);
-    emit(t);
+    emit_out_entry(c, j, o);
   }
   return "";
+}
+
+// The observation of POST's OUT entry out_base + j.
+void GoldenNpu::emit_out_entry(const Command& c, uint32_t j, const uint8_t* o) {
+  emu::StageTxn t;
+  t.stage = emu::Stage::Post;
+  t.buffer = static_cast<uint8_t>(Buffer::Out);
+  t.size = static_cast<uint16_t>(entry_bytes(Buffer::Out));
+  t.cmd_id = c.cmd_id;
+  t.addr = c.out_base + j;
+  std::memcpy(t.data.data(), o, t.size);
+  emit(t);
 }
 
 // The float path of POST (docs/isa.md, "POST"): lane -> fp32 (int32 rounded) -> bf16, times the
@@ -277,14 +282,7 @@ void GoldenNpu::exec_post_float(const Command& c, RunResult& r) {
         o[lane] = static_cast<uint8_t>(std::clamp(q, c.clamp_lo, c.clamp_hi));
       }
     }
-    emu::StageTxn t;
-    t.stage = emu::Stage::Post;
-    t.buffer = static_cast<uint8_t>(Buffer::Out);
-    t.size = static_cast<uint16_t>(oe);
-    t.cmd_id = c.cmd_id;
-    t.addr = c.out_base + j;
-    std::memcpy(t.data.data(), o, oe);
-    emit(t);
+    emit_out_entry(c, j, o);
   }
 }
 
