@@ -222,6 +222,12 @@ void add_command(ScopeMetrics& m, Raw& raw, const CommandCounts& cc, const isa::
   }
 }
 
+// MACs per cycle a layer can issue: a BF16 layer's GEMMs issue rows/2 x cols per iteration, half
+// the array's (docs/isa.md, "Why half the int8 rate").
+uint32_t layer_peak(const ScopeMetrics& m, uint32_t array_macs) {
+  return m.precision == "bf16" ? array_macs / 2 : array_macs;
+}
+
 // Figures from the sums; `m.topdown` is already set (a layer's or the tail's own, or the sum of
 // its parts for a type and the model, so that they add up).
 void finish_scope(ScopeMetrics& m, uint32_t array_macs, uint64_t model_useful) {
@@ -606,11 +612,9 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
     }
     m.first_dispatch = first_any == UINT64_MAX ? 0 : first_any;
     m.last_retire = last_any;
-    // A BF16 layer's GEMMs issue rows/2 x cols MACs per iteration: its peak is half the array's.
-    const bool bf16 = layer.precision == workload::Precision::Bf16;
     m.precision = workload::precision_name(layer.precision);
-    if (bf16) m.macs_issued_bf16 = m.macs_issued;
-    const uint64_t peak = bf16 ? p.array_macs / 2 : p.array_macs;
+    if (layer.precision == workload::Precision::Bf16) m.macs_issued_bf16 = m.macs_issued;
+    const uint64_t peak = layer_peak(m, p.array_macs);
     m.topdown = top_down(raws[li], peak, false);
     m.engine_topdown = engine_top_down(m, raws[li], peak, false);
     p.layers.push_back(std::move(m));
@@ -644,7 +648,7 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
   }
   const uint64_t model_useful = p.model.macs_useful;
   for (auto& l : p.layers)
-    finish_scope(l, l.precision == "bf16" ? p.array_macs / 2 : p.array_macs, model_useful);
+    finish_scope(l, layer_peak(l, p.array_macs), model_useful);
   for (auto& t : p.types) finish_scope(t, p.array_macs, model_useful);
   finish_scope(p.tail, p.array_macs, model_useful);
   finish_scope(p.model, p.array_macs, model_useful);

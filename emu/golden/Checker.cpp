@@ -52,31 +52,25 @@ CheckReport check_outputs(const workload::Program& program, const workload::Refe
                   " in the program but not in the reference";
       return rep;
     }
+    // An element's bits as DRAM holds them (int8, or bf16 little endian) and as text.
+    const bool bf16 = want.is_bf16();
+    auto text = [bf16](uint16_t v) {
+      return bf16 ? "bf16 " + bf16_string(v) : std::to_string(static_cast<int8_t>(v));
+    };
     for (int64_t y = 0; y < s.h; ++y)
       for (int64_t x = 0; x < s.w; ++x)
         for (int64_t c = 0; c < s.c; ++c) {
-          if (want.is_bf16()) {
-            const size_t at = t.element_addr(y, x, c) - t.addr;
-            const uint16_t expected = want.bf16_at(y, x, c);
-            const uint16_t actual = static_cast<uint16_t>(bytes[at] | (bytes[at + 1] << 8));
-            ++rep.compared;
-            if (expected == actual) continue;
-            ++bad;
-            if (rep.first_mismatch.empty())
-              rep.first_mismatch = "tensor " + t.name + " index " + index_string(s, y, x, c) +
-                                   " expected bf16 " + bf16_string(expected) + " actual " +
-                                   bf16_string(actual);
-            continue;
-          }
-          const int8_t expected = want.at(y, x, c);
-          const int8_t actual = static_cast<int8_t>(bytes[t.element_addr(y, x, c) - t.addr]);
+          const size_t at = t.element_addr(y, x, c) - t.addr;
+          const uint16_t expected = bf16 ? want.bf16_at(y, x, c)
+                                         : static_cast<uint8_t>(want.at(y, x, c));
+          const uint16_t actual =
+              bf16 ? static_cast<uint16_t>(bytes[at] | (bytes[at + 1] << 8)) : bytes[at];
           ++rep.compared;
           if (expected == actual) continue;
           ++bad;
           if (rep.first_mismatch.empty())
             rep.first_mismatch = "tensor " + t.name + " index " + index_string(s, y, x, c) +
-                                 " expected " + std::to_string(expected) + " actual " +
-                                 std::to_string(actual);
+                                 " expected " + text(expected) + " actual " + text(actual);
         }
     rep.mismatches += bad;
     rep.per_tensor.emplace_back(t.name, bad);

@@ -212,7 +212,9 @@ TEST_CASE("an imported workload round-trips through its textpb", "[onnx][roundtr
     CHECK(generate_layer_data(a, int(i)).weights == generate_layer_data(b, int(i)).weights);
     // Explicit data does not depend on the seed.
   }
-  const Workload c = parse_workload(r.text, "c", LoadOptions{12345}).value();
+  LoadOptions other_seed;
+  other_seed.seed = 12345;
+  const Workload c = parse_workload(r.text, "c", other_seed).value();
   CHECK(run_reference(c).layers.back().data == run_reference(a).layers.back().data);
 }
 
