@@ -35,6 +35,14 @@ std::vector<uint32_t> tile_rows_to_try(const Service& service);
 RunChange tile_rows_change(const run::RunOptions& options, const power::EnergyTable& table,
                            uint32_t rows);
 
+/// Output-block caps worth trying on `service`: half and a quarter of its largest tile's output
+/// blocks (at least 1, each distinct and smaller). Empty when every tile has one block.
+std::vector<uint32_t> tile_blocks_to_try(const Service& service);
+
+/// The change of `options` (the baseline run) to at most `blocks` output blocks per tile.
+RunChange tile_blocks_change(const run::RunOptions& options, const power::EnergyTable& table,
+                             uint32_t blocks);
+
 /// The precision mixes worth trying (docs/workloads.md, "Precision"): int8, bf16 and auto, but
 /// the baseline's own (`--precision`; none given: the workload's, taken as int8).
 std::vector<RunChange> precision_changes(const run::RunOptions& options,
@@ -42,9 +50,10 @@ std::vector<RunChange> precision_changes(const run::RunOptions& options,
 
 /// The whole plan: sweep_interventions(base, spec, windows_us), then each change measured at
 /// batch sizes 1..spec.policy.max_batch and served under the baseline policy (its window,
-/// `window_us`, converted at the change's clock). A change whose batch fails its bit-exact check
-/// is kept with `failure` set. Ranked (rank_interventions). Error only for bad input (a change
-/// that does not prepare). `progress(name, b)` is called before each measured run.
+/// `window_us`, converted at the change's clock). A change that does not prepare (its lowering or
+/// DRAM refuses it) or whose batch fails its bit-exact check is kept with `failure` set, and
+/// ranks last. Ranked (rank_interventions). `progress(name, b)` is called before each measured
+/// run.
 workload::Result<std::vector<Intervention>> plan_interventions(
     const Service& base, const SweepSpec& spec, double window_us,
     const std::vector<double>& windows_us, const std::vector<RunChange>& changes,

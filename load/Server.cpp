@@ -2,8 +2,77 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 namespace bud::load {
+
+namespace {
+
+__extension__ using u128 = unsigned __int128;
+
+/// The serving timeline's heat: the die's energy integrated cycle by cycle (exactly, in fJ) and
+/// the thermal model stepped at every multiple of the window.
+class Heat {
+ public:
+  explicit Heat(const ServingThermal& t) : t_(t), state_(emu::thermal_start(t.config)) {
+    state_.temp_mc = state_.peak_mc = t.start_mc;
+  }
+
+  /// The NPU idles (or is held) from now to `until`.
+  void idle_until(uint64_t until) {
+    while (now_ < until) {
+      const uint64_t end = std::min(until, next_window());
+      const uint64_t n = end - now_;
+      energy_ += n * (state_.clamped ? t_.clamped_die_fj_per_cycle : t_.idle_die_fj_per_cycle);
+      if (state_.clamped) clamped_ += n;
+      advance(end);
+    }
+  }
+
+  /// Runs a batch of `cycles` service cycles and `fj` on-die energy from now; returns when it
+  /// completes (later than now + cycles by the cycles the clamp held it).
+  uint64_t run(uint64_t cycles, uint64_t fj) {
+    uint64_t done = 0;  // service cycles done
+    auto spent = [&](uint64_t d) {  // energy of the first d service cycles (exact at the end)
+      return cycles ? static_cast<uint64_t>(static_cast<u128>(fj) * d / cycles) : 0;
+    };
+    if (cycles == 0) energy_ += fj;
+    while (done < cycles) {
+      const uint64_t end = next_window();
+      if (state_.clamped) {
+        energy_ += (end - now_) * t_.clamped_die_fj_per_cycle;
+        clamped_ += end - now_;
+        advance(end);
+        continue;
+      }
+      const uint64_t n = std::min(end - now_, cycles - done);
+      energy_ += spent(done + n) - spent(done);
+      done += n;
+      advance(now_ + n);
+    }
+    return now_;
+  }
+
+  void finish(ServeResult& r) const {
+    r.clamp_events = state_.clamp_events;
+    r.clamped_cycles = clamped_;
+    r.peak_mc = state_.peak_mc;
+    r.end_mc = state_.temp_mc;
+  }
+
+ private:
+  uint64_t next_window() const { return (now_ / t_.config.window_cycles + 1) * t_.config.window_cycles; }
+  void advance(uint64_t to) {
+    now_ = to;
+    if (now_ % t_.config.window_cycles == 0) emu::thermal_window(t_.config, state_, energy_);
+  }
+
+  const ServingThermal& t_;
+  emu::ThermalState state_;
+  uint64_t now_ = 0, energy_ = 0, clamped_ = 0;
+};
+
+}  // namespace
 
 std::string ServerPolicy::validate(const ServiceTimes& service) const {
   if (service.batch_cycles.empty()) return "no batch service times";
@@ -16,8 +85,10 @@ std::string ServerPolicy::validate(const ServiceTimes& service) const {
 }
 
 ServeResult serve(const std::vector<uint64_t>& arrivals, const ServiceTimes& service,
-                  const ServerPolicy& policy) {
+                  const ServerPolicy& policy, const ServingThermal* thermal) {
   ServeResult r;
+  std::optional<Heat> heat;
+  if (thermal) heat.emplace(*thermal);
   r.requests.resize(arrivals.size());
   r.batches_by_size.assign(policy.max_batch, 0);
   std::deque<size_t> queue;    // admitted, waiting: request index
@@ -67,7 +138,11 @@ ServeResult serve(const std::vector<uint64_t>& arrivals, const ServiceTimes& ser
     }
     now = start;
     const uint32_t b = static_cast<uint32_t>(std::min<size_t>(queue.size(), policy.max_batch));
-    const uint64_t done = start + service.batch(b);
+    uint64_t done = start + service.batch(b);
+    if (heat) {
+      heat->idle_until(start);
+      done = heat->run(service.batch(b), thermal->batch_die_fj[b - 1]);
+    }
     for (uint32_t i = 0; i < b; ++i) {
       RequestOutcome& o = r.requests[queue.front()];
       o.start = start;
@@ -83,6 +158,10 @@ ServeResult serve(const std::vector<uint64_t>& arrivals, const ServiceTimes& ser
     free_at = done;
   }
   if (!arrivals.empty()) r.end_cycle = std::max(r.end_cycle, arrivals.back());
+  if (heat) {
+    heat->idle_until(r.end_cycle);
+    heat->finish(r);
+  }
   return r;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "emu/core/Thermal.h"
+
 namespace bud::load {
 
 /// What serving a batch costs, in NPU cycles.
@@ -40,19 +42,39 @@ struct RequestOutcome {
   uint64_t latency() const { return done - arrival; }
 };
 
+/// The die's thermal model over the serving timeline (docs/serving.md, "Thermal clamp under
+/// load"): the harness's lumped RC model (emu/core/Thermal: thermal_window) stepped every
+/// config.window_cycles of the timeline, driven by the on-die energy spent in each window. A
+/// batch spends its energy evenly over its service cycles, an idle NPU its idle energy. At a
+/// window where the temperature reaches the trip point the clamp holds the NPU (its throttle
+/// input, as in a run): a batch makes no progress and the die spends the clock-gated energy,
+/// until the temperature falls below trip - hysteresis.
+struct ServingThermal {
+  emu::ThermalConfig config;              ///< enabled; its counter prices are not used
+  int64_t start_mc = 0;                   ///< the temperature at cycle 0
+  std::vector<uint64_t> batch_die_fj;     ///< index b - 1: a batch of b over ServiceTimes::batch(b)
+  uint64_t idle_die_fj_per_cycle = 0;     ///< no batch running
+  uint64_t clamped_die_fj_per_cycle = 0;  ///< the clamp holding the NPU
+};
+
 struct ServeResult {
   std::vector<RequestOutcome> requests;  ///< in arrival order
   std::vector<uint64_t> batches_by_size;  ///< index b - 1: batches of b requests
   uint64_t busy_cycles = 0;   ///< serving a batch
   uint64_t end_cycle = 0;     ///< the last completion (or arrival)
   uint64_t completed = 0, dropped = 0;
+  /// With a thermal model (else 0): clamp events, cycles the clamp held (exact), and the
+  /// highest and final temperature (milli-degrees C).
+  uint64_t clamp_events = 0, clamped_cycles = 0;
+  int64_t peak_mc = 0, end_mc = 0;
 };
 
 /// Serves `arrivals` (non-decreasing cycles). A batch starts when the NPU is free and either
 /// max_batch requests wait or the oldest waiting one has waited window_cycles; it takes every
 /// waiting request up to max_batch. A request that finds queue_bound requests waiting is
-/// dropped, or (Delay) waits outside the queue, first come first served, for a place.
+/// dropped, or (Delay) waits outside the queue, first come first served, for a place. With
+/// `thermal`, a batch takes its service cycles plus every cycle the clamp held it.
 ServeResult serve(const std::vector<uint64_t>& arrivals, const ServiceTimes& service,
-                  const ServerPolicy& policy);
+                  const ServerPolicy& policy, const ServingThermal* thermal = nullptr);
 
 }  // namespace bud::load

@@ -15,6 +15,18 @@ uint64_t price(const power::EnergyTable& table, std::string_view counter) {
   return 0;
 }
 
+/// The table's energy per cycle of every engine in cycle class `cls` ("idle", "throttled"),
+/// plus the `cycles` background; only the on-die components with `die_only`.
+uint64_t per_cycle(const power::EnergyTable& table, std::string_view cls, bool die_only) {
+  uint64_t fj = 0;
+  const std::string suffix = "." + std::string(cls);
+  for (const auto& a : table.actions) {
+    if (die_only && !power::on_die(a.component)) continue;
+    if (a.counter == "cycles" || a.counter.ends_with(suffix)) fj += a.fj;
+  }
+  return fj;
+}
+
 }  // namespace
 
 workload::Result<Service> measure_service(const run::RunOptions& options, uint32_t max_batch,
@@ -42,12 +54,21 @@ workload::Result<Service> measure_service(const run::RunOptions& options, uint32
   for (const auto& l : base->workload.layers) {
     if (l.kind == workload::LayerKind::Host) continue;
     auto plan = workload::plan_tiles(l, base->program.array, base->workload.tiles);
-    if (plan) s.tile_rows = std::max(s.tile_rows, static_cast<uint32_t>(plan->rows));
+    if (!plan) continue;
+    s.tile_rows = std::max(s.tile_rows, static_cast<uint32_t>(plan->rows));
+    if (l.kind == workload::LayerKind::Dense || l.kind == workload::LayerKind::Conv2d)
+      s.tile_blocks = std::max(s.tile_blocks, static_cast<uint32_t>(plan->nb_tile));
   }
-  s.idle_fj_per_cycle = price(table, "cycles");
-  for (const auto& a : table.actions)
-    if (a.counter.size() > 5 && a.counter.compare(a.counter.size() - 5, 5, ".idle") == 0)
-      s.idle_fj_per_cycle += a.fj;
+  s.idle_fj_per_cycle = per_cycle(table, "idle", false);
+  s.idle_die_fj_per_cycle = per_cycle(table, "idle", true);
+  s.clamped_fj_per_cycle = per_cycle(table, "throttled", false);
+  s.clamped_die_fj_per_cycle = per_cycle(table, "throttled", true);
+  // Serving runs the thermal model over its timeline; each batch is measured at nominal speed.
+  run::RunOptions batch_options = options;
+  if (options.emulator.thermal.enabled) {
+    s.thermal = options.emulator.thermal;
+    batch_options.emulator.thermal.enabled = false;
+  }
   s.times.host_per_batch = workload::kHostSyncCycles;
   s.times.host_per_request =
       (s.request_bytes_in + s.request_bytes_out + workload::kHostBytesPerCycle - 1) /
@@ -56,9 +77,9 @@ workload::Result<Service> measure_service(const run::RunOptions& options, uint32
     if (progress) progress(b);
     workload::Workload w = base->workload;
     w.repeat = b;
-    auto prepared = run::prepare_workload(std::move(w), options);
+    auto prepared = run::prepare_workload(std::move(w), batch_options);
     if (!prepared) return workload::Error{prepared.error()};
-    const run::RunReport report = run::execute(*prepared, options);
+    const run::RunReport report = run::execute(*prepared, batch_options);
     BatchRun r;
     r.batch = b;
     r.npu_cycles = report.cycles;
@@ -70,6 +91,8 @@ workload::Result<Service> measure_service(const run::RunOptions& options, uint32
     auto acc = power::account(table, report.counter_names, report.counters);
     if (!acc) return workload::Error{acc.error()};
     r.energy_fj = acc->total_fj;
+    for (int c = 0; c < power::kNumComponents; ++c)
+      if (power::on_die(static_cast<power::Component>(c))) r.die_fj += acc->by_component[c];
     r.unpriced = acc->unpriced;
     s.times.batch_cycles.push_back(r.npu_cycles + r.host_layer_cycles);
     if (b == 1) {
@@ -80,6 +103,22 @@ workload::Result<Service> measure_service(const run::RunOptions& options, uint32
     s.runs.push_back(std::move(r));
   }
   return s;
+}
+
+ServingThermal Service::serving_thermal() const {
+  ServingThermal t;
+  if (!thermal) return t;
+  t.config = *thermal;
+  t.start_mc = thermal->ambient_mc;
+  for (uint32_t b = 1; b <= runs.size(); ++b) {
+    const uint64_t service_cycles = times.batch(b);
+    const uint64_t npu = runs[b - 1].npu_cycles;
+    t.batch_die_fj.push_back(runs[b - 1].die_fj +
+                             (service_cycles > npu ? service_cycles - npu : 0) * idle_die_fj_per_cycle);
+  }
+  t.idle_die_fj_per_cycle = idle_die_fj_per_cycle;
+  t.clamped_die_fj_per_cycle = clamped_die_fj_per_cycle;
+  return t;
 }
 
 }  // namespace bud::load

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct BatchRun {
   uint64_t host_layer_cycles = 0;  ///< the workload's host layers (cost model), all b passes
   uint64_t useful_macs = 0;
   uint64_t energy_fj = 0;    ///< its counters priced by the table
+  uint64_t die_fj = 0;       ///< the part dissipated on the die (power::on_die components)
   std::vector<std::string> unpriced;  ///< counters that counted but the table does not price
   bool passed = false;
   std::string failure;       ///< why it did not pass
@@ -34,6 +36,13 @@ struct Service {
   uint64_t request_bytes_in = 0, request_bytes_out = 0;  ///< copied per request
   uint64_t request_copy_fj = 0;  ///< those copies priced as DRAM bytes read and written
   uint64_t idle_fj_per_cycle = 0;  ///< the NPU waiting: every engine idle, plus background
+  uint64_t idle_die_fj_per_cycle = 0;  ///< the on-die part of it
+  /// The NPU held by the thermal clamp: every engine throttled (clock gated), plus background;
+  /// and its on-die part.
+  uint64_t clamped_fj_per_cycle = 0, clamped_die_fj_per_cycle = 0;
+  /// The table's thermal model when the run asked for it (`--thermal`): serving then runs it
+  /// over the timeline (serving_thermal); the batch costs are the nominal (unclamped) ones.
+  std::optional<emu::ThermalConfig> thermal;
   double frequency_mhz = 0;  ///< the table's clock: cycles to seconds
   std::string energy_table;  ///< which table priced it
   std::string model_revision;
@@ -43,9 +52,16 @@ struct Service {
   /// The most GEMM rows (output pixels) in one tile of any NPU layer, under those caps: what a
   /// tile-size intervention halves.
   uint32_t tile_rows = 0;
+  /// The most output blocks (B channels) in one tile of any dense or conv2d layer, under those
+  /// caps: what an output-block intervention halves.
+  uint32_t tile_blocks = 0;
 
   /// NPU + host-layer energy of a batch of b (excluding the idle time around it).
   uint64_t batch_fj(uint32_t b) const { return runs[b - 1].energy_fj; }
+  /// The thermal model over the serving timeline (load::serve), from ambient: each batch's
+  /// on-die energy over its service time (the NPU idle during its host cycles). Only with
+  /// `thermal`.
+  ServingThermal serving_thermal() const;
 };
 
 /// Runs `options.workload` at batch sizes 1..max_batch on the RTL (fresh emulator each) and

@@ -37,7 +37,9 @@ SweepResult sweep(const Service& service, const SweepSpec& spec) {
     ArrivalSpec a = spec.arrivals;
     a.rate_per_s = p.offered_rps;
     a.frequency_mhz = service.frequency_mhz;
-    const ServeResult s = serve(arrivals(a), service.times, spec.policy);
+    const ServingThermal thermal = service.serving_thermal();
+    const ServeResult s =
+        serve(arrivals(a), service.times, spec.policy, service.thermal ? &thermal : nullptr);
     std::vector<uint64_t> latencies;
     latencies.reserve(s.completed);
     for (const auto& o : s.requests)
@@ -59,7 +61,14 @@ SweepResult sweep(const Service& service, const SweepSpec& spec) {
       npu_cycles += n * service.runs[b - 1].npu_cycles;
     }
     p.energy_fj += s.completed * service.request_copy_fj;
-    if (s.end_cycle > npu_cycles) p.energy_fj += (s.end_cycle - npu_cycles) * service.idle_fj_per_cycle;
+    // The clamp's cycles are clock-gated, not idle (none without the thermal model).
+    p.energy_fj += s.clamped_cycles * service.clamped_fj_per_cycle;
+    if (s.end_cycle > npu_cycles + s.clamped_cycles)
+      p.energy_fj += (s.end_cycle - npu_cycles - s.clamped_cycles) * service.idle_fj_per_cycle;
+    p.clamp_events = s.clamp_events;
+    p.clamped_cycles = s.clamped_cycles;
+    p.clamped_fraction = s.end_cycle ? static_cast<double>(s.clamped_cycles) / s.end_cycle : 0;
+    p.peak_mc = s.peak_mc;
     const double joules = static_cast<double>(p.energy_fj) * 1e-15;
     if (s.completed > 0) p.joules_per_request = joules / static_cast<double>(s.completed);
     if (seconds > 0) p.watts = joules / seconds;
@@ -87,6 +96,8 @@ const char* knob_name(Knob knob) {
       return "tile_rows";
     case Knob::Precision:
       return "precision";
+    case Knob::TileBlocks:
+      return "tile_blocks";
   }
   return "?";
 }

@@ -34,7 +34,12 @@ struct LoadPoint {
   LatencySummary latency;    ///< cycles
   std::vector<uint64_t> batches_by_size;
   uint64_t busy_cycles = 0, end_cycle = 0;
-  uint64_t energy_fj = 0;    ///< batches + copies + the NPU idle the rest of the time
+  uint64_t energy_fj = 0;    ///< batches + copies + the NPU idle (or clamped) the rest of the time
+  /// With the thermal model (Service::thermal): clamp events, cycles the clamp held the NPU,
+  /// their share of the time, and the highest temperature (milli-degrees C).
+  uint64_t clamp_events = 0, clamped_cycles = 0;
+  double clamped_fraction = 0;
+  int64_t peak_mc = 0;
   double joules_per_request = 0;
   double watts = 0;
   double requests_per_joule = 0;  ///< throughput per watt
@@ -55,8 +60,11 @@ SweepResult sweep(const Service& service, const SweepSpec& spec);
 /// the baseline's batch costs; OperatingPoint and TileRows change the run, whose batch costs are
 /// measured again on the RTL (load/Plan.h RunChange, where further run changes such as the
 /// precision mix plug in).
-enum class Knob : uint8_t { Baseline, MaxBatch, Window, OperatingPoint, TileRows, Precision };
-/// "baseline", "max_batch", "window", "operating_point", "tile_rows", "precision".
+enum class Knob : uint8_t {
+  Baseline, MaxBatch, Window, OperatingPoint, TileRows, Precision, TileBlocks
+};
+/// "baseline", "max_batch", "window", "operating_point", "tile_rows", "precision",
+/// "tile_blocks".
 const char* knob_name(Knob knob);
 
 /// One bounded change (`bud serve-load --sweep`, `bud profile --sweep`), measured as a whole
@@ -75,9 +83,12 @@ struct Intervention {
   workload::TileLimits tiles;
   uint64_t batch1_cycles = 0;  ///< NPU + host-layer cycles of a batch of 1
   uint64_t batch1_fj = 0;      ///< its energy
-  /// Why it could not be measured (a batch failed its bit-exact check on the RTL); empty when
-  /// measured. Such an entry has no load sweep and ranks last.
+  /// Why it could not be measured (the change does not prepare, or a batch failed its bit-exact
+  /// check on the RTL); empty when measured. Such an entry has no load sweep and ranks last.
   std::string failure;
+  /// The failure is a batch that did not match the golden model: a correctness failure, which
+  /// `bud serve-load --sweep` exits 1 for (a change that does not prepare is only a row).
+  bool mismatch = false;
 };
 
 /// One intervention measured: the whole sweep of `spec` on `service` (whose batch costs may come

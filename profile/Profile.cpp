@@ -23,6 +23,9 @@ struct Raw {
   std::array<uint64_t, isa::kNumClasses> load{};          // load classes, held and empty
   std::array<uint64_t, isa::kNumClasses> fetch{};         // fetch classes
   uint64_t issued = 0, useful = 0;
+  // The part of `issued` in BF16 GEMMs (a BF16 layer's: every GEMM of a layer runs its
+  // precision). Each BF16 iteration issues M/2 MACs and leaves M/2 slots to the precision class.
+  uint64_t issued_bf16 = 0;
   // Cycles GEMMs waited for their tile's operands that the tile's loads spent held back by
   // compute's release token (C->L): per tile min(GEMM's token wait, its loads' token wait).
   uint64_t late_loads = 0;
@@ -65,7 +68,10 @@ TopDown top_down(const Raw& r, uint64_t m, bool tail) {
   s[sub(SubClass::Useful)] = r.useful;
   s[sub(SubClass::Padding)] = r.issued - r.useful;
   const uint64_t active = r.gemm_by_gemm[cls(CycleClass::Active)] * m;
-  s[sub(SubClass::Pipeline)] = active >= r.issued ? active - r.issued : 0;
+  // A BF16 iteration issues M/2 MACs: the other M/2 slots of its cycle are the mode's rate.
+  const uint64_t issue_slots = r.issued + r.issued_bf16;
+  s[sub(SubClass::Precision)] = r.issued_bf16;
+  s[sub(SubClass::Pipeline)] = active >= issue_slots ? active - issue_slots : 0;
   s[sub(SubClass::BankConflict)] = r.gemm_by_gemm[cls(CycleClass::StallMem)] * m;
   // While the compute engine holds a POST, gemm is "starve" (not its command): the POST
   // occupies the array's engine.
@@ -124,7 +130,6 @@ TopDown top_down(const Raw& r, uint64_t m, bool tail) {
       (r.gemm_by_gemm[cls(CycleClass::Throttled)] + r.gemm_by_post[cls(CycleClass::Throttled)] +
        r.gemm_empty[cls(CycleClass::Throttled)]) *
       m;
-  s[sub(SubClass::Precision)] = 0;
   // Whatever no rule explains: gemm "starve" while it held its own GEMM, a non-idle, non-starve
   // class with nothing held, ids outside the program, and a pipeline count that would be
   // negative. (A stall_dep with no load activity to apportion it is token_wait.)
@@ -135,7 +140,8 @@ TopDown top_down(const Raw& r, uint64_t m, bool tail) {
                   r.gemm_empty[cls(CycleClass::StallDep)] + r.gemm_empty[cls(CycleClass::StallOut)];
   rest *= m;
   s[sub(SubClass::TokenWait)] = unsplit;
-  if (active < r.issued) rest += r.issued - active;  // cannot happen: issue is an active cycle
+  // (cannot happen: issue is an active cycle; keeps the partition exact whatever the counts)
+  if (active < issue_slots) rest += issue_slots - active;
   s[sub(SubClass::Unattributed)] = rest;
   uint64_t total = 0;
   for (auto v : s) total += v;
@@ -160,7 +166,9 @@ std::array<TopDown, isa::kNumEngines> engine_top_down(const ScopeMetrics& m, con
     t.slots = m.engine_cycles(engine);
     const uint64_t active = k[cls(CycleClass::Active)];
     if (engine == Engine::Gemm) {
-      const uint64_t issue = std::min<uint64_t>(active, array_macs ? r.issued / array_macs : 0);
+      // MAC-issue cycles: M MACs per int8 iteration, M/2 per BF16 one.
+      const uint64_t issue =
+          std::min<uint64_t>(active, array_macs ? (r.issued + r.issued_bf16) / array_macs : 0);
       s[sub(SubClass::Useful)] = issue;
       s[sub(SubClass::Pipeline)] = active - issue;
     } else {
@@ -269,7 +277,7 @@ struct TriageRule {
   std::array<const char*, 4> evidence;  // nullptr-terminated
 };
 constexpr SubClass kAny = SubClass::Count;
-constexpr std::array<TriageRule, 14> kTriage = {{
+constexpr std::array<TriageRule, 15> kTriage = {{
     {"T1 throttled",
      TopClass::Throttled,
      {kAny, kAny},
@@ -343,6 +351,13 @@ constexpr std::array<TriageRule, 14> kTriage = {{
      "per-command overhead (token pops, pipeline drain, pushes) is large against short GEMMs: "
      "fewer, longer commands",
      {"gemm.active", "macs_issued"}},
+    {"T5e precision: BF16 rate",
+     TopClass::Precision,
+     {kAny, kAny},
+     "the layer runs BF16, half the int8 MAC rate: if its quality allows, run it int8 (`bud run "
+     "--precision auto` keeps BF16 only where int8 breaks the SNR guardrail; `bud bisect "
+     "--workload W --good G --bad B` finds the layer that needs it)",
+     {"macs_issued_bf16", "macs_issued"}},
     {"T6 unattributed",
      TopClass::Unattributed,
      {kAny, kAny},
@@ -490,6 +505,7 @@ uint64_t evidence_value(const ScopeMetrics& m, std::string_view name) {
   if (name == "dram_rd_bytes") return m.dram_rd_bytes;
   if (name == "macs_issued") return m.macs_issued;
   if (name == "macs_useful") return m.macs_useful;
+  if (name == "macs_issued_bf16") return m.macs_issued_bf16;
   for (int e = 0; e < isa::kNumEngines; ++e)
     for (int c = 0; c < isa::kNumClasses; ++c)
       if (name == std::string(isa::kEngineNames[e]) + "." + std::string(isa::kClassNames[c]))
@@ -613,10 +629,14 @@ Profile build_profile(const Attribution& a, const workload::Program& program,
     m.first_dispatch = first_any == UINT64_MAX ? 0 : first_any;
     m.last_retire = last_any;
     m.precision = workload::precision_name(layer.precision);
-    if (layer.precision == workload::Precision::Bf16) m.macs_issued_bf16 = m.macs_issued;
-    const uint64_t peak = layer_peak(m, p.array_macs);
-    m.topdown = top_down(raws[li], peak, false);
-    m.engine_topdown = engine_top_down(m, raws[li], peak, false);
+    if (layer.precision == workload::Precision::Bf16) {
+      m.macs_issued_bf16 = m.macs_issued;
+      raws[li].issued_bf16 = raws[li].issued;
+    }
+    // Slots are the int8 array's (M per gemm cycle) whatever the precision, so that layers add
+    // up to the model; a BF16 layer's unusable half is its precision class.
+    m.topdown = top_down(raws[li], p.array_macs, false);
+    m.engine_topdown = engine_top_down(m, raws[li], p.array_macs, false);
     p.layers.push_back(std::move(m));
   }
   // The tail: every engine's cycles after its last command, and commands outside every layer.

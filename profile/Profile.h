@@ -23,7 +23,7 @@ enum class TopClass : uint8_t {
   Scheduling,     ///< GEMM waited on tokens/commands for reasons other than DRAM
   Host,           ///< no program running (host orchestration: start, doorbell, read-back)
   Throttled,      ///< clock-enable clamp (DVFS/thermal)
-  Precision,      ///< lower-precision modes (none yet: always 0, still listed)
+  Precision,      ///< slots a lower-precision mode cannot issue (BF16: half of each iteration)
   Unattributed,   ///< a slot no rule explains
   Count,
 };
@@ -49,7 +49,7 @@ enum class SubClass : uint8_t {
                    ///< (per engine: every `stall_dep` of load, gemm, post, store)
   Idle,            ///< host: gemm.idle
   Throttled,       ///< gemm.throttled
-  Precision,       ///< always 0
+  Precision,       ///< macs_issued_bf16: the M/2 slots of each BF16 iteration
   Unattributed,
   Count,
 };

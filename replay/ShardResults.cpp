@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "replay/PacketRun.h"
@@ -290,6 +291,19 @@ std::optional<ShardResults> ShardResults::parse(const std::string& text, const s
 }
 
 std::string write_file_atomically(const std::string& path, const std::string& text) {
+  // A path that is not a regular file (/dev/null, /dev/stdout, a FIFO) is written in place: a
+  // rename would replace the device or pipe with a regular file.
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st)) {
+    if (std::filesystem::is_directory(st)) return path + ": cannot write (a directory)";
+    if (!std::filesystem::is_regular_file(st)) {
+      std::ofstream out(path, std::ios::binary);
+      out << text;
+      out.close();
+      return out ? std::string{} : path + ": cannot write";
+    }
+  }
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary);

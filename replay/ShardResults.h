@@ -41,7 +41,8 @@ struct ShardResults {
 };
 
 /// Writes `text` to `path` through a temporary file and a rename, so that a reader (a merge job
-/// started by the scheduler) never sees half a file. Error naming the path, or empty.
+/// started by the scheduler) never sees half a file. A path that exists and is not a regular file
+/// (/dev/null, a FIFO) is written in place instead. Error naming the path, or empty.
 std::string write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace bud::replay

@@ -10,6 +10,7 @@
 
 #include "emu/drive/Driver.h"
 #include "emu/run/Designs.h"
+#include "emu/workload/Quality.h"
 #include "replay/CounterMap.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
@@ -131,7 +132,51 @@ constexpr MechanismRow kMechanismRules[] = {
     {"saturations", Mechanism::Precision, 1},
 };
 
+/// The precision bisect of two assignments of one workload, as a DiffReport.
+DiffReport precision_report(const workload::Workload& good, const workload::Workload& bad,
+                            const isa::ArrayConfig& array, const DiffOptions& o) {
+  DiffReport r;
+  std::string error;
+  const double min_snr = o.min_snr_db.value_or(
+      good.min_snr_db.value_or(workload::kDefaultMinSnrDb));
+  auto p = bisect_precision(good, bad, array, min_snr, error);
+  if (!p) return r.message = error, r;
+  if (p->regressed) {
+    const auto row = std::find_if(p->layers.begin(), p->layers.end(),
+                                  [&](const PrecisionRow& l) { return l.layer == *p->culprit; });
+    r.verdict = DiffVerdict::Quality;
+    r.mechanism = Mechanism::Precision;
+    r.message = "layer " + *p->first_layer + " falls below the " + snr_text(min_snr) +
+                " guardrail; the change that breaks it: " + *p->culprit + " " +
+                workload::precision_name(row->good) + " -> " + workload::precision_name(row->bad);
+  } else {
+    r.verdict = DiffVerdict::Same;
+    r.message = "every layer that meets the " + snr_text(min_snr) +
+                " guardrail under the good assignment meets it under the bad one (" +
+                std::to_string(p->changed.size()) + " layer(s) change precision)";
+  }
+  r.precision = std::move(p);
+  return r;
+}
+
 }  // namespace
+
+DiffReport bisect_assignments(const run::RunOptions& base, const std::string& good,
+                              const std::string& bad, const DiffOptions& o) {
+  DiffReport r;
+  std::string error;
+  const auto array = emu::design_array(base.emulator.design, error);
+  if (!array) return r.message = error, r;
+  auto loaded = run::load_workload(base);
+  if (!loaded) return r.message = loaded.error(), r;
+  workload::Workload wg = *loaded, wb = std::move(loaded).value();
+  run::RunOptions og = base, ob = base;
+  og.precision = good;
+  ob.precision = bad;
+  if (auto a = run::apply_precision(wg, og, *array); !a) return r.message = "--good: " + a.error(), r;
+  if (auto a = run::apply_precision(wb, ob, *array); !a) return r.message = "--bad: " + a.error(), r;
+  return precision_report(wg, wb, *array, o);
+}
 
 const char* mechanism_name(Mechanism m) {
   switch (m) {
@@ -215,6 +260,18 @@ DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path
       good.packet->header.model_revision() != bad.packet->header.model_revision()) {
     r.message = "the packets come from model revisions " + good.packet->header.model_revision() +
                 " and " + bad.packet->header.model_revision() + " (use --allow-revision-mismatch)";
+    return r;
+  }
+  // One workload under two precision assignments: the precision bisect (its results differ by
+  // design, so a functional bisect would only find where the first changed layer starts).
+  if (good.spec->workload_text == bad.spec->workload_text &&
+      good.spec->options.seed == bad.spec->options.seed &&
+      good.spec->options.emulator.design == bad.spec->options.emulator.design &&
+      good.prepared->precision != bad.prepared->precision) {
+    r = precision_report(good.prepared->workload, bad.prepared->workload,
+                         good.prepared->program.array, o);
+    r.good_cycles = good.packet->result ? good.packet->result->cycles() : good.packet->last_cycle();
+    r.bad_cycles = bad.packet->result ? bad.packet->result->cycles() : bad.packet->last_cycle();
     return r;
   }
   r.good_cycles = good.packet->result ? good.packet->result->cycles() : good.packet->last_cycle();
@@ -336,8 +393,10 @@ std::string DiffReport::text() const {
   }
   if (mechanism) s += "mechanism  " + std::string(mechanism_name(*mechanism)) + "\n";
   for (const auto& e : evidence) s += "  " + e + "\n";
-  s += "cycles     good " + std::to_string(good_cycles) + ", bad " + std::to_string(bad_cycles) +
-       "; re-simulated " + std::to_string(resimulated_cycles) + "\n";
+  if (precision) s += precision->text();
+  if (good_cycles || bad_cycles)  // (the precision bisect of two assignments runs nothing)
+    s += "cycles     good " + std::to_string(good_cycles) + ", bad " + std::to_string(bad_cycles) +
+         "; re-simulated " + std::to_string(resimulated_cycles) + "\n";
   return s;
 }
 
@@ -366,6 +425,7 @@ json::Json DiffReport::to_json() const {
   j["good_cycles"] = good_cycles;
   j["bad_cycles"] = bad_cycles;
   j["resimulated_cycles"] = resimulated_cycles;
+  j["precision"] = precision ? precision->to_json() : json::Json();
   return j;
 }
 
@@ -374,6 +434,7 @@ const char* diff_verdict_name(DiffVerdict v) {
     case DiffVerdict::Same: return "same";
     case DiffVerdict::Diverged: return "diverged";
     case DiffVerdict::Performance: return "performance";
+    case DiffVerdict::Quality: return "quality";
     case DiffVerdict::Error: return "error";
   }
   return "?";

@@ -13,13 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "debugger/bisect/PrecisionBisector.h"
 #include "debugger/json/Json.h"
+#include "emu/run/RunJob.h"
 
 namespace bud::debugger {
 
 struct DiffOptions {
   double tolerance = 0.05;  ///< relative change of a window's counter deltas that counts
   bool allow_revision_mismatch = false;
+  /// Precision bisect: the SNR guardrail in dB (unset: the workload's, docs/workloads.md).
+  std::optional<double> min_snr_db;
 };
 
 /// What explains a performance difference (docs/bisect.md, "Mechanism class"). The order is
@@ -53,9 +57,10 @@ enum class DiffVerdict : uint8_t {
   Same,         ///< identical runs
   Diverged,     ///< the state differs persistently
   Performance,  ///< same results, different timing
+  Quality,      ///< one workload, two precision assignments: a layer breaks the guardrail
   Error,        ///< a packet is unusable or the two do not compare
 };
-/// "same", "diverged", "performance", "error" (the `verdict` of `--json`).
+/// "same", "diverged", "performance", "quality", "error" (the `verdict` of `--json`).
 const char* diff_verdict_name(DiffVerdict v);
 
 struct DiffReport {
@@ -70,12 +75,24 @@ struct DiffReport {
   std::vector<std::string> evidence;         ///< counter deltas that point there
   uint64_t good_cycles = 0, bad_cycles = 0;
   uint64_t resimulated_cycles = 0;
+  /// Two precision assignments of one workload (docs/bisect.md, "Precision regressions"): the
+  /// bisect over the layers whose precision differs. Verdict Quality when it regressed, Same
+  /// when every layer meets the guardrail it met.
+  std::optional<PrecisionBisect> precision;
 
   std::string text() const;
   json::Json to_json() const;
 };
 
+/// Two packets. When they record one workload (text, data seed, design) under two precision
+/// assignments, this is the precision bisect; otherwise the functional or performance one.
 DiffReport bisect_pair(const std::string& good_path, const std::string& bad_path,
                        const DiffOptions& options);
+
+/// The precision bisect without packets: the workload `base` names (built-in, file or ONNX
+/// model, with its seed, tile caps and design) under the assignments `good` and `bad` (int8,
+/// bf16, auto or a precision file, as `--precision` takes them).
+DiffReport bisect_assignments(const run::RunOptions& base, const std::string& good,
+                              const std::string& bad, const DiffOptions& options);
 
 }  // namespace bud::debugger

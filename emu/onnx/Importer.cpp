@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -20,6 +21,7 @@
 #pragma GCC diagnostic ignored "-Wpedantic"
 #include "emu/core/Rng.h"
 #pragma GCC diagnostic pop
+#include "emu/workload/Quality.h"
 #include "emu/workload/Reference.h"
 #include "emu/workload/Workload.h"
 #include "workload.pb.h"
@@ -170,27 +172,37 @@ std::vector<double> view_data(const std::vector<FloatTensor>& vals, const View& 
   return d;
 }
 
-LayerQuality layer_quality(const std::string& name, const std::vector<int8_t>& q, double scale,
+// A reference tensor's logical values (NHWC, int8 or bf16, padding lanes left out).
+std::vector<double> logical(const workload::Tensor& t) {
+  std::vector<double> v;
+  v.reserve(static_cast<size_t>(t.shape.elements()));
+  for (int64_t p = 0; p < t.shape.pixels(); ++p)
+    for (int64_t c = 0; c < t.shape.c; ++c) v.push_back(t.value(p / t.shape.w, p % t.shape.w, c));
+  return v;
+}
+
+LayerQuality layer_quality(const std::string& name, const std::vector<double>& q, double scale,
                            const FloatTensor& f) {
   LayerQuality lq;
   lq.layer = name;
   lq.elements = f.size();
   double se = 0, sr = 0, sa = 0;
   for (size_t i = 0; i < f.size(); ++i) {
-    const double d = q[i] * scale - f[i];
+    double d = q[i] * scale - f[i];
+    if (!std::isfinite(d)) d = std::numeric_limits<double>::infinity();  // a bf16 Inf or NaN
     se += d * d;
     sr += f[i] * f[i];
     sa += std::abs(d);
     lq.max_abs_error = std::max(lq.max_abs_error, std::abs(d));
   }
   lq.mean_abs_error = f.empty() ? 0 : sa / static_cast<double>(f.size());
-  lq.snr_db = se > 0 ? 10 * std::log10(std::max(sr, 1e-300) / se) : 99;
+  lq.snr_db = se > 0 ? (std::isinf(se) ? -99 : 10 * std::log10(std::max(sr, 1e-300) / se)) : 99;
   return lq;
 }
 
 // Adds one input's rows (the last axis, `width` values each) to an agreement tally (counts,
 // divided by the rows at the end). Ties go to the lowest index in both.
-void add_agreement(Agreement& a, const std::vector<int8_t>& q, const FloatTensor& f,
+void add_agreement(Agreement& a, const std::vector<double>& q, const FloatTensor& f,
                    size_t width) {
   if (width == 0 || q.size() != f.size()) return;
   ++a.inputs;
@@ -402,11 +414,25 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
   const Value& ov = values_[static_cast<size_t>(out.value)];
   r.output_layer = nodes_[static_cast<size_t>(ov.producer)].name;
   r.output_scale = ov.scale * out.mult;
-  const workload::ReferenceResult ref = workload::reference_of(*w);
+  // The figures at the asked precision (the emitted workload stays the imported int8 one).
+  workload::Workload wm = *w;
+  if (opt_.precision == "auto") {
+    workload::apply_auto_precision(wm, opt_.array,
+                                   wm.min_snr_db.value_or(workload::kDefaultMinSnrDb));
+  } else if (!opt_.precision.empty()) {
+    if (auto e = workload::assign_precision(wm, opt_.precision, opt_.precision_origin)) return *e;
+  }
+  for (const auto& l : wm.layers)
+    r.precisions.emplace_back(l.name, l.kind == workload::LayerKind::Host
+                                          ? "host"
+                                          : workload::precision_name(l.precision));
+  const workload::ReferenceResult ref = opt_.precision.empty()
+                                            ? workload::reference_of(*w, opt_.array)
+                                            : workload::run_reference(wm, opt_.array);
   const auto li = w->find_layer(r.output_layer);
   const std::vector<FloatTensor> fl = run_float(make_input(opt_.seed));
   const FloatTensor want = view_data(fl, out);
-  const std::vector<int8_t>& got = ref.layers[static_cast<size_t>(*li)].data;
+  const std::vector<double> got = logical(ref.layers[static_cast<size_t>(*li)]);
   double se = 0, sr = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     const double d = got[i] * r.output_scale - want[i];
@@ -421,12 +447,12 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
   for (size_t i = 0; i < nodes_.size() && i < ref.layers.size(); ++i) {
     const Node& n = nodes_[i];
     const FloatTensor& f = fl[static_cast<size_t>(n.out)];
-    const std::vector<int8_t>& q = ref.layers[i].data;
+    const std::vector<double> q = logical(ref.layers[i]);
     if (q.size() != f.size()) continue;
     r.quality.push_back(layer_quality(n.name, q, values_[static_cast<size_t>(n.out)].scale, f));
   }
   // Agreement of the output over the frozen inputs: the same workload with another input.
-  workload::Workload wq = *w;
+  workload::Workload wq = wm;
   wq.reference = nullptr;
   const double in_scale = values_[static_cast<size_t>(input_value_)].scale;
   for (int k = 0; k < kQualityInputs; ++k) {
@@ -436,9 +462,9 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
     for (size_t i = 0; i < x.size(); ++i)
       wq.input_data[i] =
           static_cast<int8_t>(std::clamp(std::round(x[i] / in_scale), -128.0, 127.0));
-    const workload::ReferenceResult rk = workload::run_reference(wq);
+    const workload::ReferenceResult rk = workload::run_reference(wq, opt_.array);
     const FloatTensor fk = view_data(run_float(x), out);
-    add_agreement(r.agreement, rk.layers[static_cast<size_t>(*li)].data, fk,
+    add_agreement(r.agreement, logical(rk.layers[static_cast<size_t>(*li)]), fk,
                   static_cast<size_t>(out.shape.c));
   }
   if (r.agreement.rows > 0) {

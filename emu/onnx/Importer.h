@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "emu/isa/Isa.h"
 #include "emu/workload/Result.h"
 
 namespace bud::onnx_import {
@@ -23,6 +24,13 @@ inline constexpr int kCalibrationSamples = 8;
 /// What to import and how.
 struct ImportOptions {
   uint64_t seed = 1;  ///< seed of the run input (uniform floats in [-1, 1]), not of calibration
+  /// The precision the quality figures are measured at (docs/workloads.md, "Precision"): empty
+  /// for the imported int8 network, else "int8", "bf16", "auto" or a precision file's text
+  /// (`precision_origin` names it in messages). The emitted workload is the same either way.
+  std::string precision;
+  std::string precision_origin = "precision";
+  /// The array the figures are computed for (a BF16 result depends on it).
+  isa::ArrayConfig array = isa::default_array();
 };
 
 /// Quantisation error of the imported int8 network against the fp32 network computed from the
@@ -36,9 +44,9 @@ struct QuantError {
   double relative() const { return rms_reference > 0 ? rms_error / rms_reference : 0; }
 };
 
-/// Quality of one layer's int8 output against the fp32 network (its ONNX node computed in
-/// double from the float weights), on the run input: the int8 values dequantised with the
-/// layer's scale.
+/// Quality of one layer's output against the fp32 network (its ONNX node computed in double
+/// from the float weights), on the run input: the layer's values (int8, or bf16 at
+/// ImportOptions::precision) dequantised with the layer's scale.
 struct LayerQuality {
   std::string layer;
   uint64_t elements = 0;
@@ -49,7 +57,7 @@ struct LayerQuality {
 
 /// Agreement of the network output with the fp32 network over kQualityInputs generated inputs
 /// (seeds from kQualitySeed): per output row (the last axis), whether the int8 argmax is the
-/// fp32 argmax (top-1) and whether the fp32 argmax is among the int8 top 5 (top-5).
+/// fp32 argmax (top-1) and whether the fp32 argmax is among the int8 (or bf16) top 5 (top-5).
 struct Agreement {
   int inputs = 0;
   uint64_t rows = 0;
@@ -71,6 +79,9 @@ struct ImportResult {
   QuantError error;
   std::vector<LayerQuality> quality;  ///< every layer, in workload order
   Agreement agreement;
+  /// What `quality`, `agreement` and `error` were measured at: "int8" (as imported) or
+  /// ImportOptions::precision ("auto" and files: every layer's resolved precision, in order).
+  std::vector<std::pair<std::string, std::string>> precisions;
 };
 
 /// Imports an ONNX model file. Errors are one line naming the file and, for graph problems, the

@@ -1,5 +1,6 @@
 #include "emu/run/RunJob.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,9 +22,7 @@ workload::Result<std::string> import_text(const std::string& path, std::optional
   return std::move(r->text);
 }
 
-namespace {
-
-workload::Result<workload::Workload> load(const RunOptions& o) {
+workload::Result<workload::Workload> load_workload(const RunOptions& o) {
   workload::LoadOptions lo;
   lo.seed = o.seed;
   lo.tiles = o.tiles;
@@ -39,8 +38,6 @@ workload::Result<workload::Workload> load(const RunOptions& o) {
   return workload::load_workload_file(o.workload, lo);
 }
 
-}  // namespace
-
 uint64_t RunReport::counter(std::string_view name) const {
   for (size_t i = 0; i < counter_names.size() && i < counters.size(); ++i)
     if (counter_names[i] == name) return counters[i];
@@ -50,13 +47,64 @@ uint64_t RunReport::counter(std::string_view name) const {
 double RunReport::mac_utilization() const {
   const uint64_t c = counter("cycles");
   if (c == 0) return 0.0;
-  return static_cast<double>(counter("macs_useful")) / (static_cast<double>(c) * array.macs());
+  return static_cast<double>(counter("macs_useful") + counter("macs_useful_bf16")) /
+         (static_cast<double>(c) * array.macs());
+}
+
+std::array<RunReport::ModeFigures, 2> RunReport::precision_mix() const {
+  std::array<ModeFigures, 2> mix{};
+  for (const auto& l : precisions) ++mix[l.precision == "bf16" ? 1 : 0].layers;
+  const uint64_t useful = counter("macs_useful"), issued = counter("macs_issued");
+  mix[1].macs_useful = counter("macs_useful_bf16");
+  mix[1].macs_issued = counter("macs_issued_bf16");
+  mix[0].macs_useful = useful - std::min(useful, mix[1].macs_useful);
+  mix[0].macs_issued = issued - std::min(issued, mix[1].macs_issued);
+  const uint64_t m = array.macs();
+  mix[0].array_cycles = m ? mix[0].macs_issued / m : 0;
+  mix[1].array_cycles = m / 2 ? mix[1].macs_issued / (m / 2) : 0;
+  return mix;
 }
 
 workload::Result<PreparedRun> prepare(const RunOptions& options) {
-  auto w = load(options);
+  auto w = load_workload(options);
   if (!w) return workload::Error{w.error()};
   return prepare_workload(std::move(w).value(), options);
+}
+
+workload::Result<PrecisionText> read_precision(const std::string& precision) {
+  PrecisionText p{precision, RunOptions{}.precision_origin};
+  if (precision.empty() || precision == "auto" || workload::parse_precision(precision)) return p;
+  std::ifstream in(precision, std::ios::binary);
+  if (!in)
+    return workload::Error{"--precision " + precision +
+                           ": neither int8, bf16, auto nor a readable precision file"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return PrecisionText{text.str(), precision};
+}
+
+workload::Result<AppliedPrecision> apply_precision(workload::Workload& w,
+                                                   const RunOptions& options,
+                                                   const isa::ArrayConfig& array) {
+  AppliedPrecision a;
+  a.min_snr_db = w.min_snr_db.value_or(workload::kDefaultMinSnrDb);
+  // --precision FILE: read here, so that the text travels in the PreparedRun (and packets). With
+  // another origin the text is already a file's (a packet's).
+  std::string origin = options.precision_origin;
+  a.text = options.precision;
+  if (origin == RunOptions{}.precision_origin) {
+    auto p = read_precision(options.precision);
+    if (!p) return workload::Error{p.error()};
+    a.text = p->text;
+    origin = p->origin;
+  }
+  a.origin = origin;
+  if (a.text == "auto") {
+    a.fallbacks = workload::apply_auto_precision(w, array, a.min_snr_db);
+  } else if (!a.text.empty()) {
+    if (auto e = workload::assign_precision(w, a.text, origin)) return *e;
+  }
+  return a;
 }
 
 workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOptions& options,
@@ -65,26 +113,8 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
   std::string error;
   const auto array = emu::design_array(options.emulator.design, error);
   if (!array) return workload::Error{error};
-  // --precision FILE: read here, so that the text travels in the PreparedRun (and packets).
-  std::string precision = options.precision, origin = options.precision_origin;
-  if (!precision.empty() && precision != "auto" && !workload::parse_precision(precision) &&
-      origin == RunOptions{}.precision_origin) {
-    std::ifstream in(precision, std::ios::binary);
-    if (!in)
-      return workload::Error{"--precision " + precision +
-                             ": neither int8, bf16, auto nor a readable precision file"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    origin = precision;
-    precision = text.str();
-  }
-  std::vector<workload::Fallback> fallbacks;
-  const double min_snr = w.min_snr_db.value_or(workload::kDefaultMinSnrDb);
-  if (precision == "auto") {
-    fallbacks = workload::apply_auto_precision(w, *array, min_snr);
-  } else if (!precision.empty()) {
-    if (auto e = workload::assign_precision(w, precision, origin)) return *e;
-  }
+  auto applied = apply_precision(w, options, *array);
+  if (!applied) return workload::Error{applied.error()};
   auto program = workload::lower(w, *array);
   if (!program) return workload::Error{program.error()};
   if (program->dram_bytes > options.emulator.dram.size_bytes)
@@ -92,7 +122,7 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
                            " bytes of DRAM, the memory model has " +
                            std::to_string(options.emulator.dram.size_bytes)};
   PreparedRun p;
-  p.precision = precision;
+  p.precision = applied->text;
   p.workload = std::move(w);
   p.program = std::move(program).value();
   if (with_checks) {
@@ -102,8 +132,30 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
   if (!options.precision.empty() && with_checks) {
     p.quality = workload::network_quality(p.workload, p.reference,
                                           workload::float_network(p.workload));
-    p.fallbacks = std::move(fallbacks);
-    p.min_snr_db = min_snr;
+    p.fallbacks = std::move(applied->fallbacks);
+    p.min_snr_db = applied->min_snr_db;
+    p.agreement = workload::output_agreement(p.workload, p.program.array);
+    // An imported model: also against the ONNX model's own fp32 network, at these precisions.
+    if (onnx_import::is_onnx_path(options.workload)) {
+      onnx_import::ImportOptions io;
+      if (options.seed) io.seed = *options.seed;
+      io.precision = applied->text;
+      io.precision_origin = applied->origin;
+      io.array = p.program.array;
+      auto imported = onnx_import::import_file(options.workload, io);
+      if (!imported) return workload::Error{imported.error()};
+      for (const auto& q : imported->quality) {
+        workload::LayerQuality lq;
+        lq.layer = q.layer;
+        lq.elements = q.elements;
+        lq.snr_db = q.snr_db;
+        lq.max_abs_error = q.max_abs_error;
+        lq.mean_abs_error = q.mean_abs_error;
+        p.onnx_quality.push_back(lq);
+      }
+      p.onnx_agreement = {imported->agreement.inputs, imported->agreement.rows,
+                          imported->agreement.top1, imported->agreement.top5};
+    }
   }
   p.job.ring_base = p.program.ring_base;
   p.job.ring_entries = workload::kRingCommands;
@@ -181,6 +233,9 @@ RunReport conclude(const PreparedRun& p, const RunOptions& options, emu::Emulato
                               workload::precision_name(l.out_type), l.promoted_by});
   r.quality = p.quality;
   r.fallbacks = p.fallbacks;
+  r.agreement = p.agreement;
+  r.onnx_quality = p.onnx_quality;
+  r.onnx_agreement = p.onnx_agreement;
   r.min_snr_db = p.min_snr_db;
   r.golden_digests = p.golden_digests;
   r.cycles = emu.cycle();

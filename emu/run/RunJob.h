@@ -67,11 +67,41 @@ struct PreparedRun {
   std::vector<workload::LayerQuality> quality;
   std::vector<workload::Fallback> fallbacks;
   double min_snr_db = 0;
+  workload::Agreement agreement;  ///< the output's over the frozen inputs (with `quality`)
+  /// An imported ONNX model with a precision choice: each layer's quality and the output's
+  /// agreement against the ONNX model's own fp32 network (its float weights; docs/import.md),
+  /// at the run's precisions. Empty otherwise.
+  std::vector<workload::LayerQuality> onnx_quality;
+  workload::Agreement onnx_agreement;
 };
 
 /// The workload text of an ONNX model (`bud import`'s output), with the run input drawn from
 /// `seed` (default 1). Error message "FILE: node ..." on failure.
 workload::Result<std::string> import_text(const std::string& path, std::optional<uint64_t> seed);
+
+/// The workload `options` name (built-in, .textpb or ONNX model), with its seed and tile caps,
+/// before any precision choice. Error message (FILE:LINE:COL: ...) on failure.
+workload::Result<workload::Workload> load_workload(const RunOptions& options);
+
+/// `--precision` as given, resolved to text: int8, bf16 and auto stay as they are, anything else
+/// is a precision file's path, read into its text (`origin`: the path; otherwise "precision").
+struct PrecisionText {
+  std::string text, origin;
+};
+/// Error: "--precision X: neither int8, bf16, auto nor a readable precision file".
+workload::Result<PrecisionText> read_precision(const std::string& precision);
+
+/// A precision assignment applied to a workload (RunOptions::precision).
+struct AppliedPrecision {
+  std::string text;    ///< the assignment, a precision file read into its text
+  std::string origin;  ///< what names it in messages (the file's path)
+  std::vector<workload::Fallback> fallbacks;  ///< `auto`'s
+  double min_snr_db = 0;                      ///< the workload's guardrail
+};
+/// Applies options.precision to `w` for `array` (`auto` evaluates the network): what
+/// prepare_workload does first. Error for an unreadable file or a bad assignment (ORIGIN:LINE:COL).
+workload::Result<AppliedPrecision> apply_precision(workload::Workload& w, const RunOptions& options,
+                                                   const isa::ArrayConfig& array);
 
 /// Loads a built-in, a .textpb file or an ONNX model (imported, docs/import.md). Returns the error
 /// message (FILE:LINE:COL: ...) on failure.
@@ -122,6 +152,9 @@ struct RunReport {
   std::vector<workload::LayerQuality> quality;
   std::vector<workload::Fallback> fallbacks;
   double min_snr_db = 0;
+  workload::Agreement agreement;
+  std::vector<workload::LayerQuality> onnx_quality;  ///< PreparedRun's
+  workload::Agreement onnx_agreement;
   uint64_t host_cycles = 0;  ///< sum over host_layers; not included in `cycles` (NPU cycles)
   /// host_cycles / (cycles + host_cycles): the share of the end-to-end time spent on the host.
   double host_share() const {
@@ -138,9 +171,18 @@ struct RunReport {
   uint64_t output_digest = 0;     ///< DRAM contents digest at the end
   /// Value of the named counter (0 if the design has none of that name).
   uint64_t counter(std::string_view name) const;
-  /// useful MACs / (cycles x the array's MACs per cycle) on a design with the NPU's counters (0
-  /// on others)
+  /// Useful MACs against the peak of the precision each ran at: (macs_useful +
+  /// macs_useful_bf16) / (cycles x the array's int8 MACs per cycle), a BF16 MAC counting two
+  /// int8 slots (its rate is half). The int8 figure on an int8 run; 0 on a design without the
+  /// NPU's counters.
   double mac_utilization() const;
+  /// One precision mode's share of the run (docs/workloads.md, "Precision"): its NPU layers,
+  /// MACs, and MAC-array cycles (GEMM iterations: macs_issued / the mode's MACs per iteration).
+  struct ModeFigures {
+    uint64_t layers = 0, macs_useful = 0, macs_issued = 0, array_cycles = 0;
+  };
+  /// int8 (index 0) and bf16 (index 1), from the PMU's counters and the precision mix.
+  std::array<ModeFigures, 2> precision_mix() const;
 };
 
 /// Loads the prepared job into `emu` and adds the options' faults. Error message or empty.

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+
+#include "emu/core/Rng.h"
 
 namespace bud::workload {
 namespace {
@@ -124,6 +127,53 @@ std::vector<LayerQuality> network_quality(const Workload& w, const ReferenceResu
     q.push_back(lq);
   }
   return q;
+}
+
+Agreement output_agreement(const Workload& w, const isa::ArrayConfig& array, int inputs) {
+  Agreement a;
+  if (w.layers.empty()) return a;
+  const std::vector<int8_t> base = generate_input(w);
+  const auto [lo, hi] = std::minmax_element(base.begin(), base.end());
+  const int lo_v = base.empty() ? -16 : *lo, hi_v = base.empty() ? 16 : *hi;
+  for (int k = 0; k < inputs; ++k) {
+    Workload wk = w;
+    wk.reference.reset();
+    uint64_t state = w.seed ^ (uint64_t{0xA6EE3E47} + static_cast<uint64_t>(k));
+    emu::Rng rng(emu::Rng::splitmix64(state));
+    wk.input_data.resize(static_cast<size_t>(w.input.elements()));
+    for (auto& x : wk.input_data) x = static_cast<int8_t>(rng.range(lo_v, hi_v));
+    const ReferenceResult ref = run_reference(wk, array);
+    const std::vector<std::vector<double>> fp32 = float_network(wk);
+    const Tensor& t = ref.layers.back();
+    const std::vector<double>& f = fp32.back();
+    const Shape& s = t.shape;
+    std::vector<int> order(static_cast<size_t>(s.c));
+    std::vector<double> row(static_cast<size_t>(s.c));
+    for (int64_t p = 0; p < s.pixels(); ++p) {
+      auto want = f.begin() + p * s.c;
+      const int64_t fp_arg = std::max_element(want, want + s.c) - want;
+      for (int64_t c = 0; c < s.c; ++c) {
+        const double v = t.value(p / s.w, p % s.w, c);  // a NaN ranks last
+        row[static_cast<size_t>(c)] = std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
+      }
+      std::iota(order.begin(), order.end(), 0);
+      // The NPU's ranking of the row (ties: the lower index first, as max_element picks).
+      std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+        return row[static_cast<size_t>(x)] > row[static_cast<size_t>(y)];
+      });
+      if (order.front() == fp_arg) a.top1 += 1;
+      if (std::find(order.begin(), order.begin() + std::min<int64_t>(5, s.c), fp_arg) !=
+          order.begin() + std::min<int64_t>(5, s.c))
+        a.top5 += 1;
+      ++a.rows;
+    }
+    ++a.inputs;
+  }
+  if (a.rows) {
+    a.top1 /= static_cast<double>(a.rows);
+    a.top5 /= static_cast<double>(a.rows);
+  }
+  return a;
 }
 
 std::vector<Fallback> apply_auto_precision(Workload& w, const isa::ArrayConfig& array,

@@ -37,6 +37,24 @@ struct LayerQuality {
 std::vector<LayerQuality> network_quality(const Workload& w, const ReferenceResult& ref,
                                           const std::vector<std::vector<double>>& fp32);
 
+/// Frozen inputs the output agreement is measured over.
+inline constexpr int kAgreementInputs = 8;
+
+/// The network output's agreement with the fp32 network: per row of the last layer's output
+/// (its last axis, e.g. the classes of a classifier), whether the NPU's argmax is the fp32
+/// argmax (top-1) and whether the fp32 argmax is among the NPU's 5 largest (top-5).
+struct Agreement {
+  int inputs = 0;
+  uint64_t rows = 0;
+  double top1 = 0, top5 = 0;  ///< fractions of rows
+};
+/// The agreement over `inputs` frozen generated inputs: input k is drawn uniformly over the
+/// range of the workload's own input (generate_input) from a seed derived from the workload's
+/// seed and k, with the same weights; each is run through the reference at the workload's
+/// precisions (on `array`) and through the fp32 network. Deterministic.
+Agreement output_agreement(const Workload& w, const isa::ArrayConfig& array,
+                           int inputs = kAgreementInputs);
+
 /// A layer the `auto` policy moved to BF16, and why.
 struct Fallback {
   std::string layer;

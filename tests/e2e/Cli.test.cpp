@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -674,6 +675,75 @@ TEST_CASE("a forced int8 run of the layer that needs BF16 breaks the guardrail a
   CHECK(contains(bad.out + bad.err, "e2e_bad.prec:1:1: workload 'mlp' has no layer 'nosuch'"));
 }
 
+TEST_CASE("bud bisect --workload W --good A --bad B names the layer that breaks the guardrail",
+          "[e2e][precision][bisect]") {
+  const std::string w = "examples/precision/needs_bf16.textpb";
+  const std::string repro = temp_path("e2e_repro.prec");
+  const auto r = bud({"bisect", "--workload", w, "--good", "auto", "--bad", "int8", "--repro", repro});
+  INFO(r.out << r.err);
+  CHECK(r.status == 1);  // a regression was localized
+  CHECK(contains(r.out, "verdict    quality"));
+  CHECK(contains(r.out, "mechanism  precision"));
+  CHECK(contains(r.out, "culprit    fc3"));
+  CHECK(contains(r.out, "first      fc2"));
+  const auto j = one_object(bud({"bisect", "--workload", w, "--good", "auto", "--bad", "int8", "--json"}));
+  CHECK(j.at("verdict") == "quality");
+  CHECK(j.at("precision").at("culprit") == "fc3");
+  // The reproducer is a precision file `bud run` takes, and the run says fc2 breaks.
+  const auto run = one_object(bud({"run", w, "--precision", repro, "--json"}));
+  CHECK(run.at("passed") == true);
+  for (const auto& q : run.at("quality").at("layers"))
+    if (q.at("layer") == "fc2") CHECK(q.at("below_guardrail") == true);
+  // No regression: exit 0. Usage and input errors: 2 and 125, JSON on every path.
+  CHECK(bud({"bisect", "--workload", w, "--good", "auto", "--bad", "bf16"}).status == 0);
+  CHECK(bud({"bisect", "--workload", w, "--good", "auto"}).status == 2);
+  const auto bad = bud({"bisect", "--workload", w, "--good", "int4", "--bad", "int8", "--json"});
+  CHECK(bad.status == 125);
+  CHECK(one_object(bad).at("verdict") == "error");
+}
+
+TEST_CASE("bud run --precision reports cycles per mode and the output's agreement",
+          "[e2e][precision]") {
+  const auto j = one_object(
+      bud({"run", "examples/precision/needs_bf16.textpb", "--precision", "auto", "--json"}));
+  const auto& mix = j.at("precision_mix");
+  CHECK(mix.at("int8").at("layers") == 1);
+  CHECK(mix.at("bf16").at("layers") == 2);
+  const auto& c = j.at("counters");
+  CHECK(mix.at("bf16").at("macs_useful") == c.at("macs_useful_bf16"));
+  CHECK(mix.at("bf16").at("array_cycles").get<uint64_t>() ==
+        c.at("macs_issued_bf16").get<uint64_t>() / 32);  // npu8: 4 x 8 BF16 MACs per iteration
+  CHECK(mix.at("int8").at("array_cycles").get<uint64_t>() ==
+        (c.at("macs_issued").get<uint64_t>() - c.at("macs_issued_bf16").get<uint64_t>()) / 64);
+  // Utilisation against each precision's peak.
+  const double util = (c.at("macs_useful").get<double>() + c.at("macs_useful_bf16").get<double>()) /
+                      (c.at("cycles").get<double>() * 64);
+  CHECK(j.at("mac_utilization").get<double>() == Approx(util));
+  const auto& a = j.at("quality").at("agreement");
+  CHECK(a.at("inputs") == 8);
+  CHECK(a.at("rows") == 8 * 16);  // 16 rows of the 16 x 16 output per input
+  CHECK(a.at("top1").get<double>() > 0.5);
+  CHECK(a.at("top5").get<double>() >= a.at("top1").get<double>());
+  // outlier_tiny's int8 output disagrees with the fp32 network on some rows; BF16 on none.
+  auto top1 = [](const char* precision) {
+    return one_object(bud({"run", "examples/onnx/outlier_tiny.onnx", "--precision", precision,
+                           "--json"}))
+        .at("quality").at("agreement").at("top1").get<double>();
+  };
+  const double int8_top1 = top1("int8"), bf16_top1 = top1("bf16");
+  CHECK(int8_top1 < bf16_top1);
+  CHECK(bf16_top1 == 1.0);
+  // An imported model is also measured against the ONNX model's own fp32 network.
+  const auto onnx = one_object(
+      bud({"run", "examples/onnx/outlier_tiny.onnx", "--precision", "bf16", "--json"}));
+  const auto& q = onnx.at("quality");
+  CHECK(q.at("onnx").at("agreement").at("inputs") == 16);
+  for (const auto& l : q.at("layers")) CHECK(l.contains("onnx_snr_db"));
+  const auto text = bud({"run", "examples/onnx/outlier_tiny.onnx", "--precision", "bf16"});
+  CHECK(contains(text.out, "vs the ONNX model's fp32 network"));
+  CHECK(contains(text.out, "ONNX dB"));
+}
+
 namespace {
 
 // `bud profile WORKLOAD --precision P --thermal --json [--energy-table T]`'s thermal figures.
@@ -723,4 +793,35 @@ TEST_CASE("int8 vs BF16 under the thermal clamp: the direction follows the BF16 
   CHECK(n2 == Approx(n1));
   CHECK(s2 < n2);
   CHECK(d8 > d16);
+  // Under a serving load at an SLA (docs/serving.md, "Thermal clamp under load"): the sustained
+  // requests/s at p99 <= 4 ms, without and with the clamp over the serving timeline.
+  auto sustained_rps = [&](const std::string& precision, bool thermal) {
+    std::vector<std::string> args = {"serve-load", "compute_bound", "--precision", precision,
+                                     "--energy-table", shared, "--sla-p99-us", "4000",
+                                     "--max-batch", "1", "--requests", "400", "--json",
+                                     "--load", "0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7,0.75,0.8,0.85,0.9"};
+    if (thermal) args.push_back("--thermal");
+    const auto r = bud(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto sweep = nlohmann::json::parse(r.out).at("sweep");
+    CHECK(sweep.at("thermal") == thermal);
+    const auto& p = sweep.at("points").at(sweep.at("sustained_point").get<size_t>());
+    if (thermal) CHECK(p.at("thermal").at("clamped_fraction").get<double>() > 0);
+    return p.at("served_rps").get<double>();
+  };
+  const double cold = sustained_rps("int8", false) / sustained_rps("bf16", false);
+  const double hot = sustained_rps("int8", true) / sustained_rps("bf16", true);
+  CHECK(hot < cold);
+}
+
+TEST_CASE("writing a report to /dev/null leaves the device a device", "[e2e][output]") {
+  // The atomic write (a temporary and a rename) would replace a device or FIFO with a regular
+  // file: such a path is written in place.
+  REQUIRE(std::filesystem::is_character_file("/dev/null"));
+  CHECK(bud({"import", "examples/onnx/outlier_tiny.onnx", "-o", "/dev/null"}).status == 0);
+  CHECK(std::filesystem::is_character_file("/dev/null"));
+  // A directory is refused with its name.
+  const auto r = bud({"import", "examples/onnx/outlier_tiny.onnx", "-o", BUD_BINARY_DIR});
+  CHECK(r.status == 2);
 }

@@ -26,6 +26,18 @@ run::RunOptions options(const char* workload) {
   return o;
 }
 
+/// A sweep of `requests` per load point at `loads`, batches up to `max_batch`, queue 16, and an
+/// SLA every point meets.
+load::SweepSpec loose_spec(uint32_t requests, uint32_t max_batch, std::vector<double> loads) {
+  load::SweepSpec spec;
+  spec.arrivals.count = requests;
+  spec.policy.max_batch = max_batch;
+  spec.policy.queue_bound = 16;
+  spec.loads = std::move(loads);
+  spec.sla_p99_us = 1e9;
+  return spec;
+}
+
 }  // namespace
 
 TEST_CASE("batch costs are the RTL runs' cycles and priced counters", "[load][service]") {
@@ -167,12 +179,7 @@ TEST_CASE("tile-size interventions are measured again on the RTL and ranked with
   CHECK(s->tile_rows == 32);
   const auto rows = load::tile_rows_to_try(*s);
   REQUIRE(rows == std::vector<uint32_t>{16, 8});
-  load::SweepSpec spec;
-  spec.arrivals.count = 400;
-  spec.policy.max_batch = 2;
-  spec.policy.queue_bound = 16;
-  spec.loads = {0.2, 0.5, 0.8};
-  spec.sla_p99_us = 1e9;
+  const load::SweepSpec spec = loose_spec(400, 2, {0.2, 0.5, 0.8});
   std::vector<load::RunChange> changes;
   for (uint32_t r : rows) changes.push_back(load::tile_rows_change(base_options, t, r));
   const auto plan = load::plan_interventions(*s, spec, 0, {10}, changes);
@@ -211,4 +218,51 @@ TEST_CASE("tile-size interventions are measured again on the RTL and ranked with
     CHECK((*again)[i].name == (*plan)[i].name);
     CHECK((*again)[i].requests_per_joule == (*plan)[i].requests_per_joule);
   }
+}
+
+TEST_CASE("output-block caps are interventions, and a change the workload cannot take is a row",
+          "[load][sweep][tiles]") {
+  const auto t = table();
+  const run::RunOptions base_options = options("mlp");
+  auto s = load::measure_service(base_options, 1, t);
+  REQUIRE(s);
+  // mlp's widest layer has 12 output blocks (96 channels of 8) in its one tile.
+  CHECK(s->tile_blocks == 12);
+  const auto blocks = load::tile_blocks_to_try(*s);
+  REQUIRE(blocks == std::vector<uint32_t>{6, 3});
+  const load::SweepSpec spec = loose_spec(200, 1, {0.2, 0.8});
+  std::vector<load::RunChange> changes = {load::tile_blocks_change(base_options, t, 1)};
+  load::RunChange missing;  // a precision file that is not there: the change does not prepare
+  missing.knob = load::Knob::Precision;
+  missing.name = "precision missing";
+  missing.options = base_options;
+  missing.options.precision = std::string(BUD_BINARY_DIR) + "/no_such_assignment.prec";
+  missing.table = t;
+  changes.push_back(missing);
+  const auto plan = load::plan_interventions(*s, spec, 0, {}, changes);
+  REQUIRE(plan);
+  REQUIRE_FALSE(plan->empty());
+  const auto& last = plan->back();  // unmeasured entries rank last
+  CHECK(last.name == "precision missing");
+  CHECK(last.failure.find("could not be prepared") != std::string::npos);
+  CHECK(last.failure.find("no_such_assignment.prec") != std::string::npos);
+  CHECK_FALSE(last.mismatch);
+  bool found = false;
+  for (const auto& iv : *plan) {
+    if (iv.knob != load::Knob::TileBlocks) continue;
+    found = true;
+    CHECK(iv.failure.empty());
+    CHECK(iv.tiles.max_blocks == 1);
+    CHECK(iv.name == "tile blocks <= 1");
+    // One inference measured again on the RTL with one output block per tile.
+    run::RunOptions capped = base_options;
+    capped.tiles.max_blocks = 1;
+    auto prepared = run::prepare(capped);
+    REQUIRE(prepared);
+    const auto report = run::execute(*prepared, capped);
+    CHECK(report.passed);
+    CHECK(iv.batch1_cycles == report.cycles + report.host_cycles);
+    CHECK(iv.batch1_cycles != s->times.batch_cycles[0]);
+  }
+  CHECK(found);
 }

@@ -255,3 +255,32 @@ TEST_CASE("a layer with outlier weights is the one that loses quality in int8", 
   CHECK(snr("fc3") - snr("fc7") > 15);
   CHECK(r.agreement.top1 < 0.9);
 }
+
+TEST_CASE("quality against the ONNX fp32 network at BF16: activations no longer round",
+          "[onnx][quality][bf16]") {
+  onnx_import::ImportOptions o;
+  o.precision = "bf16";
+  auto bf16 = onnx_import::import_file(model_path("outlier_tiny"), o);
+  REQUIRE(bf16);
+  const auto int8 = imported("outlier_tiny");
+  // The workload written is the same int8 import.
+  CHECK(bf16->text == int8.text);
+  REQUIRE(bf16->quality.size() == int8.quality.size());
+  for (const auto& [layer, p] : bf16->precisions)
+    if (layer.rfind("fc", 0) == 0) CHECK(p == "bf16");
+  // fc3's output is no longer rounded to int8: closer to fp32 than at int8.
+  CHECK(bf16->quality[0].snr_db > int8.quality[0].snr_db + 1);
+  // fc7's loss is its weights' per-tensor quantisation, which BF16 activations keep: still far
+  // below fc3 against the ONNX model's own weights.
+  double fc7 = 0;
+  for (const auto& q : bf16->quality)
+    if (q.layer.rfind("fc7", 0) == 0) fc7 = q.snr_db;
+  CHECK(fc7 < 25);
+  CHECK(bf16->agreement.inputs == onnx_import::kQualityInputs);
+  // A precision file names its layers; a bad one is an error naming the file's line.
+  o.precision = "fc3 bf16\nfc99 int8\n";
+  o.precision_origin = "p.prec";
+  const auto bad = onnx_import::import_file(model_path("outlier_tiny"), o);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().find("p.prec:2:1") != std::string::npos);
+}

@@ -45,7 +45,6 @@ void check_partition(const TopDown& t) {
     for (auto v : t.basis_points()) bp += v;
     CHECK(bp == 10000);
   }
-  CHECK(t.top(TopClass::Precision) == 0);
 }
 
 double share(const TopDown& t, TopClass c) {
@@ -73,6 +72,9 @@ void check_profile(const Built& b) {
   check_partition(p.model.topdown);
   check_partition(p.tail.topdown);
   CHECK(p.model.topdown.sub[static_cast<size_t>(SubClass::Useful)] == r.counter("macs_useful"));
+  // A BF16 iteration issues M/2 MACs and leaves M/2 slots to the precision class.
+  CHECK(p.model.topdown.top(TopClass::Precision) == r.counter("macs_issued_bf16"));
+  CHECK(p.model.macs_issued_bf16 == r.counter("macs_issued_bf16"));
   TopDown sum = p.tail.topdown;
   uint64_t useful = 0, spans = 0;
   for (size_t i = 0; i < p.layers.size(); ++i) {
@@ -84,8 +86,11 @@ void check_profile(const Built& b) {
     CHECK(l.cycles == l.last_retire - l.first_dispatch + 1);
     CHECK(l.cycles > 0);
     if (i > 0) CHECK(l.first_dispatch > p.layers[i - 1].last_retire);  // SYNC between layers
-    CHECK(l.peak_fraction == Approx(static_cast<double>(l.macs_useful) /
-                                    (static_cast<double>(l.cycles) * p.array_macs)));
+    // % of peak: of the layer's precision's peak (BF16: half the array's MACs per cycle).
+    const double peak = l.precision == "bf16" ? p.array_macs / 2 : p.array_macs;
+    CHECK(l.peak_fraction ==
+          Approx(static_cast<double>(l.macs_useful) / (static_cast<double>(l.cycles) * peak)));
+    CHECK(l.topdown.top(TopClass::Precision) == (l.precision == "bf16" ? l.macs_issued : 0));
     CHECK(l.intensity ==
           Approx(static_cast<double>(l.macs_useful) / (l.dram_rd_bytes + l.dram_wr_bytes)));
     CHECK(l.peak_fraction <= 1.0);
@@ -119,7 +124,9 @@ void check_profile(const Built& b) {
   }
   // Exact against the PMU: gemm's useful cycles issue MACs, load's and store's bank conflicts.
   const auto& gemm = p.model.engine_topdown[static_cast<int>(isa::Engine::Gemm)];
-  CHECK(gemm.sub[static_cast<size_t>(SubClass::Useful)] * p.array_macs == r.counter("macs_issued"));
+  // (M MACs per int8 issue cycle, M/2 per BF16 one)
+  CHECK(gemm.sub[static_cast<size_t>(SubClass::Useful)] * p.array_macs ==
+        r.counter("macs_issued") + r.counter("macs_issued_bf16"));
   CHECK(p.model.bank_conflicts_load == r.counter("bank_conflicts_inp") +
                                            r.counter("bank_conflicts_wgt") +
                                            r.counter("bank_conflicts_acc"));
@@ -181,6 +188,33 @@ TEST_CASE("compute_bound keeps the array useful at least 90% of its slots", "[pr
   check_profile(b);
   CHECK(share(b.profile.model.topdown, TopClass::Useful) >= 0.90);
   CHECK(share(b.profile.layers[0].topdown, TopClass::Useful) >= 0.90);
+}
+
+TEST_CASE("a BF16 layer's unusable half of the array is the precision class",
+          "[profile][scenario][bf16]") {
+  run::RunOptions o;
+  o.workload = "compute_bound";
+  o.precision = "bf16";
+  const auto b = build(o);
+  check_profile(b);
+  const auto& t = b.profile.model.topdown;
+  CHECK(t.top(TopClass::Precision) == b.run.run.report.counter("macs_issued_bf16"));
+  CHECK(t.top(TopClass::Precision) > 0);
+  // The array is busy issuing BF16 MACs: half its slots useful, the other half precision.
+  CHECK(share(t, TopClass::Useful) >= 0.45);
+  CHECK(share(t, TopClass::Precision) >= 0.45);
+  CHECK(dominant_loss(t) == TopClass::Precision);
+  REQUIRE_FALSE(b.profile.ranking.empty());
+  CHECK(b.profile.ranking[0].rule.rfind("T5e", 0) == 0);
+  // Against its own (BF16) peak the layer is as busy as int8 is against int8's.
+  CHECK(b.profile.layers[0].peak_fraction >= 0.90);
+  // Mixed (auto): fc1 stays int8 and keeps no precision slots, fc2 falls back to BF16.
+  o.workload = std::string(BUD_SOURCE_DIR) + "/examples/precision/needs_bf16.textpb";
+  o.precision = "auto";
+  const auto m = build(o);
+  check_profile(m);
+  CHECK(m.profile.layers[0].topdown.top(TopClass::Precision) == 0);
+  CHECK(m.profile.layers[1].topdown.top(TopClass::Precision) > 0);
 }
 
 TEST_CASE("mem_bound is dominated by memory", "[profile][scenario]") {

@@ -36,12 +36,14 @@ TEST_CASE("bud profile --sweep: every intervention, ranked, deterministic for a 
   const auto& plan = s.at("interventions");
 
   // Every knob: the baseline (max batch 4), max batch 1, 2, 8, the three default windows, every
-  // other operating point of the table (from --dvfs), tile rows 16 and 8 (mlp's tiles are 32), and
-  // the precisions other than the workload's own int8.
+  // other operating point of the table (from --dvfs), tile rows 16 and 8 (mlp's tiles are 32),
+  // tile blocks 6 and 3 (its widest tile has 12), and the precisions other than the workload's
+  // own int8.
   const auto dvfs = one_object(run_bud("profile mlp --dvfs --json").out).at("dvfs");
   std::set<std::string> want = {"baseline",     "max batch 1",     "max batch 2",
                                 "max batch 8",  "window 5 us",     "window 20 us",
                                 "window 50 us", "tile rows <= 16", "tile rows <= 8",
+                                "tile blocks <= 6", "tile blocks <= 3",
                                 "precision bf16", "precision auto"};
   for (const auto& p : dvfs.at("points"))
     if (p.at("frequency_mhz") != 1000.0) want.insert("point " + p.at("name").get<std::string>());
@@ -85,6 +87,10 @@ TEST_CASE("bud profile --sweep: every intervention, ranked, deterministic for a 
       CHECK(i.at("batch1_cycles") != base->at("batch1_cycles"));
       CHECK(i.at("batch1_cycles") ==
             run_cycles("--tile-rows " + std::to_string(i.at("tile_rows").get<int>())));
+    } else if (knob == "tile_blocks") {
+      CHECK(i.at("batch1_cycles") != base->at("batch1_cycles"));
+      CHECK(i.at("batch1_cycles") ==
+            run_cycles("--tile-blocks " + std::to_string(i.at("tile_blocks").get<int>())));
     } else {
       CHECK(i.at("batch1_cycles") == base->at("batch1_cycles"));
     }

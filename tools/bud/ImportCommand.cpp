@@ -6,6 +6,7 @@
 
 #include "debugger/json/Json.h"
 #include "emu/onnx/Importer.h"
+#include "emu/run/RunJob.h"
 #include "tools/bud/Output.h"
 
 namespace bud::cli {
@@ -18,6 +19,7 @@ void setup_import(CLI::App& app, ImportOptions& options) {
       "Examples:\n"
       "  bud import examples/onnx/resnet_tiny.onnx -o resnet.textpb\n"
       "  bud import model.onnx --json -o w.textpb   # summary as one JSON object\n"
+      "  bud import model.onnx --precision bf16     # its quality vs fp32 with BF16 layers\n"
       "  bud run model.onnx                         # import and run in one step\n"
       "Float models are quantised by bud (calibration seed frozen); operators the NPU cannot run\n"
       "become host layers (docs/import.md). Exit status: 0 imported, 2 unreadable, malformed or\n"
@@ -25,12 +27,21 @@ void setup_import(CLI::App& app, ImportOptions& options) {
   sub->add_option("model", options.model, "ONNX model file")->required();
   sub->add_option("-o,--output", options.output, "Workload file to write (default: stdout)");
   sub->add_option("--seed", options.seed, "Seed of the run input (default 1)");
+  sub->add_option("--precision", options.precision,
+                  "Measure the quality against the ONNX fp32 network at this precision: int8 "
+                  "(default), bf16, auto or a FILE of `LAYER PRECISION` lines; the workload "
+                  "written is the same")
+      ->type_name("int8|bf16|auto|FILE");
   sub->add_flag("--json", options.json, "Print the summary as one JSON object");
 }
 
 int run_import(const ImportOptions& options) {
   onnx_import::ImportOptions io;
   if (options.seed) io.seed = *options.seed;
+  auto precision = run::read_precision(options.precision);
+  if (!precision) return fail_command("import", options.json, 2, precision.error());
+  io.precision = precision->text;
+  io.precision_origin = precision->origin;
   auto r = onnx_import::import_file(options.model, io);
   if (!r) return fail_command("import", options.json, 2, r.error());
   if (!options.output.empty()) {
@@ -51,6 +62,9 @@ int run_import(const ImportOptions& options) {
     j["quant_rms_error"] = e.rms_error;
     j["quant_max_abs_error"] = e.max_abs_error;
     j["quant_relative_error"] = e.relative();
+    Json pj = Json::object();
+    for (const auto& [layer, p] : r->precisions) pj[layer] = p;
+    j["precisions"] = pj;
     Json q = Json::array();
     for (const auto& l : r->quality)
       q.push_back({{"layer", l.layer},
@@ -83,12 +97,19 @@ int run_import(const ImportOptions& options) {
                "output agreement with fp32 over %d generated inputs (%llu rows): top-1 %.1f%%, "
                "top-5 %.1f%%\n",
                a.inputs, static_cast<unsigned long long>(a.rows), 100.0 * a.top1, 100.0 * a.top5);
-  std::fprintf(out, "  %-16s %10s %9s %12s %12s\n", "layer", "elements", "SNR dB", "max |err|",
-               "mean |err|");
-  for (const auto& l : r->quality)
-    std::fprintf(out, "  %-16s %10llu %9.1f %12.4g %12.4g\n", l.layer.c_str(),
-                 static_cast<unsigned long long>(l.elements), l.snr_db, l.max_abs_error,
-                 l.mean_abs_error);
+  if (!options.precision.empty())
+    std::fprintf(out, "measured at --precision %s (the workload written is the int8 import)\n",
+                 options.precision.c_str());
+  std::fprintf(out, "  %-16s %-9s %10s %9s %12s %12s\n", "layer", "precision", "elements",
+               "SNR dB", "max |err|", "mean |err|");
+  for (const auto& l : r->quality) {
+    std::string layer_precision;
+    for (const auto& [layer, p] : r->precisions)
+      if (layer == l.layer) layer_precision = p;
+    std::fprintf(out, "  %-16s %-9s %10llu %9.1f %12.4g %12.4g\n", l.layer.c_str(),
+                 layer_precision.c_str(), static_cast<unsigned long long>(l.elements), l.snr_db,
+                 l.max_abs_error, l.mean_abs_error);
+  }
   return 0;
 }
 

@@ -12,6 +12,8 @@ struct ImportOptions {
   std::string model;             ///< the .onnx file
   std::string output;            ///< -o FILE (empty: print the workload on stdout)
   std::optional<uint64_t> seed;  ///< --seed: the run input's seed (calibration is frozen)
+  /// --precision: the precision the quality figures are measured at (int8, bf16, auto, FILE)
+  std::string precision;
   bool json = false;
 };
 

@@ -8,6 +8,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "replay/ShardResults.h"
+
 namespace bud::cli {
 
 std::string group_digits(uint64_t v) {
@@ -80,26 +82,44 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
   const size_t bf16_layers = static_cast<size_t>(std::count_if(
       r.precisions.begin(), r.precisions.end(), [](const auto& l) { return l.precision == "bf16"; }));
   if (bf16_layers > 0 || !r.quality.empty()) {
-    // The precision mix (docs/workloads.md, "Precision"): layers and useful MACs per mode.
-    const uint64_t all = counter(r, isa::Counter::MacsUseful),
-                   bf16 = counter(r, isa::Counter::MacsUsefulBf16);
-    std::snprintf(buf, sizeof buf,
-                  "precision  int8 %zu layer%s, %s MACs; bf16 %zu layer%s, %s MACs\n",
-                  r.precisions.size() - bf16_layers, r.precisions.size() - bf16_layers == 1 ? "" : "s",
-                  group_digits(all - bf16).c_str(), bf16_layers, bf16_layers == 1 ? "" : "s",
-                  group_digits(bf16).c_str());
-    o << buf;
+    // The precision mix (docs/workloads.md, "Precision"): layers, useful MACs and MAC-array
+    // cycles per mode.
+    const auto mix = r.precision_mix();
+    o << "precision ";
+    for (int k = 0; k < 2; ++k) {
+      std::snprintf(buf, sizeof buf, "%s %s %s layer%s, %s MACs in %s array cycles", k ? ";" : "",
+                    k ? "bf16" : "int8", group_digits(mix[k].layers).c_str(),
+                    mix[k].layers == 1 ? "" : "s", group_digits(mix[k].macs_useful).c_str(),
+                    group_digits(mix[k].array_cycles).c_str());
+      o << buf;
+    }
+    o << "\n";
     for (const auto& l : r.precisions)
       if (!l.promoted_by.empty())
         o << "  " << l.name << " runs bf16: it reads a tensor with " << l.promoted_by << "\n";
   }
   if (!r.quality.empty()) {
     // Quality against the fp32 network (docs/workloads.md, "Quality and the auto policy").
-    std::snprintf(buf, sizeof buf, "quality    vs the fp32 network; guardrail %.1f dB; output %.1f dB\n",
-                  r.min_snr_db, r.quality.back().snr_db);
+    std::snprintf(buf, sizeof buf,
+                  "quality    vs the fp32 network; guardrail %.1f dB; output %.1f dB; top-1 %.1f%%, "
+                  "top-5 %.1f%% over %d inputs (%s rows)\n",
+                  r.min_snr_db, r.quality.back().snr_db, 100 * r.agreement.top1,
+                  100 * r.agreement.top5, r.agreement.inputs,
+                  group_digits(r.agreement.rows).c_str());
     o << buf;
-    std::snprintf(buf, sizeof buf, "  %-20s %-9s %8s %10s %10s\n", "layer", "precision", "SNR dB",
-                  "max err", "mean err");
+    const bool onnx = !r.onnx_quality.empty();
+    if (onnx) {
+      // An imported model: also against the ONNX model's own fp32 network (its float weights).
+      std::snprintf(buf, sizeof buf,
+                    "           vs the ONNX model's fp32 network: output %.1f dB; top-1 %.1f%%, "
+                    "top-5 %.1f%% over %d inputs (%s rows)\n",
+                    r.onnx_quality.back().snr_db, 100 * r.onnx_agreement.top1,
+                    100 * r.onnx_agreement.top5, r.onnx_agreement.inputs,
+                    group_digits(r.onnx_agreement.rows).c_str());
+      o << buf;
+    }
+    std::snprintf(buf, sizeof buf, "  %-20s %-9s %8s %10s %10s%s\n", "layer", "precision", "SNR dB",
+                  "max err", "mean err", onnx ? "    ONNX dB" : "");
     o << buf;
     for (const auto& q : r.quality) {
       std::string note;
@@ -113,9 +133,17 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
             note += (k ? ", " : " (readers ") + f.readers[k] + (k + 1 == f.readers.size() ? " too)" : "");
         }
       if (note.empty() && q.snr_db < r.min_snr_db) note = "  below the guardrail";
-      std::snprintf(buf, sizeof buf, "  %-20s %-9s %8.1f %10.4g %10.4g%s\n", q.layer.c_str(),
+      std::string onnx_col;
+      for (const auto& oq : r.onnx_quality)
+        if (oq.layer == q.layer) {
+          char b3[32];
+          std::snprintf(b3, sizeof b3, " %10.1f", oq.snr_db);
+          onnx_col = b3;
+        }
+      if (onnx && onnx_col.empty()) onnx_col = std::string(11, ' ');
+      std::snprintf(buf, sizeof buf, "  %-20s %-9s %8.1f %10.4g %10.4g%s%s\n", q.layer.c_str(),
                     q.host ? "host" : workload::precision_name(q.precision), q.snr_db,
-                    q.max_abs_error, q.mean_abs_error, note.c_str());
+                    q.max_abs_error, q.mean_abs_error, onnx_col.c_str(), note.c_str());
       o << buf;
     }
   }
@@ -141,10 +169,11 @@ std::string report_text(const run::RunReport& r, const run::PreparedRun& p) {
     for (const auto& f : r.failures) o << "  - " << f << "\n";
   }
   const uint64_t cycles = std::max<uint64_t>(1, counter(r, isa::Counter::Cycles));
-  std::snprintf(buf, sizeof buf, "MAC util   %.1f%% (%s useful of %s issued MACs)\n",
+  std::snprintf(buf, sizeof buf, "MAC util   %.1f%% (%s useful of %s issued MACs%s)\n",
                 100.0 * r.mac_utilization(),
                 group_digits(counter(r, isa::Counter::MacsUseful)).c_str(),
-                group_digits(counter(r, isa::Counter::MacsIssued)).c_str());
+                group_digits(counter(r, isa::Counter::MacsIssued)).c_str(),
+                counter(r, isa::Counter::MacsUsefulBf16) ? "; of each precision's peak" : "");
   o << buf;
   const uint64_t rd_reqs = counter(r, isa::Counter::DramRdReqs);
   std::snprintf(buf, sizeof buf,
@@ -216,16 +245,33 @@ Json report_json(const run::RunReport& r) {
     precisions.push_back(pj);
   }
   j["precisions"] = precisions;
+  {
+    const auto mix = r.precision_mix();
+    Json pm = Json::object();
+    for (int k = 0; k < 2; ++k)
+      pm[k ? "bf16" : "int8"] = Json{{"layers", mix[k].layers},
+                                     {"macs_useful", mix[k].macs_useful},
+                                     {"macs_issued", mix[k].macs_issued},
+                                     {"array_cycles", mix[k].array_cycles}};
+    j["precision_mix"] = pm;
+  }
   if (!r.quality.empty()) {
     Json quality = Json::array();
-    for (const auto& q : r.quality)
-      quality.push_back(Json{{"layer", q.layer},
-                             {"precision", q.host ? "host" : workload::precision_name(q.precision)},
-                             {"elements", q.elements},
-                             {"snr_db", q.snr_db},
-                             {"max_abs_error", q.max_abs_error},
-                             {"mean_abs_error", q.mean_abs_error},
-                             {"below_guardrail", q.snr_db < r.min_snr_db}});
+    for (const auto& q : r.quality) {
+      Json lj{{"layer", q.layer},
+              {"precision", q.host ? "host" : workload::precision_name(q.precision)},
+              {"elements", q.elements},
+              {"snr_db", q.snr_db},
+              {"max_abs_error", q.max_abs_error},
+              {"mean_abs_error", q.mean_abs_error},
+              {"below_guardrail", q.snr_db < r.min_snr_db}};
+      for (const auto& oq : r.onnx_quality)
+        if (oq.layer == q.layer) {
+          lj["onnx_snr_db"] = oq.snr_db;
+          lj["onnx_max_abs_error"] = oq.max_abs_error;
+        }
+      quality.push_back(std::move(lj));
+    }
     Json fallbacks = Json::array();
     for (const auto& f : r.fallbacks)
       fallbacks.push_back(Json{{"layer", f.layer},
@@ -235,8 +281,18 @@ Json report_json(const run::RunReport& r) {
                                {"reason", "int8 SNR below the guardrail"}});
     j["quality"] = Json{{"min_snr_db", r.min_snr_db},
                         {"output_snr_db", r.quality.back().snr_db},
+                        {"agreement", Json{{"inputs", r.agreement.inputs},
+                                           {"rows", r.agreement.rows},
+                                           {"top1", r.agreement.top1},
+                                           {"top5", r.agreement.top5}}},
                         {"layers", quality},
                         {"fallbacks", fallbacks}};
+    if (!r.onnx_quality.empty())
+      j["quality"]["onnx"] = Json{{"output_snr_db", r.onnx_quality.back().snr_db},
+                                  {"agreement", Json{{"inputs", r.onnx_agreement.inputs},
+                                                     {"rows", r.onnx_agreement.rows},
+                                                     {"top1", r.onnx_agreement.top1},
+                                                     {"top5", r.onnx_agreement.top5}}}};
   }
   j["host_cycles"] = r.host_cycles;
   j["host_share"] = r.host_share();
@@ -315,20 +371,7 @@ std::string usage_error_json(const std::string& message) {
 }
 
 bool write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return replay::write_file_atomically(path, text).empty();
 }
 
 }  // namespace bud::cli

@@ -49,8 +49,8 @@ int fail_command(const std::string& command, bool json, int code, const std::str
 /// The same object, for a command-line (CLI11) usage error: KIND "usage", exit status 2.
 std::string usage_error_json(const std::string& message);
 
-/// Writes `text` to `path` through a sibling temporary and a rename: the file appears whole or
-/// not at all (a failed write leaves nothing behind). False when it cannot be written.
+/// replay::write_file_atomically (a sibling temporary and a rename: the file appears whole or not
+/// at all; a device or FIFO is written in place). False when it cannot be written.
 bool write_file_atomically(const std::string& path, const std::string& text);
 
 /// Exit status of a checked run: 0 passed, 3 the --max-cycles budget ran out (cycle limit),

@@ -31,6 +31,7 @@ struct ServeLoadOptions {
   std::vector<double> sweep_windows_us{5, 20, 50};  ///< --sweep-windows-us
   /// --sweep-tile-rows: tile-row caps to try (empty: half and a quarter of the largest tile).
   std::vector<uint32_t> sweep_tile_rows;
+  std::vector<uint32_t> sweep_tile_blocks;
   std::string html;                    ///< --html FILE
   bool json = false;
 };
