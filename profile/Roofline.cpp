@@ -63,8 +63,9 @@ double compute_cycles(const isa::Command& c, const MachineModel& m) {
     const double kb = std::ceil(c.k / lanes), nb = std::ceil(c.n / static_cast<double>(m.array.cols));
     return (kComputeOverhead + static_cast<double>(c.m) * kb * nb) / m.clock_fraction;
   }
-  // POST: one OUT entry per cycle (a BF16 output writes two per ACC entry).
-  return (kComputeOverhead + c.out_entries()) / m.clock_fraction;
+  // POST: one OUT entry per cycle (a BF16 output writes two per ACC entry), plus one cycle per
+  // scale entry a per-channel POST reads.
+  return (kComputeOverhead + c.out_entries() + c.scale_entries()) / m.clock_fraction;
 }
 
 struct Tile {

@@ -3,7 +3,9 @@
 // R/2-lane bf16 row x one R/2 x C bf16 block per cycle into fp32 lanes, the same entries read)
 // and POST (int32 -> int8 requantisation, one ACC entry of C lanes per cycle; or the float path:
 // int32 or fp32 lanes, times a bf16 scale, to int8 or bf16, a BF16 output taking two cycles and
-// two OUT entries per ACC entry) from the compute queue, one command at a time (docs/isa.md).
+// two OUT entries per ACC entry; per channel: each lane's factor from a scale entry in ACC, read
+// through port a once per group of entries that share it) from the compute queue, one command at
+// a time (docs/isa.md).
 // Two-stage pipeline: S0 issues scratchpad reads, S1 computes and writes.
 // Tokens: pop_prev (L->C) and pop_next (S->C) before starting; push_prev (C->L) and push_next
 // (C->S) once the pipeline has drained.
@@ -76,8 +78,12 @@ module npu_compute
   logic [15:0] kb_total, nb_total, kb, nb, k_elems, n_elems;
   logic [15:0] m_left;  // GEMM rows left
   logic [15:0] inp_row, wgt_row, acc_ptr;
-  // POST fields
-  logic [15:0] out_ptr, post_left;
+  // POST fields. Entry j (0 <= j < count) is ACC acc0 + j -> OUT out0 + j (x2 for a bf16
+  // output). Per channel, entries go group by group: group g is j = g, g + period, ... and its
+  // lanes' factors come from the scale entry scale_base + g, read through port a (idle during
+  // POST) in one cycle before the group; port a's data register then holds it for the group.
+  logic [15:0] post_acc0, post_out0, post_count, post_j, post_grp, period, scale_base;
+  logic per_ch, scale_pend;
   logic signed [15:0] mult;
   logic [4:0] shift;
   logic signed [7:0] clamp_lo, clamp_hi;
@@ -88,7 +94,7 @@ module npu_compute
   // ---------------------------------------------------------------- S0: issue
   logic s0_gemm, s0_post;
   assign s0_gemm = ce && state == CMP_GEMM;
-  assign s0_post = ce && state == CMP_POST && acc_rdb_gnt;
+  assign s0_post = ce && state == CMP_POST && !scale_pend && acc_rdb_gnt;
   logic first_k, last_k;
   assign first_k = kb == 0;
   assign last_k = kb + 16'd1 == kb_total;
@@ -97,10 +103,14 @@ module npu_compute
   assign inp_rd_addr = inp_row + kb;
   assign wgt_rd_en = s0_gemm;
   assign wgt_rd_addr = wgt_row + kb;
-  assign acc_rda_en = s0_gemm && first_k && !reset_acc;
-  assign acc_rda_addr = acc_ptr;
-  assign acc_rdb_en = ce && state == CMP_POST;
-  assign acc_rdb_addr = acc_ptr;
+  logic s0_scale;
+  assign s0_scale = ce && state == CMP_POST && scale_pend;
+  assign acc_rda_en = (s0_gemm && first_k && !reset_acc) || s0_scale;
+  assign acc_rda_addr = s0_scale ? scale_base + post_grp : acc_ptr;
+  assign acc_rdb_en = ce && state == CMP_POST && !scale_pend;
+  assign acc_rdb_addr = post_acc0 + post_j;
+  logic [15:0] out_ptr;
+  assign out_ptr = post_out0 + (dst_bf16 ? {post_j[14:0], post_half} : post_j);
 
   // Useful lanes of this iteration: min(KL, K - kb*KL) x min(C, N - nb*C), KL = R (int8) or L.
   localparam int LR = $clog2(R), LC = $clog2(C);
@@ -159,16 +169,25 @@ module npu_compute
   logic [SAT_W-1:0] sats;
   // Float path, per lane: v = fp32 lane (or int32 -> fp32), p = bf16(v) x scale (exact in fp32),
   // then p -> int8 (nearest even, saturating) or -> bf16 (nearest even, ReLU optional).
-  function automatic logic [31:0] post_product(input logic [31:0] lane);
+  // A lane's factor: the command's, or per channel lane `l` of the scale entry (port a's data).
+  function automatic logic [15:0] lane_scale(input int l);
+    return per_ch ? acc_rda_data[l*32+:16] : scale;
+  endfunction
+  function automatic logic [4:0] lane_shift(input int l);
+    return per_ch ? acc_rda_data[l*32+16+:5] : shift;
+  endfunction
+  function automatic logic [31:0] post_product(input logic [31:0] lane, input logic [15:0] f);
     logic [31:0] v;
     v = src_fp32 ? lane : int32_to_fp32(lane);
-    return bf16_mul(fp32_to_bf16(v), scale);
+    return bf16_mul(fp32_to_bf16(v), f);
   endfunction
   always_comb begin
     logic signed [63:0] p, r;
     logic signed [7:0] s;
     logic [8:0] q;
     logic [15:0] h;
+    logic [4:0] sh;
+    sh = '0;
     p = '0;
     r = '0;
     s = '0;
@@ -178,19 +197,21 @@ module npu_compute
     post_val = '0;
     if (dst_bf16) begin
       for (int j = 0; j < L; j++) begin
-        h = fp32_to_bf16(post_product(acc_rdb_data[(32'(s1_half)*L+j)*32+:32]));
+        h = fp32_to_bf16(post_product(acc_rdb_data[(32'(s1_half)*L+j)*32+:32],
+                                      lane_scale(int'(s1_half) * L + j)));
         if (post_relu && h[15] && !(h[14:7] == 8'hff && h[6:0] != 7'd0)) h = 16'h0000;
         post_val[j*16+:16] = h;
       end
     end else begin
       for (int l = 0; l < C; l++) begin
         if (src_fp32) begin
-          q = fp32_to_int8(post_product(acc_rdb_data[l*32+:32]));
+          q = fp32_to_int8(post_product(acc_rdb_data[l*32+:32], lane_scale(l)));
           s = q[7:0];
           if (q[8]) sats = sats + 1'b1;
         end else begin
-          p = 64'(signed'(acc_rdb_data[l*32+:32])) * 64'(signed'(mult));
-          r = (shift == 0) ? p : ((p + (64'sd1 <<< (shift - 5'd1))) >>> shift);
+          sh = lane_shift(l);
+          p = 64'(signed'(acc_rdb_data[l*32+:32])) * 64'(signed'(per_ch ? lane_scale(l) : mult));
+          r = (sh == 0) ? p : ((p + (64'sd1 <<< (sh - 5'd1))) >>> sh);
           if (r > 64'sd127) begin
             s = 8'sd127;
             sats = sats + 1'b1;
@@ -278,8 +299,15 @@ module npu_compute
           kb <= '0;
           nb <= '0;
           // POST view of the same words
-          out_ptr <= q_cmd[95:80];
-          post_left <= q_cmd[111:96];
+          post_acc0 <= q_cmd[79:64];
+          post_out0 <= q_cmd[95:80];
+          post_count <= q_cmd[111:96];
+          post_j <= '0;
+          post_grp <= '0;
+          per_ch <= q_cmd[3:0] == OP_POST && q_cmd[115];
+          scale_pend <= q_cmd[3:0] == OP_POST && q_cmd[115];
+          scale_base <= q_cmd[207:192];
+          period <= (q_cmd[115] && q_cmd[223:208] != 16'd0) ? q_cmd[223:208] : 16'd1;
           mult <= q_cmd[143:128];
           shift <= q_cmd[148:144];
           clamp_lo <= q_cmd[167:160];
@@ -289,12 +317,11 @@ module npu_compute
           post_relu <= q_cmd[114];
           scale <= q_cmd[143:128];
           post_half <= 1'b0;
-          if (q_cmd[3:0] == OP_POST) acc_ptr <= q_cmd[79:64];
           state <= CMP_TOKEN;
         end
         CMP_TOKEN:
         if (tokens_ok) begin
-          if (is_post) state <= (post_left == 0) ? CMP_DRAIN : CMP_POST;
+          if (is_post) state <= (post_count == 0) ? CMP_DRAIN : CMP_POST;
           else state <= (m_left == 0 || kb_total == 0 || nb_total == 0) ? CMP_DRAIN : CMP_GEMM;
         end
         CMP_GEMM: begin
@@ -316,14 +343,22 @@ module npu_compute
           if (last_iter) state <= CMP_DRAIN;
         end
         CMP_POST:
-        if (acc_rdb_gnt) begin
+        if (scale_pend) begin
+          scale_pend <= 1'b0;  // the scale entry is read this cycle
+        end else if (acc_rdb_gnt) begin
           // A BF16 output writes two OUT entries per ACC entry (lanes [0, L) then [L, C)).
-          out_ptr <= out_ptr + 16'd1;
           if (dst_bf16) post_half <= !post_half;
           if (!dst_bf16 || post_half) begin
-            acc_ptr <= acc_ptr + 16'd1;
-            post_left <= post_left - 16'd1;
-            if (post_left == 16'd1) state <= CMP_DRAIN;
+            if (32'(post_j) + 32'(period) < 32'(post_count)) begin
+              post_j <= post_j + period;
+            end else if (32'(post_grp) + 1 < 32'(period) && 32'(post_grp) + 1 < 32'(post_count))
+            begin
+              post_grp <= post_grp + 16'd1;
+              post_j <= post_grp + 16'd1;
+              scale_pend <= 1'b1;
+            end else begin
+              state <= CMP_DRAIN;
+            end
           end
         end
         CMP_DRAIN: if (!s1_gemm && !s1_post) state <= CMP_PUSH;
@@ -340,7 +375,7 @@ module npu_compute
     if (!mine || state == CMP_IDLE) return CLS_STARVE;
     if (state == CMP_TOKEN) return tokens_ok ? CLS_ACTIVE : CLS_STALL_DEP;
     if (state == CMP_PUSH) return push_ok ? CLS_ACTIVE : CLS_STALL_OUT;
-    if (state == CMP_POST && !acc_rdb_gnt) return CLS_STALL_MEM;
+    if (state == CMP_POST && !scale_pend && !acc_rdb_gnt) return CLS_STALL_MEM;
     return CLS_ACTIVE;
   endfunction
   assign gemm_cls = classify(!is_post);

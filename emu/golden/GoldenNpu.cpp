@@ -218,25 +218,73 @@ std::string GoldenNpu::exec_post(const Command& c, RunResult& r) {
   if (c.out_base + uint64_t{c.out_entries()} > entries(Buffer::Out))
     return range_error("scratchpad out", c.out_base, c.out_base + uint64_t{c.out_entries()},
                        entries(Buffer::Out));
-  const uint32_t ae = entry_bytes(Buffer::Acc), oe = entry_bytes(Buffer::Out);
-  if (c.float_post()) {
-    exec_post_float(c, r);
-    return "";
-  }
-  for (uint32_t j = 0; j < c.count; ++j) {
-    const uint8_t* a = &spad_[2][size_t{c.acc_base + j} * ae];
-    uint8_t* o = &spad_[3][size_t{c.out_base + j} * oe];
-    for (uint32_t lane = 0; lane < array_.cols; ++lane) {
-      const int64_t p = int64_t{get32(a + 4 * lane)} * c.mult;
-      const int64_t rr = c.shift ? (p + (int64_t{1} << (c.shift - 1))) >> c.shift : p;
-      const int64_t s = std::clamp<int64_t>(rr, -128, 127);
-      r.saturations += rr != s;
-      const int64_t v = std::min<int64_t>(std::max<int64_t>(s, c.clamp_lo), c.clamp_hi);
-      o[lane] = static_cast<uint8_t>(static_cast<int8_t>(v));
-    }
-    emit_out_entry(c, j, o);
+  const uint64_t scales = c.scale_entries();
+  if (c.scale_base + scales > entries(Buffer::Acc))
+    return range_error("scratchpad acc", c.scale_base, c.scale_base + scales,
+                       entries(Buffer::Acc));
+  // Per channel, entries go group by group: group g is j = g, g + period, ..., and lane l of
+  // scale entry scale_base + g holds its factor (docs/isa.md, "Per-channel POST").
+  const uint32_t period = c.per_channel ? std::max<uint32_t>(c.period, 1) : 1;
+  const uint32_t groups = std::min(period, uint32_t{c.count});
+  const uint32_t ae = entry_bytes(Buffer::Acc);
+  for (uint32_t g = 0; g < groups; ++g) {
+    const uint8_t* scale = c.per_channel ? &spad_[2][size_t{c.scale_base + g} * ae] : nullptr;
+    for (uint32_t j = g; j < c.count; j += period) post_entry(c, j, scale, r);
   }
   return "";
+}
+
+// POST of ACC entry acc_base + j (docs/isa.md, "POST"), lane factors from `scale` (a scale
+// entry) or, when null, the command. The int path: acc x mult, rounding shift, saturation,
+// clamp. The float path: lane -> fp32 (int32 rounded) -> bf16, times the bf16 scale (exact in
+// fp32), then -> int8 (saturating, clamp after) or -> bf16 (ReLU optional), a BF16 output as two
+// OUT entries (2j, 2j + 1).
+void GoldenNpu::post_entry(const Command& c, uint32_t j, const uint8_t* scale, RunResult& r) {
+  const uint32_t ae = entry_bytes(Buffer::Acc), oe = entry_bytes(Buffer::Out);
+  const uint32_t C = array_.cols, half = C / 2;
+  const uint8_t* a = &spad_[2][size_t{c.acc_base + j} * ae];
+  auto factor = [&](uint32_t lane) {
+    return scale ? static_cast<uint16_t>(get32(scale + 4 * lane)) : c.scale_bits();
+  };
+  auto shift = [&](uint32_t lane) {
+    return scale ? (static_cast<uint32_t>(get32(scale + 4 * lane)) >> 16) & 31u : uint32_t{c.shift};
+  };
+  auto product = [&](uint32_t lane) {
+    const int32_t raw = get32(a + 4 * lane);
+    const uint32_t v = c.src_fp32 ? static_cast<uint32_t>(raw) : numeric::int32_to_fp32(raw);
+    return numeric::mul_bf16(numeric::fp32_to_bf16(v), factor(lane));
+  };
+  if (c.dst_bf16) {
+    for (uint32_t part = 0; part < 2; ++part) {
+      uint8_t* o = &spad_[3][size_t{c.out_base + 2 * j + part} * oe];
+      for (uint32_t i = 0; i < half; ++i) {
+        uint16_t h = numeric::fp32_to_bf16(product(part * half + i));
+        if (c.relu && (h & 0x8000u) && h != numeric::kBf16CanonicalNan) h = 0;
+        o[2 * i] = static_cast<uint8_t>(h);
+        o[2 * i + 1] = static_cast<uint8_t>(h >> 8);
+      }
+      emit_out_entry(c, 2 * j + part, o);
+    }
+    return;
+  }
+  uint8_t* o = &spad_[3][size_t{c.out_base + j} * oe];
+  for (uint32_t lane = 0; lane < C; ++lane) {
+    int64_t s = 0;
+    if (c.src_fp32) {
+      bool sat = false;
+      s = numeric::fp32_to_int8(product(lane), &sat);
+      r.saturations += sat;
+    } else {
+      const int64_t p = int64_t{get32(a + 4 * lane)} * static_cast<int16_t>(factor(lane));
+      const uint32_t sh = shift(lane);
+      const int64_t rr = sh ? (p + (int64_t{1} << (sh - 1))) >> sh : p;
+      s = std::clamp<int64_t>(rr, -128, 127);
+      r.saturations += rr != s;
+    }
+    const int64_t v = std::min<int64_t>(std::max<int64_t>(s, c.clamp_lo), c.clamp_hi);
+    o[lane] = static_cast<uint8_t>(static_cast<int8_t>(v));
+  }
+  emit_out_entry(c, j, o);
 }
 
 // The observation of POST's OUT entry out_base + j.
@@ -249,41 +297,6 @@ void GoldenNpu::emit_out_entry(const Command& c, uint32_t j, const uint8_t* o) {
   t.addr = c.out_base + j;
   std::memcpy(t.data.data(), o, t.size);
   emit(t);
-}
-
-// The float path of POST (docs/isa.md, "POST"): lane -> fp32 (int32 rounded) -> bf16, times the
-// bf16 scale (exact in fp32), then -> int8 (saturating, clamp after) or -> bf16 (ReLU optional),
-// a BF16 output as two OUT entries per ACC entry.
-void GoldenNpu::exec_post_float(const Command& c, RunResult& r) {
-  const uint32_t ae = entry_bytes(Buffer::Acc), oe = entry_bytes(Buffer::Out);
-  const uint32_t C = array_.cols, half = C / 2;
-  auto product = [&](const uint8_t* a, uint32_t lane) {
-    const int32_t raw = get32(a + 4 * lane);
-    const uint32_t v =
-        c.src_fp32 ? static_cast<uint32_t>(raw) : numeric::int32_to_fp32(raw);
-    return numeric::mul_bf16(numeric::fp32_to_bf16(v), c.scale_bits());
-  };
-  for (uint32_t j = 0; j < c.out_entries(); ++j) {
-    uint8_t* o = &spad_[3][size_t{c.out_base + j} * oe];
-    if (c.dst_bf16) {
-      const uint8_t* a = &spad_[2][size_t{c.acc_base + j / 2} * ae];
-      for (uint32_t i = 0; i < half; ++i) {
-        uint16_t h = numeric::fp32_to_bf16(product(a, (j % 2) * half + i));
-        if (c.relu && (h & 0x8000u) && h != numeric::kBf16CanonicalNan) h = 0;
-        o[2 * i] = static_cast<uint8_t>(h);
-        o[2 * i + 1] = static_cast<uint8_t>(h >> 8);
-      }
-    } else {
-      const uint8_t* a = &spad_[2][size_t{c.acc_base + j} * ae];
-      for (uint32_t lane = 0; lane < C; ++lane) {
-        bool sat = false;
-        const int8_t q = numeric::fp32_to_int8(product(a, lane), &sat);
-        r.saturations += sat;
-        o[lane] = static_cast<uint8_t>(std::clamp(q, c.clamp_lo, c.clamp_hi));
-      }
-    }
-    emit_out_entry(c, j, o);
-  }
 }
 
 std::string GoldenNpu::exec_store(const Command& c) {

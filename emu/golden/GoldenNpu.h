@@ -82,7 +82,7 @@ class GoldenNpu {
   std::string exec_load(const isa::Command& c);
   std::string exec_gemm(const isa::Command& c, RunResult& r);
   std::string exec_post(const isa::Command& c, RunResult& r);
-  void exec_post_float(const isa::Command& c, RunResult& r);
+  void post_entry(const isa::Command& c, uint32_t j, const uint8_t* scale, RunResult& r);
   void emit_out_entry(const isa::Command& c, uint32_t j, const uint8_t* o);
   std::string exec_store(const isa::Command& c);
   std::string check_tokens(const isa::Command& c);

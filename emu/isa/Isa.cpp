@@ -99,10 +99,12 @@ std::array<uint64_t, 4> Command::encode() const {
       break;
     case Opcode::Post:
       w[1] = field(acc_base, 0, 16) | field(out_base, 16, 16) | field(count, 32, 16) |
-             field(src_fp32, 48, 1) | field(dst_bf16, 49, 1) | field(relu, 50, 1);
+             field(src_fp32, 48, 1) | field(dst_bf16, 49, 1) | field(relu, 50, 1) |
+             field(per_channel, 51, 1);
       w[2] = field(static_cast<uint16_t>(mult), 0, 16) | field(shift, 16, 5) |
              field(static_cast<uint8_t>(clamp_lo), 32, 8) |
              field(static_cast<uint8_t>(clamp_hi), 40, 8);
+      w[3] = field(scale_base, 0, 16) | field(period, 16, 16);
       break;
     case Opcode::End:
       w[1] = field(end_code, 0, 32);
@@ -150,6 +152,9 @@ Command Command::decode(const std::array<uint64_t, 4>& w) {
       c.src_fp32 = bits(w[1], 48, 1);
       c.dst_bf16 = bits(w[1], 49, 1);
       c.relu = bits(w[1], 50, 1);
+      c.per_channel = bits(w[1], 51, 1);
+      c.scale_base = static_cast<uint16_t>(bits(w[3], 0, 16));
+      c.period = static_cast<uint16_t>(bits(w[3], 16, 16));
       c.mult = static_cast<int16_t>(static_cast<uint16_t>(bits(w[2], 0, 16)));
       c.shift = static_cast<uint8_t>(bits(w[2], 16, 5));
       c.clamp_lo = static_cast<int8_t>(static_cast<uint8_t>(bits(w[2], 32, 8)));
@@ -186,7 +191,12 @@ std::string Command::to_string() const {
       break;
     case Opcode::Post:
       s += " acc=" + num(acc_base) + " out=" + num(out_base) + " count=" + num(count);
-      if (float_post()) {
+      if (per_channel) {
+        s += std::string(src_fp32 ? " fp32" : " int32") + (dst_bf16 ? "->bf16" : "->int8") +
+             " per-channel scales=acc[" + num(scale_base) + "] period=" + num(period);
+        if (dst_bf16 && relu) s += " relu";
+        if (!dst_bf16) s += " clamp=[" + num(clamp_lo) + "," + num(clamp_hi) + "]";
+      } else if (float_post()) {
         char scale[32];
         std::snprintf(scale, sizeof scale, "%g",
                       numeric::fp32_as_float(numeric::bf16_to_fp32(scale_bits())));

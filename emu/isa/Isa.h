@@ -71,6 +71,18 @@ struct Command {
   /// (dst_bf16: two OUT entries per ACC entry; `relu` zeroes negatives).
   bool src_fp32 = false, dst_bf16 = false, relu = false;
   bool float_post() const { return src_fp32 || dst_bf16; }
+  /// Per-channel requantisation (docs/isa.md, "Per-channel POST"): lane l of ACC entry j takes
+  /// its multiplier and shift (float path: its bf16 scale) from lane l of the scale entry
+  /// `scale_base + j mod period` instead of `mult`/`shift`.
+  bool per_channel = false;
+  uint16_t scale_base = 0;
+  uint16_t period = 0;  ///< scale entries; 0 reads as 1
+  /// The scale entries a per-channel POST reads: min(max(period, 1), count); 0 otherwise.
+  uint32_t scale_entries() const {
+    if (!per_channel) return 0;
+    const uint32_t p = period == 0 ? 1u : period;
+    return p < count ? p : count;
+  }
   uint16_t scale_bits() const { return static_cast<uint16_t>(mult); }
   /// OUT entries a POST writes: count, or 2 x count for a BF16 output.
   uint32_t out_entries() const { return dst_bf16 ? 2u * count : count; }

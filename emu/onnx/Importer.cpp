@@ -64,7 +64,8 @@ struct Node {
   // conv / dense: float weights K x N (K index (ky*kw + kx)*cg + ci), bias N
   int64_t c_out = 0, kh = 1, kw = 1, stride = 1, pad = 0, groups = 1;
   std::vector<float> w, b;
-  std::optional<double> fixed_w_scale;  // QLinear*: the model's weight scale
+  // QLinear*: the model's weight scale, one value (per tensor) or one per output channel.
+  std::vector<double> fixed_w_scale;
   bool relu = false;
   double relu_hi = INFINITY;  // ReLU6: 6
   workload::HostParams host;
@@ -678,7 +679,7 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       if (auto e = need_scalar(6, y_scale)) return e;
       if (auto e = need_zero_point(7)) return e;
       if (auto e = fix_scale(*x, x_scale)) return e;
-      if (ws->v.size() == 1) n.fixed_w_scale = ws->v[0];
+      n.fixed_w_scale.assign(ws->v.begin(), ws->v.end());
     }
     n.w.assign(static_cast<size_t>(n.kh * n.kw * cg * n.c_out), 0.0f);
     for (int64_t co = 0; co < n.c_out; ++co)
@@ -774,7 +775,7 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       for (int64_t j = 0; j < nn; ++j)
         n.w[static_cast<size_t>(i * nn + j)] = static_cast<float>(
             alpha * b_scale * w->v[static_cast<size_t>(trans_b ? j * k + i : i * nn + j)]);
-    if (q) n.fixed_w_scale = b_scale;
+    if (q) n.fixed_w_scale = {b_scale};
     n.b.assign(static_cast<size_t>(nn), 0.0f);
     if (op == "Gemm" && !input(2).empty()) {
       const Constant* c = constant(input(2));
@@ -1111,20 +1112,46 @@ Result<std::string> Importer::emit() const {
     switch (n.kind) {
       case Kind::Conv:
       case Kind::Dense: {
-        double wmax = 0;
-        for (float v : n.w) wmax = std::max(wmax, std::abs(static_cast<double>(v)));
-        const double ws = n.fixed_w_scale ? *n.fixed_w_scale : std::max(wmax, 1e-12) / 127.0;
+        // Weight scales: the model's (QLinear*), else max |w| / 127 over the tensor or, per
+        // channel (ImportOptions::per_channel), over each output channel's weights.
+        const auto cols = static_cast<size_t>(n.c_out);
+        std::vector<double> wmax(cols, 0.0);
+        double wmax_all = 0;
+        for (size_t j = 0; j < n.w.size(); ++j) {
+          const double a = std::abs(static_cast<double>(n.w[j]));
+          wmax[j % cols] = std::max(wmax[j % cols], a);
+          wmax_all = std::max(wmax_all, a);
+        }
+        const bool per_channel = n.fixed_w_scale.empty() ? opt_.per_channel
+                                                         : n.fixed_w_scale.size() > 1;
+        std::vector<double> ws(cols);
+        for (size_t c = 0; c < cols; ++c) {
+          if (!n.fixed_w_scale.empty())
+            ws[c] = n.fixed_w_scale[per_channel ? c : 0];
+          else if (per_channel && wmax[c] > 0)
+            ws[c] = wmax[c] / 127.0;
+          else  // per tensor, or an all-zero channel: the tensor's scale
+            ws[c] = std::max(wmax_all, 1e-12) / 127.0;
+        }
         std::string wq(n.w.size(), '\0');
         for (size_t j = 0; j < n.w.size(); ++j)
           wq[j] = static_cast<char>(
-              static_cast<int8_t>(std::clamp(std::round(n.w[j] / ws), -127.0, 127.0)));
+              static_cast<int8_t>(std::clamp(std::round(n.w[j] / ws[j % cols]), -127.0, 127.0)));
         l->set_weights(wq);
-        for (float b : n.b)
+        for (size_t c = 0; c < n.b.size(); ++c)
           l->add_bias(static_cast<int32_t>(
-              std::clamp(std::round(b / (s_in * ws)), -2147483648.0, 2147483647.0)));
-        const workload::Quant q = post_quant(s_in * ws / s_out);
-        l->mutable_quant()->set_mult(q.mult);
-        l->mutable_quant()->set_shift(q.shift);
+              std::clamp(std::round(n.b[c] / (s_in * ws[c])), -2147483648.0, 2147483647.0)));
+        if (per_channel) {
+          for (size_t c = 0; c < cols; ++c) {
+            const workload::Quant q = post_quant(s_in * ws[c] / s_out);
+            l->mutable_quant()->add_channel_mult(q.mult);
+            l->mutable_quant()->add_channel_shift(q.shift);
+          }
+        } else {
+          const workload::Quant q = post_quant(s_in * ws[0] / s_out);
+          l->mutable_quant()->set_mult(q.mult);
+          l->mutable_quant()->set_shift(q.shift);
+        }
         if (n.kind == Kind::Conv) {
           auto* c = l->mutable_conv2d();
           c->set_c_out(static_cast<int32_t>(n.c_out));

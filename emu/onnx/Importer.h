@@ -31,6 +31,10 @@ struct ImportOptions {
   std::string precision_origin = "precision";
   /// The array the figures are computed for (a BF16 result depends on it).
   isa::ArrayConfig array = isa::default_array();
+  /// Quantise a float model's conv and dense weights per output channel (one weight scale and
+  /// one POST factor per channel; docs/import.md "Quantisation") instead of per tensor. A
+  /// QLinearConv with per-channel scales is imported per channel either way.
+  bool per_channel = false;
 };
 
 /// Quantisation error of the imported int8 network against the fp32 network computed from the

@@ -29,7 +29,7 @@ struct Layout {
   std::vector<TensorInfo> tensors;
   int input = -1;
   int identity = -1, identity_bf16 = -1;
-  std::vector<int> weights, bias, operand, out;  // per layer, -1 if none
+  std::vector<int> weights, bias, scales, operand, out;  // per layer, -1 if none
 };
 
 // Zero border a tensor produced by layer `producer` (-1: the workload input) needs: the largest
@@ -127,6 +127,7 @@ Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
     const std::string who = "layer '" + l.name + "'";
     lay.weights.push_back(-1);
     lay.bias.push_back(-1);
+    lay.scales.push_back(-1);
     lay.operand.push_back(-1);
     if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
       const Result<TilePlan> plan = plan_tiles(l, a, w.tiles);
@@ -151,6 +152,15 @@ Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
                                l.where, who))
         return *e;
       lay.bias.back() = alloc.last();
+      if (l.per_channel()) {
+        TensorInfo st = bt;
+        st.name = l.name + ".scales";
+        st.role = TensorRole::Scales;
+        if (auto e = alloc.place(st, static_cast<uint64_t>(plan->nb) * a.entry_bytes(Buffer::Acc),
+                                 l.where, who))
+          return *e;
+        lay.scales.back() = alloc.last();
+      }
     }
     if (l.kind == LayerKind::Add && l.other == kFreshTensor) {
       auto [t, bytes] = activation(l.name + ".other", li, TensorRole::Operand, l.out_shape, 0,
@@ -261,7 +271,10 @@ class Emitter {
     iterations_ += static_cast<uint64_t>(m * kb * nb);
     useful_ += static_cast<uint64_t>(m * k * n);
   }
-  void post(uint32_t acc, uint32_t out, int64_t count, const Layer& l) {
+  // `scales` >= 0: a per-channel POST whose scale entries (one per output block of the tile,
+  // `period` of them) start at ACC entry `scales`.
+  void post(uint32_t acc, uint32_t out, int64_t count, const Layer& l, int64_t scales = -1,
+            int64_t period = 0) {
     Command c;
     c.opcode = Opcode::Post;
     c.acc_base = static_cast<uint16_t>(acc);
@@ -278,6 +291,11 @@ class Emitter {
       c.mult = static_cast<int16_t>(post_scale_bf16(l.quant));
       c.shift = 0;
       c.relu = c.dst_bf16 && l.relu;
+    }
+    if (scales >= 0) {
+      c.per_channel = true;
+      c.scale_base = static_cast<uint16_t>(scales);
+      c.period = static_cast<uint16_t>(period);
     }
     add(c);
   }
@@ -383,15 +401,43 @@ void pack_bias(const TensorInfo& t, const std::vector<int32_t>& bias, bool fp32,
   p.dram_init.push_back(std::move(r));
 }
 
+// Per-channel factors as POST's scale entries, one int32 lane per padded output channel: the int
+// path's (shift << 16) | uint16(mult), or the float path's bf16 scale (docs/isa.md).
+void pack_scales(const Layer& l, const TensorInfo& t, Program& p) {
+  DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
+  const bool float_path = l.precision == Precision::Bf16 || l.out_type == Precision::Bf16;
+  for (size_t j = 0; j < t.bytes / 4; ++j) {
+    const Quant& q = l.quant_of(static_cast<int64_t>(j));
+    const uint32_t v = float_path ? post_scale_bf16(q)
+                                  : uint32_t{q.shift} << 16 | static_cast<uint16_t>(q.mult);
+    for (int b = 0; b < 4; ++b) r.bytes[j * 4 + b] = static_cast<uint8_t>(v >> (8 * b));
+  }
+  p.dram_init.push_back(std::move(r));
+}
+
+// The LOAD of a per-channel tile's scale entries (output blocks [nb0, nb0 + nbt)) to the end of
+// its ACC half, and that ACC entry; -1 for a per-tensor layer.
+int64_t load_scales(Emitter& em, const TensorInfo* scales, int64_t nb0, int64_t nbt,
+                    uint32_t acc_half_base) {
+  if (!scales) return -1;
+  const isa::ArrayConfig& a = em.array();
+  const auto at = static_cast<uint32_t>(acc_half_base + a.entries[2] / 2 - nbt);
+  em.xfer(Opcode::Load, Buffer::Acc,
+          {static_cast<uint32_t>(scales->addr + nb0 * a.entry_bytes(Buffer::Acc)), at, 1,
+           static_cast<uint32_t>(nbt), static_cast<uint32_t>(nbt * a.entry_bytes(Buffer::Acc))});
+  return at;
+}
+
 // Dense and conv2d: weight-stationary over N tiles (outer), M tiles (inner).
 void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
-                          const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out,
-                          int64_t buffers);
+                          const TensorInfo& wt, const TensorInfo& bias,
+                          const TensorInfo* scales, const TensorInfo& out, int64_t buffers);
 
 void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
-                  const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out,
-                  int64_t buffers) {
-  if (plan.k_chunks > 1) return lower_matmul_chunked(em, l, plan, in, wt, bias, out, buffers);
+                  const TensorInfo& wt, const TensorInfo& bias, const TensorInfo* scales,
+                  const TensorInfo& out, int64_t buffers) {
+  if (plan.k_chunks > 1)
+    return lower_matmul_chunked(em, l, plan, in, wt, bias, scales, out, buffers);
   const isa::ArrayConfig& a = em.array();
   const int64_t B = a.rows, wgt_bytes = a.entry_bytes(Buffer::Wgt);
   const uint32_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
@@ -426,6 +472,7 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
       em.xfer(Opcode::Load, Buffer::Acc,
               {static_cast<uint32_t>(bias.addr + nb0 * a.entry_bytes(Buffer::Acc)), acc_base,
                static_cast<uint32_t>(rows), static_cast<uint32_t>(nbt), 0});
+      const int64_t scale_at = load_scales(em, scales, nb0, nbt, acc_base);
       if (!conv) {
         for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, plan.kb, inp_base, B))
           em.xfer(Opcode::Load, Buffer::Inp, x);
@@ -447,7 +494,7 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
       em.gemm(inp_base, wgt_base, acc_base, false, rows, conv ? plan.kb * klanes : l.k,
               std::min(l.out_shape.c - nb0 * B, nbt * B), bf16);
       const size_t post = em.size();
-      em.post(acc_base, out_base, rows * nbt, l);
+      em.post(acc_base, out_base, rows * nbt, l, scale_at, nbt);
       for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0 * om, nbt * om, out_base, B))
         em.xfer(Opcode::Store, Buffer::Out, x);
       set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
@@ -462,8 +509,8 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
 // step's INP/WGT half is free (its GEMM, or for a tile's last step its POST, which also frees
 // the ACC half); per tile as in set_tokens: C->S, S->C.
 void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
-                          const TensorInfo& wt, const TensorInfo& bias, const TensorInfo& out,
-                          int64_t buffers) {
+                          const TensorInfo& wt, const TensorInfo& bias,
+                          const TensorInfo* scales, const TensorInfo& out, int64_t buffers) {
   const isa::ArrayConfig& a = em.array();
   const int64_t B = a.rows, wgt_bytes = a.entry_bytes(Buffer::Wgt),
                 acc_bytes = a.entry_bytes(Buffer::Acc), inp_bytes = a.entry_bytes(Buffer::Inp);
@@ -485,6 +532,7 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
       const int64_t rows = std::min(plan.rows, plan.pixels - p0);
       const uint32_t tile_half = static_cast<uint32_t>(t % buffers);
       const uint32_t acc_base = tile_half * acc_half, out_base = tile_half * out_half;
+      int64_t scale_at = -1;
       for (int64_t c = 0; c < plan.k_chunks; ++c, ++s) {
         const int64_t kb0 = c * plan.kb_chunk;
         const int64_t kbc = std::min(plan.kb_chunk, plan.kb - kb0);
@@ -496,10 +544,12 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
                 {static_cast<uint32_t>(wt.addr + (nb0 * plan.kb + kb0) * wgt_bytes), wgt_base,
                  static_cast<uint32_t>(nbt), static_cast<uint32_t>(kbc),
                  static_cast<uint32_t>(plan.kb * wgt_bytes)});
-        if (c == 0)
+        if (c == 0) {
           em.xfer(Opcode::Load, Buffer::Acc,
                   {static_cast<uint32_t>(bias.addr + nb0 * acc_bytes), acc_base,
                    static_cast<uint32_t>(rows), static_cast<uint32_t>(nbt), 0});
+          scale_at = load_scales(em, scales, nb0, nbt, acc_base);
+        }
         if (!conv) {
           for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, kb0, kbc, inp_base, B))
             em.xfer(Opcode::Load, Buffer::Inp, x);
@@ -535,7 +585,7 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
         if (c + 1 < plan.k_chunks && releases) em.at(gemm).push_prev = true;
       }
       const size_t post = em.size();
-      em.post(acc_base, out_base, rows * nbt, l);
+      em.post(acc_base, out_base, rows * nbt, l, scale_at, nbt);
       for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0 * om, nbt * om, out_base, B))
         em.xfer(Opcode::Store, Buffer::Out, x);
       Command& pc = em.at(post);
@@ -638,6 +688,8 @@ const char* tensor_role_name(TensorRole r) {
       return "identity";
     case TensorRole::Activation:
       return "activation";
+    case TensorRole::Scales:
+      return "scales";
   }
   return "?";
 }
@@ -679,7 +731,12 @@ Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a, const Til
     p.kb_chunk = ceil_div(p.kb, p.k_chunks);
     p.nb_tile = std::min<int64_t>(p.nb, wgt_half / p.kb_chunk);
     if (limits.max_blocks > 0) p.nb_tile = std::min<int64_t>(p.nb_tile, limits.max_blocks);
-    p.rows = std::min({p.pixels, inp_half / p.kb_chunk, acc_half / p.nb_tile,
+    // Per channel: the tile's scale entries take nb_tile ACC entries at the end of the half.
+    if (l.per_channel()) {
+      p.nb_tile = std::min<int64_t>(p.nb_tile, acc_half / 2);
+      p.scale_entries = p.nb_tile;
+    }
+    p.rows = std::min({p.pixels, inp_half / p.kb_chunk, (acc_half - p.scale_entries) / p.nb_tile,
                        out_half / (p.nb_tile * om)});
   } else {
     const int64_t cb = ceil_div(l.in_shape.c, B);
@@ -755,6 +812,7 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
                    p);
       pack_bias(p.tensors[static_cast<size_t>(lay.bias[i])], data.bias,
                 l.precision == Precision::Bf16, p);
+      if (lay.scales[i] >= 0) pack_scales(l, p.tensors[static_cast<size_t>(lay.scales[i])], p);
     }
     if (lay.operand[i] >= 0)
       pack_activation(p.tensors[static_cast<size_t>(lay.operand[i])],
@@ -789,7 +847,9 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
       p.host_cycles += info.host_cycles;
     } else if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
       lower_matmul(em, l, plan, in, p.tensors[static_cast<size_t>(lay.weights[i])],
-                   p.tensors[static_cast<size_t>(lay.bias[i])], out, buffers);
+                   p.tensors[static_cast<size_t>(lay.bias[i])],
+                   lay.scales[i] >= 0 ? &p.tensors[static_cast<size_t>(lay.scales[i])] : nullptr,
+                   out, buffers);
       info.tiles = static_cast<uint32_t>(plan.m_tiles * plan.n_tiles);
     } else {
       const TensorInfo* other = nullptr;

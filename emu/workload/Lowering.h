@@ -40,7 +40,7 @@ inline constexpr uint64_t kHostMacsPerCycle = 8;  ///< host int8 MACs per NPU cy
 uint64_t host_op_cycles(const Layer& l);
 
 /// What a tensor in DRAM holds.
-enum class TensorRole : uint8_t { Input, Weights, Bias, Operand, Identity, Activation };
+enum class TensorRole : uint8_t { Input, Weights, Bias, Operand, Identity, Activation, Scales };
 const char* tensor_role_name(TensorRole r);
 
 /// A tensor placed in DRAM.
@@ -49,7 +49,8 @@ const char* tensor_role_name(TensorRole r);
 /// on every side: element (y, x, c) is at `addr + (y + border) * row_pitch + (x + border) *
 /// pixel_pitch + c`. Weights are B x B blocks (nb-major, then kb; one WGT entry each, docs/isa.md
 /// WGT layout), biases int32 little-endian rows of c_padded lanes, Identity one B x B identity
-/// block.
+/// block, Scales (per-channel layers) one lane per padded output channel in POST's scale-entry
+/// form (docs/isa.md, "Per-channel POST").
 struct TensorInfo {
   std::string name;  ///< layer outputs are named after their layer; "input"; "<layer>.weights"...
   int layer = -1;    ///< owning layer (-1: the workload input / shared identity)
@@ -128,6 +129,9 @@ struct TilePlan {
   /// tile's GEMM runs in k_chunks steps of kb_chunk reduction blocks (the last may be shorter),
   /// each loading its slice of INP and WGT and accumulating into the tile's ACC; 1 otherwise.
   int64_t k_chunks = 1, kb_chunk = 0;
+  /// ACC entries per tile holding the per-channel scale entries (nb_tile for a per-channel
+  /// layer, at the end of the ACC half; 0 otherwise).
+  int64_t scale_entries = 0;
 };
 /// Tiles a (validated-shape) layer into half scratchpads; fails when even a one-row tile does not
 /// fit, with a message (no location) naming the scratchpad. `limits` caps rows and output blocks

@@ -88,9 +88,10 @@ std::vector<std::vector<double>> float_network(const Workload& w) {
         continue;
       }
     }
-    const double f = factor(l.quant);
-    for (double& v : y) {
-      v *= f;
+    const auto nc = static_cast<size_t>(os.c);
+    for (size_t e = 0; e < y.size(); ++e) {
+      double& v = y[e];
+      v *= factor(l.quant_of(static_cast<int64_t>(e % nc)));
       if (l.relu) v = std::max(v, 0.0);
     }
     out.push_back(std::move(y));

@@ -138,8 +138,12 @@ uint16_t post_to_bf16(uint32_t v, uint16_t scale, bool relu) {
 // padded lane (`np` per pixel), through POST's float path to the layer's output type.
 Tensor float_post(const Layer& l, const std::vector<uint32_t>& acc, int64_t np, bool fp32,
                   const isa::ArrayConfig& a, uint64_t& saturations) {
-  const uint16_t scale = post_scale_bf16(l.quant);
   const int64_t pixels = l.out_shape.pixels();
+  // Each lane's factor: the layer's, or per channel its channel's (padding lanes: `quant`).
+  std::vector<uint16_t> lane_scale(static_cast<size_t>(np));
+  for (int64_t o = 0; o < np; ++o)
+    lane_scale[static_cast<size_t>(o)] = post_scale_bf16(l.quant_of(o));
+  auto scale = [&](int64_t o) { return lane_scale[static_cast<size_t>(o)]; };
   auto v = [&](size_t i) {
     return fp32 ? acc[i] : numeric::int32_to_fp32(static_cast<int32_t>(acc[i]));
   };
@@ -148,7 +152,7 @@ Tensor float_post(const Layer& l, const std::vector<uint32_t>& acc, int64_t np, 
     for (int64_t p = 0; p < pixels; ++p)
       for (int64_t o = 0; o < t.padded_c; ++o)
         t.bf16[static_cast<size_t>(p * t.padded_c + o)] =
-            post_to_bf16(v(static_cast<size_t>(p * np + o)), scale, l.relu);
+            post_to_bf16(v(static_cast<size_t>(p * np + o)), scale(o), l.relu);
     return t;
   }
   Tensor t;
@@ -159,7 +163,7 @@ Tensor float_post(const Layer& l, const std::vector<uint32_t>& acc, int64_t np, 
     for (int64_t o = 0; o < np; ++o) {
       bool sat = false;
       const int8_t q =
-          numeric::fp32_to_int8(post_product(v(static_cast<size_t>(p * np + o)), scale), &sat);
+          numeric::fp32_to_int8(post_product(v(static_cast<size_t>(p * np + o)), scale(o)), &sat);
       saturations += sat;
       if (o < l.out_shape.c)
         t.data[static_cast<size_t>(p * l.out_shape.c + o)] = std::max(q, lo);
@@ -355,7 +359,8 @@ Tensor requantize_layer(const Layer& l, const std::vector<int32_t>& acc, uint64_
   out.data.resize(acc.size());
   for (size_t j = 0; j < acc.size(); ++j) {
     bool sat = false;
-    out.data[j] = requantize(acc[j], l.quant, l.relu, &sat);
+    const auto c = static_cast<int64_t>(j % static_cast<size_t>(l.out_shape.c));
+    out.data[j] = requantize(acc[j], l.quant_of(c), l.relu, &sat);
     saturations += sat;
   }
   return out;

@@ -622,15 +622,55 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
     if (pl.has_quant()) {
       const QuantSpec& q = pl.quant();
       const Tree* qt = loc.nested(lt, pl, "quant", -1);
-      const int64_t mult = q.has_mult() ? q.mult() : 1;
-      const int64_t shift = q.has_shift() ? q.shift() : 0;
-      if (mult < -32768 || mult > 32767)
-        return fail(fwhere(q, qt, "mult"),
-                    lname + ": quant.mult must fit int16 (got " + std::to_string(mult) + ")");
-      if (shift < 0 || shift > 31)
-        return fail(fwhere(q, qt, "shift"),
-                    lname + ": quant.shift must be in [0, 31] (got " + std::to_string(shift) + ")");
-      l.quant = Quant{static_cast<int16_t>(mult), static_cast<uint8_t>(shift)};
+      // A factor's range; `index` >= 0: element `index` of the repeated channel fields.
+      auto check = [&](int64_t mult, int64_t shift, const char* mf, const char* sf,
+                       int index) -> std::optional<Error> {
+        const std::string at = index < 0 ? "" : "[" + std::to_string(index) + "]";
+        if (mult < -32768 || mult > 32767)
+          return fail(loc.at(qt, q, mf, index, lwhere),
+                      lname + ": quant." + mf + at + " must fit int16 (got " +
+                          std::to_string(mult) + ")");
+        if (shift < 0 || shift > 31)
+          return fail(loc.at(qt, q, sf, index, lwhere),
+                      lname + ": quant." + sf + at + " must be in [0, 31] (got " +
+                          std::to_string(shift) + ")");
+        return std::nullopt;
+      };
+      const bool channels = q.channel_mult_size() > 0 || q.channel_shift_size() > 0;
+      if (channels || q.per_channel()) {
+        const char* field = channels ? "channel_mult" : "per_channel";
+        if (l.kind != LayerKind::Dense && l.kind != LayerKind::Conv2d)
+          return fail(fwhere(q, qt, field),
+                      lname + ": per-channel requantisation is for dense and conv2d layers");
+        if (q.has_mult() || q.has_shift())
+          return fail(fwhere(q, qt, q.has_mult() ? "mult" : "shift"),
+                      lname + ": quant.mult/shift do not combine with per-channel factors");
+      }
+      if (channels) {
+        const int64_t n = l.out_shape.c;
+        if (q.channel_mult_size() != n || q.channel_shift_size() != n)
+          return fail(loc.at(qt, q, q.channel_mult_size() != n ? "channel_mult" : "channel_shift",
+                             0, lwhere),
+                      lname + ": per-channel requantisation needs " + std::to_string(n) +
+                          " channel_mult and channel_shift values, one per output channel (got " +
+                          std::to_string(q.channel_mult_size()) + " and " +
+                          std::to_string(q.channel_shift_size()) + ")");
+        for (int64_t c = 0; c < n; ++c) {
+          const int64_t m = q.channel_mult(static_cast<int>(c)),
+                        sh = q.channel_shift(static_cast<int>(c));
+          if (auto e = check(m, sh, "channel_mult", "channel_shift", static_cast<int>(c)))
+            return *e;
+          l.channel_quant.push_back(Quant{static_cast<int16_t>(m), static_cast<uint8_t>(sh)});
+        }
+      } else if (q.per_channel()) {
+        // Calibrated per channel once the data is known (below); sized now for the tile plan.
+        l.channel_quant.assign(static_cast<size_t>(l.out_shape.c), Quant{});
+      } else {
+        const int64_t mult = q.has_mult() ? q.mult() : 1;
+        const int64_t shift = q.has_shift() ? q.shift() : 0;
+        if (auto e = check(mult, shift, "mult", "shift", -1)) return *e;
+        l.quant = Quant{static_cast<int16_t>(mult), static_cast<uint8_t>(shift)};
+      }
     }
 
     if (!pl.weights().empty() || pl.bias_size() > 0) {
@@ -671,8 +711,21 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
       continue;
     }
     const std::vector<int32_t> acc = layer_accumulators(w, i, ref->input, ref->layers, data);
-    if (!pw.layer(i).has_quant() && (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d))
-      l.quant = calibrate(acc);
+    if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
+      if (!pw.layer(i).has_quant()) {
+        l.quant = calibrate(acc);
+      } else if (pw.layer(i).quant().per_channel() &&
+                 pw.layer(i).quant().channel_mult_size() == 0) {
+        // Per channel: each output channel's accumulators calibrated on their own.
+        const size_t n = l.channel_quant.size();
+        std::vector<int32_t> ch;
+        for (size_t c = 0; c < n; ++c) {
+          ch.clear();
+          for (size_t j = c; j < acc.size(); j += n) ch.push_back(acc[j]);
+          l.channel_quant[c] = calibrate(ch);
+        }
+      }
+    }
     ref->layers.push_back(requantize_layer(l, acc, ref->saturations));
   }
   w.reference = std::move(ref);

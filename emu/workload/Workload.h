@@ -87,6 +87,16 @@ struct Layer {
   /// Explicit weights/bias (imported models); null: generated from the seed.
   std::shared_ptr<const LayerData> data;
   Quant quant;
+  /// Per-channel requantisation (dense and conv2d): one factor per output channel, replacing
+  /// `quant`; empty: per tensor.
+  std::vector<Quant> channel_quant;
+  /// The factor of output channel `c` (`quant` for a padding lane past the channels).
+  const Quant& quant_of(int64_t c) const {
+    return c >= 0 && static_cast<size_t>(c) < channel_quant.size()
+               ? channel_quant[static_cast<size_t>(c)]
+               : quant;
+  }
+  bool per_channel() const { return !channel_quant.empty(); }
   bool relu = false;  ///< clamp_lo = 0 in POST (always true for kind Relu)
   /// The GEMM's precision (NPU layers; docs/workloads.md "Precision"). The layer reads its
   /// inputs in this precision.

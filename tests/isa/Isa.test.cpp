@@ -49,6 +49,12 @@ Command random_command(bud::emu::Rng& rng, Opcode op) {
       c.shift = static_cast<uint8_t>(rng.below(32));
       c.clamp_lo = static_cast<int8_t>(rng.next());
       c.clamp_hi = static_cast<int8_t>(rng.next());
+      c.src_fp32 = rng.chance(1, 2);
+      c.dst_bf16 = rng.chance(1, 2);
+      c.relu = rng.chance(1, 2);
+      c.per_channel = rng.chance(1, 2);
+      c.scale_base = static_cast<uint16_t>(rng.next());
+      c.period = static_cast<uint16_t>(rng.next());
       break;
     case Opcode::End:
       c.end_code = static_cast<uint32_t>(rng.next());
@@ -68,7 +74,9 @@ bool same_fields(const Command& a, const Command& b) {
          a.wgt_base == b.wgt_base && a.acc_base == b.acc_base && a.reset == b.reset && a.m == b.m &&
          a.k == b.k && a.n == b.n && a.out_base == b.out_base && a.count == b.count &&
          a.mult == b.mult && a.shift == b.shift && a.clamp_lo == b.clamp_lo &&
-         a.clamp_hi == b.clamp_hi && a.end_code == b.end_code;
+         a.clamp_hi == b.clamp_hi && a.end_code == b.end_code && a.bf16 == b.bf16 &&
+         a.src_fp32 == b.src_fp32 && a.dst_bf16 == b.dst_bf16 && a.relu == b.relu &&
+         a.per_channel == b.per_channel && a.scale_base == b.scale_base && a.period == b.period;
 }
 
 }  // namespace
@@ -86,7 +94,7 @@ TEST_CASE("every opcode round-trips through encode/decode with random fields", "
       REQUIRE(d.encode() == words);
       // Reserved bits stay zero.
       REQUIRE((words[0] & 0xFF00) == 0);
-      REQUIRE(words[3] == 0);
+      if (op != Opcode::Post) REQUIRE(words[3] == 0);  // POST's w3: per-channel scale entries
     }
   }
 }
@@ -123,6 +131,14 @@ TEST_CASE("bit layout follows docs/isa.md", "[isa][encode]") {
   CHECK(pw[0] == 3);
   CHECK(pw[1] == 0x0000000700060005ull);
   CHECK(pw[2] == 0x00007F00001FFFFEull);
+  CHECK(pw[3] == 0);
+  p.per_channel = true;
+  p.scale_base = 0x1234;
+  p.period = 9;
+  const auto pc = p.encode();
+  CHECK(pc[1] == (0x0000000700060005ull | (1ull << 51)));
+  CHECK(pc[3] == 0x0000000000091234ull);
+  CHECK(Command::decode(pc).scale_entries() == 7);  // min(period, count)
 
   Command l;
   l.opcode = Opcode::Load;

@@ -12,6 +12,7 @@
 #include "emu/run/Designs.h"
 #include "emu/workload/Builtins.h"
 #include "tests/npu/NpuTestSupport.h"
+#include "tests/workload/EdgeWorkloads.h"
 
 namespace {
 
@@ -87,10 +88,14 @@ TEST_CASE("the CSR decoding names the table variant and nothing else", "[npu][ar
 
 TEST_CASE("the lowering and the golden model agree with the reference on every array variant",
           "[npu][array]") {
+  std::vector<std::pair<std::string, std::string>> workloads;  // (name, text; empty: built-in)
+  for (const auto& name : bud::test::builtin_names()) workloads.emplace_back(name, "");
+  for (const auto& [name, text] : bud::test::edge_workloads()) workloads.emplace_back(name, text);
   for (const ArrayConfig& a : bud::isa::kArrayVariants) {
-    for (const auto& name : bud::test::builtin_names()) {
+    for (const auto& [name, text] : workloads) {
       DYNAMIC_SECTION(a.name << " " << name) {
-        auto w = bud::workload::load_builtin(name, {});
+        auto w = text.empty() ? bud::workload::load_builtin(name, {})
+                              : bud::workload::parse_workload(text, name);
         REQUIRE(w.ok());
         auto p = bud::workload::lower(*w, a);
         INFO(p.error());
@@ -143,18 +148,49 @@ TEST_CASE("built-ins are bit-exact on the built array variants", "[.variants]") 
         REQUIRE(p.ok());
         CHECK(p->program.array.name == v.name);
         const auto r = bud::run::execute(*p, o);
-        INFO(bud::test::failures_text(r));
-        CHECK(r.state == bud::emu::RunState::Finished);
-        CHECK(r.passed);
-        for (int s = 0; s < bud::emu::kNumStages; ++s) {
-          CHECK(r.rtl_digests[s] == r.golden_digests[s]);
-          CHECK(r.golden_digests[s].count > 0);
-        }
+        bud::test::check_bit_exact(r);
         // The PMU counts the variant's array: rows x cols MACs per iteration.
         CHECK(bud::test::counter(r, bud::isa::Counter::MacsIssued) ==
               p->program.gemm_iterations * p->program.array.macs());
         CHECK(bud::test::counter(r, bud::isa::Counter::MacsUseful) == p->program.useful_macs);
         CHECK(r.model_revision == bud::emu::design_revision(v.name));
+      }
+    }
+  }
+}
+
+// The same registration: the reductions that run in K chunks on this variant's half of WGT (the
+// chunked lowering of dense and im2col conv on the variant's lanes), and per-channel POSTs
+// (scale entries of the variant's width) at int8 and BF16.
+TEST_CASE(
+    "chunked reductions and per-channel requantisation are bit-exact on the built array variants",
+    "[.variants]") {
+  for (const auto& v : bud::emu::kBuiltNpuVariants) {
+    DYNAMIC_SECTION(v.name) {
+      const ArrayConfig* a = bud::isa::find_array_variant(v.name);
+      REQUIRE(a != nullptr);
+      for (const auto& [name, text] : bud::test::edge_workloads()) {
+        const std::string n = name;
+        const bool chunks = n == "long_k_all" || n == "long_k_conv_all";
+        if (!chunks && n.rfind("per_channel", 0) != 0) continue;
+        for (const char* precision : {"int8", "bf16"}) {
+          INFO(v.name << " " << n << " " << precision);
+          auto w = bud::workload::parse_workload(text, n);
+          REQUIRE(w.ok());
+          REQUIRE_FALSE(bud::workload::assign_precision(w.value(), precision, "test"));
+          if (chunks) {
+            const auto plan = bud::workload::plan_tiles(w->layers[0], *a, w->tiles);
+            REQUIRE(plan.ok());
+            CHECK(plan->k_chunks > 1);
+          }
+          bud::run::RunOptions o;
+          o.emulator.design = v.name;
+          auto p = bud::run::prepare_workload(std::move(w).value(), o);
+          INFO(p.error());
+          REQUIRE(p.ok());
+          CHECK(p->program.array.name == v.name);
+          bud::test::check_bit_exact(bud::run::execute(*p, o));
+        }
       }
     }
   }

@@ -156,6 +156,18 @@ inline std::string failures_text(const run::RunReport& r) {
   return s;
 }
 
+/// Checks that a run finished and passed bit-exactly, and that the checks had something to
+/// compare: every stage's digest equals the golden model's and saw transactions.
+inline void check_bit_exact(const run::RunReport& r) {
+  INFO(failures_text(r));
+  CHECK(r.state == emu::RunState::Finished);
+  CHECK(r.passed);
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    CHECK(r.rtl_digests[s] == r.golden_digests[s]);
+    CHECK(r.golden_digests[s].count > 0);
+  }
+}
+
 inline uint64_t counter(const run::RunReport& r, isa::Counter c) {
   return r.counters[static_cast<int>(c)];
 }

@@ -170,3 +170,34 @@ TEST_CASE("smaller tiles change the cycles and stay bit-exact on the RTL",
     }
   }
 }
+
+TEST_CASE("per-channel requantisation is bit-exact on the RTL at int8 and BF16",
+          "[npu][workloads][per_channel]") {
+  // Each lane's factor comes from a scale entry in ACC (docs/isa.md, "Per-channel POST"): the
+  // int path's mult/shift, the float path's bf16 scale; under every timing case of the sweeps.
+  for (const char* name : {"per_channel", "per_channel_n_tiles", "per_channel_long_k"}) {
+    for (const char* precision : {"int8", "bf16"}) {
+      for (const TimingCase& tc : bud::test::timing_cases()) {
+        DYNAMIC_SECTION(name << " " << precision << " " << tc.name) {
+          std::string text;
+          for (const auto& [n, t] : bud::test::edge_workloads())
+            if (std::string(n) == name) text = t;
+          REQUIRE_FALSE(text.empty());
+          auto w = bud::workload::parse_workload(text, name);
+          REQUIRE(w);
+          REQUIRE(w->layers[0].per_channel());
+          REQUIRE_FALSE(bud::workload::assign_precision(w.value(), precision, "test"));
+          bud::run::RunOptions o;
+          o.emulator = tc.npu;
+          auto p = bud::run::prepare_workload(std::move(w).value(), o);
+          REQUIRE(p);
+          size_t per_channel_posts = 0;
+          for (const auto& c : p->program.commands)
+            per_channel_posts += c.opcode == bud::isa::Opcode::Post && c.per_channel;
+          CHECK(per_channel_posts > 0);
+          bud::test::check_bit_exact(bud::run::execute(*p, o));
+        }
+      }
+    }
+  }
+}

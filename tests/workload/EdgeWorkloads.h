@@ -57,6 +57,26 @@ layer { name: "d" dense { m: 36 k: 24 n: 8 } })"},
 layer { name: "d" dense { m: 20 k: 2300 n: 20 relu: true } })"},
       {"long_k_conv", R"(input_shape: [6, 6, 264]
 layer { name: "c" conv2d { c_out: 16 kh: 3 kw: 3 pad: 1 relu: true } })"},
+      // Reductions longer than half the WGT scratchpad on every array variant (npu16 and npu32
+      // hold K = 4096 in half of WGT): dense K = 5000 and a 3x3 conv with C_in = 480.
+      {"long_k_all", R"(input_shape: [12, 5000]
+layer { name: "d" dense { m: 12 k: 5000 n: 40 } })"},
+      {"long_k_conv_all", R"(input_shape: [4, 4, 480]
+layer { name: "c" conv2d { c_out: 24 kh: 3 kw: 3 pad: 1 relu: true } })"},
+      // Per-channel requantisation (docs/isa.md, "Per-channel POST"): a conv calibrated per
+      // channel with 3 output blocks per tile (period 3) over two M tiles; a dense layer with
+      // explicit factors 2^5 apart; a per-tensor layer reading the per-channel output. Then N
+      // tiles of 2, 2, 2, 2 and 1 blocks (period 2 and 1) and a chunked reduction.
+      {"per_channel", R"(input_shape: [24, 24, 8]
+layer { name: "c" conv2d { c_out: 20 kh: 3 kw: 3 pad: 1 relu: true } quant { per_channel: true } }
+layer { name: "d" dense { m: 576 k: 20 n: 11 }
+  quant { channel_mult: [3, 96, 7, 200, 1, 50, 13, 255, 2, 33, 120]
+          channel_shift: [4, 9, 5, 10, 3, 8, 6, 11, 0, 7, 9] } }
+layer { name: "e" dense { m: 576 k: 11 n: 8 relu: true } })"},
+      {"per_channel_n_tiles", R"(input_shape: [50, 1000]
+layer { name: "d" dense { m: 50 k: 1000 n: 70 } quant { per_channel: true } })"},
+      {"per_channel_long_k", R"(input_shape: [10, 2300]
+layer { name: "d" dense { m: 10 k: 2300 n: 20 } quant { per_channel: true } })"},
   };
   return all;
 }

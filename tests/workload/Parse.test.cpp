@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
+#include <set>
 #include <string>
 
+#include "emu/workload/Reference.h"
 #include "emu/workload/Workload.h"
 
 // Rng.h uses unsigned __int128 (a GCC/Clang extension that -Wpedantic flags).
@@ -86,6 +88,23 @@ TEST_CASE("semantic errors from text name the offending field", "[workload][pars
         "t.textpb:2:1: input_shape[0] is too large (got 1048577, at most 1048576)");
   CHECK(err("dram_bytes: 5\ninput_shape: [4, 8]\nlayer { relu {} }") ==
         "t.textpb:1:1: dram_bytes must be in (0x10000, 2^32] (got 5)");
+  // Per-channel requantisation: one value per output channel, dense and conv2d only, no mix
+  // with the per-tensor fields, each value in range (located at the element).
+  CHECK(err("input_shape: [4, 8]\nlayer { dense { m: 4 k: 8 n: 3 } quant { channel_mult: [1, 2] "
+            "channel_shift: [0, 0] } }") ==
+        "t.textpb:2:42: layer 'l0': per-channel requantisation needs 3 channel_mult and "
+        "channel_shift values, one per output channel (got 2 and 2)");
+  CHECK(err("input_shape: [4, 8]\nlayer { dense { m: 4 k: 8 n: 2 } quant { channel_mult: [1, "
+            "70000] channel_shift: [0, 0] } }") ==
+        "t.textpb:2:42: layer 'l0': quant.channel_mult[1] must fit int16 (got 70000)");
+  CHECK(err("input_shape: [4, 8]\nlayer { dense { m: 4 k: 8 n: 2 } quant { channel_mult: [1, 1] "
+            "channel_shift: [0, 32] } }") ==
+        "t.textpb:2:63: layer 'l0': quant.channel_shift[1] must be in [0, 31] (got 32)");
+  CHECK(err("input_shape: [4, 8]\nlayer { relu { } quant { per_channel: true } }") ==
+        "t.textpb:2:26: layer 'l0': per-channel requantisation is for dense and conv2d layers");
+  CHECK(err("input_shape: [4, 8]\nlayer { dense { m: 4 k: 8 n: 8 } quant { per_channel: true "
+            "mult: 3 } }") ==
+        "t.textpb:2:60: layer 'l0': quant.mult/shift do not combine with per-channel factors");
   CHECK(err("input_shape: [4, 8]\nlayer { dense { m: 4 k: 8 n: 8 } }\nbogus: 1") ==
         "t.textpb:3:6: Message type \"bud.workload.WorkloadSpec\" has no field named \"bogus\".");
 }
@@ -127,6 +146,7 @@ layer { name: "r" relu { } }
   CHECK(w.find_layer("a") == 2);
   CHECK_FALSE(w.find_layer("zz").has_value());
   CHECK(w.layers[0].reduction() == 27);
+  CHECK_FALSE(w.layers[0].per_channel());
 
   const Result<Workload> s = parse_workload(text, "net.textpb", LoadOptions{99});
   REQUIRE(s.ok());
@@ -171,4 +191,38 @@ layer { name: "d" dense { m: 36 k: 8 n: 12 } }
     }
   }
   CHECK(ok > 0);
+}
+
+TEST_CASE("per-channel factors load as given or calibrated channel by channel",
+          "[workload][parse][per_channel]") {
+  const Result<Workload> r = parse_workload(R"(input_shape: [6, 6, 4]
+layer { name: "c" conv2d { c_out: 12 kh: 3 kw: 3 pad: 1 } quant { per_channel: true } }
+layer { name: "d" dense { m: 36 k: 12 n: 3 } quant { channel_mult: [5, -6, 7] channel_shift: [1, 2, 3] } }
+)",
+                                            "pc.textpb");
+  INFO(r.error());
+  REQUIRE(r.ok());
+  const Layer& c = r->layers[0];
+  REQUIRE(c.channel_quant.size() == 12);
+  // Calibrated per channel: each channel's accumulators map their RMS to about 40, so channels
+  // with different ranges get different factors.
+  std::set<std::pair<int, int>> distinct;
+  for (const Quant& q : c.channel_quant) {
+    CHECK(q.mult >= 1);
+    distinct.insert({q.mult, q.shift});
+  }
+  CHECK(distinct.size() > 1);
+  const Layer& d = r->layers[1];
+  REQUIRE(d.channel_quant.size() == 3);
+  CHECK(d.quant_of(1).mult == -6);
+  CHECK(d.quant_of(2).shift == 3);
+  CHECK(d.quant_of(3).mult == d.quant.mult);  // a padding lane: the per-tensor default
+  // The reference requantises each channel with its own factor.
+  const std::vector<int32_t> acc = layer_accumulators(*r, 1, r->reference->input,
+                                                      r->reference->layers,
+                                                      generate_layer_data(*r, 1));
+  const Tensor& out = r->reference->layers[1];
+  REQUIRE(out.data.size() == acc.size());
+  for (size_t j = 0; j < acc.size(); ++j)
+    CHECK(out.data[j] == requantize(acc[j], d.quant_of(static_cast<int64_t>(j % 3)), false));
 }

@@ -20,6 +20,7 @@ void setup_import(CLI::App& app, ImportOptions& options) {
       "  bud import examples/onnx/resnet_tiny.onnx -o resnet.textpb\n"
       "  bud import model.onnx --json -o w.textpb   # summary as one JSON object\n"
       "  bud import model.onnx --precision bf16     # its quality vs fp32 with BF16 layers\n"
+      "  bud import model.onnx --per-channel -o w.textpb  # one weight scale per channel\n"
       "  bud run model.onnx                         # import and run in one step\n"
       "Float models are quantised by bud (calibration seed frozen); operators the NPU cannot run\n"
       "become host layers (docs/import.md). Exit status: 0 imported, 2 unreadable, malformed or\n"
@@ -32,6 +33,9 @@ void setup_import(CLI::App& app, ImportOptions& options) {
                   "(default), bf16, auto or a FILE of `LAYER PRECISION` lines; the workload "
                   "written is the same")
       ->type_name("int8|bf16|auto|FILE");
+  sub->add_flag("--per-channel", options.per_channel,
+               "Quantise a float model's conv and dense weights per output channel (one scale "
+               "and one POST factor per channel) instead of per tensor");
   sub->add_flag("--json", options.json, "Print the summary as one JSON object");
 }
 
@@ -42,6 +46,7 @@ int run_import(const ImportOptions& options) {
   if (!precision) return fail_command("import", options.json, 2, precision.error());
   io.precision = precision->text;
   io.precision_origin = precision->origin;
+  io.per_channel = options.per_channel;
   auto r = onnx_import::import_file(options.model, io);
   if (!r) return fail_command("import", options.json, 2, r.error());
   if (!options.output.empty()) {
@@ -57,6 +62,7 @@ int run_import(const ImportOptions& options) {
     j["layers"] = r->layers;
     j["host_layers"] = r->host_layers;
     j["float_model"] = r->float_model;
+    j["per_channel"] = options.per_channel;
     j["output_layer"] = r->output_layer;
     j["output_scale"] = r->output_scale;
     j["quant_rms_error"] = e.rms_error;

@@ -14,6 +14,7 @@ struct ImportOptions {
   std::optional<uint64_t> seed;  ///< --seed: the run input's seed (calibration is frozen)
   /// --precision: the precision the quality figures are measured at (int8, bf16, auto, FILE)
   std::string precision;
+  bool per_channel = false;  ///< --per-channel: conv/dense weights quantised per output channel
   bool json = false;
 };
 
