@@ -56,7 +56,7 @@ workload::Result<Service> measure_service(const run::RunOptions& options, uint32
     auto plan = workload::plan_tiles(l, base->program.array, base->workload.tiles);
     if (!plan) continue;
     s.tile_rows = std::max(s.tile_rows, static_cast<uint32_t>(plan->rows));
-    if (l.kind == workload::LayerKind::Dense || l.kind == workload::LayerKind::Conv2d)
+    if (l.is_gemm())
       s.tile_blocks = std::max(s.tile_blocks, static_cast<uint32_t>(plan->nb_tile));
   }
   s.idle_fj_per_cycle = per_cycle(table, "idle", false);

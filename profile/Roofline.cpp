@@ -160,12 +160,12 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
         }
       }
     }
-    // The tile count the lowering planned (dense/conv2d) must be what its commands show (a tile
+    // The tile count the lowering planned (dense/conv2d/matmul) must be what its commands show (a tile
     // whose reduction runs in chunks shows one load-then-compute group per chunk).
     if (li < w.layers.size()) {
       const auto plan = workload::plan_tiles(w.layers[li], program.array, w.tiles);
       if (plan &&
-          (layer.kind == workload::LayerKind::Dense || layer.kind == workload::LayerKind::Conv2d) &&
+          w.layers[li].is_gemm() &&
           static_cast<int64_t>(tiles.size()) !=
               plan->m_tiles * plan->n_tiles * plan->k_chunks * static_cast<int64_t>(program.passes))
         p.residual = "tiling differs from plan_tiles";

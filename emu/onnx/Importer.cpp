@@ -37,7 +37,7 @@ using workload::Shape;
 // ---------------------------------------------------------------------------------------------
 // IR
 
-enum class Kind : uint8_t { Conv, Dense, Add, Relu, Host };
+enum class Kind : uint8_t { Conv, Dense, Add, Relu, Host, MatMul };
 
 // A value (tensor) of the IR: NHWC, batch 1.
 struct Value {
@@ -69,6 +69,9 @@ struct Node {
   bool relu = false;
   double relu_hi = INFINITY;  // ReLU6: 6
   workload::HostParams host;
+  // Dense: the workload layer writes the output transposed (V^T for an attention matmul that
+  // reads it as weights); the IR value keeps the untransposed fp32 meaning.
+  bool transpose_out = false;
 };
 
 // Error naming the node.
@@ -267,6 +270,15 @@ FloatTensor run_node(const Node& n, const std::vector<Value>& values,
     case Kind::Relu:
       y = x;
       break;
+    case Kind::MatMul: {
+      // On the NPU: x . other (other transposed: x . other^T), as the host op computes it.
+      workload::HostParams p;
+      p.op = HostOp::MatMul;
+      p.transpose_other = n.other.transposed;
+      y = workload::host_op_values(p, is, os, x, values[static_cast<size_t>(n.other.value)].shape,
+                                   view_data(vals, n.other));
+      break;
+    }
     case Kind::Host: {
       const bool mm = n.host.op == HostOp::MatMul;
       const std::vector<double> b = mm ? view_data(vals, n.other) : std::vector<double>{};
@@ -296,6 +308,7 @@ class Importer {
   std::optional<Error> read_graph(const onnx::GraphProto& g);
   std::optional<Error> map_node(const onnx::NodeProto& node, int index);
   std::optional<Error> quantise();
+  void keep_transposes_private();
   Result<std::string> emit() const;
   std::vector<FloatTensor> run_float(const FloatTensor& input) const;
   FloatTensor make_input(uint64_t seed) const;
@@ -396,6 +409,7 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
   if (!model.has_graph() || model.graph().node_size() == 0)
     return Error{file_ + ": ONNX model has no graph nodes (truncated or empty file)"};
   if (auto e = read_graph(model.graph())) return *e;
+  keep_transposes_private();
   if (auto e = quantise()) return *e;
   Result<std::string> text = emit();
   if (!text) return Error{text.error()};
@@ -447,7 +461,15 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
   // Per layer: its int8 output (the direct reference) against its node in fp32.
   for (size_t i = 0; i < nodes_.size() && i < ref.layers.size(); ++i) {
     const Node& n = nodes_[i];
-    const FloatTensor& f = fl[static_cast<size_t>(n.out)];
+    FloatTensor f = fl[static_cast<size_t>(n.out)];
+    if (n.transpose_out) {  // the layer holds the value transposed
+      const Shape& vs = values_[static_cast<size_t>(n.out)].shape;
+      FloatTensor t(f.size());
+      for (int64_t pi = 0; pi < vs.pixels(); ++pi)
+        for (int64_t c = 0; c < vs.c; ++c)
+          t[static_cast<size_t>(c * vs.pixels() + pi)] = f[static_cast<size_t>(pi * vs.c + c)];
+      f = std::move(t);
+    }
     const std::vector<double> q = logical(ref.layers[i]);
     if (q.size() != f.size()) continue;
     r.quality.push_back(layer_quality(n.name, q, values_[static_cast<size_t>(n.out)].scale, f));
@@ -473,6 +495,23 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
     r.agreement.top5 /= static_cast<double>(r.agreement.rows);
   }
   return r;
+}
+
+// A dense layer writes its output transposed only for the one NPU matmul that reads it as
+// weights: if anything else reads that value too (seen only once the whole graph is mapped), the
+// matmul falls back to the host and the layer writes its output as it is.
+void Importer::keep_transposes_private() {
+  for (Node& n : nodes_) {
+    if (n.kind != Kind::MatMul || n.other.transposed) continue;
+    const Value& v = values_[static_cast<size_t>(n.other.value)];
+    Node& producer = nodes_[static_cast<size_t>(v.producer)];
+    const View out = *view_of(output_name_);
+    if (v.consumers == 1 && out.value != n.other.value) continue;
+    producer.transpose_out = false;
+    n.kind = Kind::Host;
+    n.host.op = HostOp::MatMul;
+    n.host.transpose_other = false;
+  }
 }
 
 std::optional<Error> Importer::read_graph(const onnx::GraphProto& g) {
@@ -738,12 +777,24 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
         return ref.error("operands " + shape_string(xs) + " and " + shape_string(bs) +
                          (b->transposed ? " (transposed)" : "") + " do not multiply");
       Node n;
-      n.kind = Kind::Host;
       n.name = layer_name(node, index);
       n.in = *x;
       n.other = *b;
-      n.host.op = HostOp::MatMul;
-      n.host.transpose_other = b->transposed;
+      // On the NPU (docs/import.md, "Attention"): x . B^T reads B's block copy as weights; x . B
+      // needs B^T, which B's producer writes when it is a dense layer read only here.
+      const Value& bv = values_[static_cast<size_t>(b->value)];
+      Node* producer = bv.producer >= 0 ? &nodes_[static_cast<size_t>(bv.producer)] : nullptr;
+      const bool transposable = producer && producer->kind == Kind::Dense &&
+                                !producer->transpose_out && producer->fixed_w_scale.size() <= 1 &&
+                                uses_[bname] == 1 && b->mult == 1 && bname != output_name_;
+      if (!opt_.host_attention && (b->transposed || transposable)) {
+        n.kind = Kind::MatMul;
+        if (!b->transposed) producer->transpose_out = true;
+      } else {
+        n.kind = Kind::Host;
+        n.host.op = HostOp::MatMul;
+        n.host.transpose_other = b->transposed;
+      }
       add_node(std::move(n), out_name, Shape{xs.pixels(), 1, nn, 2});
       if (q) values_.back().fixed_scale = y_scale;
       return std::nullopt;
@@ -1122,7 +1173,8 @@ Result<std::string> Importer::emit() const {
           wmax[j % cols] = std::max(wmax[j % cols], a);
           wmax_all = std::max(wmax_all, a);
         }
-        const bool per_channel = n.fixed_w_scale.empty() ? opt_.per_channel
+        // A transposed output runs the channels along the pixels: one factor for the tensor.
+        const bool per_channel = n.fixed_w_scale.empty() ? opt_.per_channel && !n.transpose_out
                                                          : n.fixed_w_scale.size() > 1;
         std::vector<double> ws(cols);
         for (size_t c = 0; c < cols; ++c) {
@@ -1167,6 +1219,7 @@ Result<std::string> Importer::emit() const {
           d->set_k(static_cast<int32_t>(n.in.shape.c));
           d->set_n(static_cast<int32_t>(n.c_out));
           d->set_relu(n.relu);
+          if (n.transpose_out) d->set_transpose_output(true);
         }
         break;
       }
@@ -1181,6 +1234,18 @@ Result<std::string> Importer::emit() const {
         } else {
           l->mutable_relu();
         }
+        break;
+      }
+      case Kind::MatMul: {
+        // The workload's matmul is x . other^T: `other` is the transposed view's value, or the
+        // producer that writes B^T.
+        const double s_other =
+            values_[static_cast<size_t>(n.other.value)].scale * n.other.mult;
+        const workload::Quant q = post_quant(s_in * s_other / s_out);
+        l->mutable_quant()->set_mult(q.mult);
+        l->mutable_quant()->set_shift(q.shift);
+        l->mutable_matmul()->set_other(ref_name(n.other));
+        l->mutable_matmul()->set_relu(n.relu);
         break;
       }
       case Kind::Host: {

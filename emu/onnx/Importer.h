@@ -35,6 +35,9 @@ struct ImportOptions {
   /// one POST factor per channel; docs/import.md "Quantisation") instead of per tensor. A
   /// QLinearConv with per-channel scales is imported per channel either way.
   bool per_channel = false;
+  /// Run activation x activation MatMuls (attention) on the host, as the fallback, instead of
+  /// as NPU matmul layers (docs/import.md, "Attention"): the baseline of the comparison.
+  bool host_attention = false;
 };
 
 /// Quantisation error of the imported int8 network against the fp32 network computed from the

@@ -30,7 +30,35 @@ struct Layout {
   int input = -1;
   int identity = -1, identity_bf16 = -1;
   std::vector<int> weights, bias, scales, operand, out;  // per layer, -1 if none
+  // Block copies (weight-block layout) of the tensors later layers read as weights
+  // (Layer::reads_blocks): the input's and, per layer, its output's; -1 if none.
+  int input_blocks = -1;
+  std::vector<int> blocks;
 };
+
+// Whether a layer reads the tensor of `producer` (-1: the workload input) as its GEMM's weights:
+// a matmul's `other`, a transposed dense's input.
+bool read_as_blocks(const Workload& w, int producer) {
+  return std::any_of(w.layers.begin(), w.layers.end(), [producer](const Layer& l) {
+    return l.reads_blocks() && (l.kind == LayerKind::MatMul ? l.other : l.input) == producer;
+  });
+}
+
+// The block copy of activation `t`: ceil(pixels / B) x (entries per pixel) B x B blocks, pixel
+// p's entry e the row p % B of block (p / B, e), as WGT entries (docs/workloads.md, "Attention").
+TensorInfo blocks_of(const TensorInfo& t, int64_t lanes, uint64_t& bytes) {
+  TensorInfo b;
+  b.name = t.name + ".blocks";
+  b.layer = t.layer;
+  b.role = TensorRole::Blocks;
+  b.shape = t.shape;
+  b.c_padded = t.c_padded;
+  b.elem_bytes = t.elem_bytes;
+  const uint64_t per_pixel = uint64_t{t.c_padded} * t.elem_bytes / static_cast<uint64_t>(lanes);
+  const auto groups = static_cast<uint64_t>((t.shape.pixels() + lanes - 1) / lanes);
+  bytes = groups * per_pixel * static_cast<uint64_t>(lanes * lanes);
+  return b;
+}
 
 // Zero border a tensor produced by layer `producer` (-1: the workload input) needs: the largest
 // pad of the convolutions that read it, so the im2col loads can read the padding from DRAM.
@@ -97,6 +125,12 @@ Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
       activation("input", -1, TensorRole::Input, w.input, border_for(w, -1), lanes, w.input_type);
   if (auto e = alloc.place(in, in_bytes, w.input_where, "input")) return *e;
   lay.input = alloc.last();
+  if (read_as_blocks(w, -1)) {
+    uint64_t bytes = 0;
+    const TensorInfo b = blocks_of(lay.tensors[static_cast<size_t>(lay.input)], lanes, bytes);
+    if (auto e = alloc.place(b, bytes, w.input_where, "input")) return *e;
+    lay.input_blocks = alloc.last();
+  }
   auto needs_identity = [&](Precision p) {
     return std::any_of(w.layers.begin(), w.layers.end(), [p](const Layer& l) {
       return (l.kind == LayerKind::Add || l.kind == LayerKind::Relu) && l.precision == p;
@@ -129,27 +163,40 @@ Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
     lay.bias.push_back(-1);
     lay.scales.push_back(-1);
     lay.operand.push_back(-1);
-    if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
+    if (l.is_gemm()) {
       const Result<TilePlan> plan = plan_tiles(l, a, w.tiles);
       if (!plan) return Error{l.where + ": " + who + ": " + plan.error()};
-      TensorInfo wt;
-      wt.name = l.name + ".weights";
-      wt.layer = li;
-      wt.role = TensorRole::Weights;
-      wt.shape = Shape{l.reduction(), 1, l.out_shape.c, 2};
-      if (auto e = alloc.place(
-              wt, static_cast<uint64_t>(plan->nb * plan->kb) * a.entry_bytes(Buffer::Wgt), l.where,
-              who))
-        return *e;
-      lay.weights.back() = alloc.last();
+      if (l.kind == LayerKind::Dense && l.transpose_output) {
+        // W^T as INP rows: n pixels of k channels, in the layer's precision.
+        auto [wt, bytes] = activation(l.name + ".weights", li, TensorRole::Weights,
+                                      Shape{l.n, 1, l.k, 2}, 0, lanes, l.precision);
+        wt.check = false;
+        if (auto e = alloc.place(wt, bytes, l.where, who)) return *e;
+        lay.weights.back() = alloc.last();
+      } else if (l.kind != LayerKind::MatMul) {  // a matmul's weights are `other`'s block copy
+        TensorInfo wt;
+        wt.name = l.name + ".weights";
+        wt.layer = li;
+        wt.role = TensorRole::Weights;
+        wt.shape = Shape{l.reduction(), 1, l.out_shape.c, 2};
+        if (auto e = alloc.place(
+                wt, static_cast<uint64_t>(plan->nb * plan->kb) * a.entry_bytes(Buffer::Wgt),
+                l.where, who))
+          return *e;
+        lay.weights.back() = alloc.last();
+      }
+      // The bias: one row broadcast to every pixel (a matmul's is zero), or one row per output
+      // pixel for a transposed dense (its bias runs along the pixels).
       TensorInfo bt;
       bt.name = l.name + ".bias";
       bt.layer = li;
       bt.role = TensorRole::Bias;
       bt.shape = Shape{1, 1, l.out_shape.c, 2};
       bt.c_padded = static_cast<uint32_t>(plan->nb * lanes);
-      if (auto e = alloc.place(bt, static_cast<uint64_t>(plan->nb) * a.entry_bytes(Buffer::Acc),
-                               l.where, who))
+      const int64_t bias_rows = l.transpose_output ? plan->pixels : 1;
+      if (auto e = alloc.place(
+              bt, static_cast<uint64_t>(bias_rows * plan->nb) * a.entry_bytes(Buffer::Acc),
+              l.where, who))
         return *e;
       lay.bias.back() = alloc.last();
       if (l.per_channel()) {
@@ -174,6 +221,14 @@ Result<Layout> make_layout(const Workload& w, const isa::ArrayConfig& a) {
     t.check = l.kind != LayerKind::Host;
     if (auto e = alloc.place(t, bytes, l.where, who)) return *e;
     lay.out.push_back(alloc.last());
+    lay.blocks.push_back(-1);
+    if (read_as_blocks(w, li)) {
+      uint64_t block_bytes = 0;
+      const TensorInfo b = blocks_of(lay.tensors[static_cast<size_t>(lay.out.back())], lanes,
+                                     block_bytes);
+      if (auto e = alloc.place(b, block_bytes, l.where, who)) return *e;
+      lay.blocks.back() = alloc.last();
+    }
   }
   return lay;
 }
@@ -390,6 +445,40 @@ void pack_weights(const Layer& l, const TilePlan& plan, const TensorInfo& t,
   p.dram_init.push_back(std::move(r));
 }
 
+// The block copy `b` of activation `t` from `t`'s DRAM image `image` (what the NPU's block
+// STOREs write for a tensor it produces; packed here for the input and host outputs).
+void pack_blocks(const TensorInfo& t, const DramRegion& image, const TensorInfo& b, Program& p) {
+  const int64_t B = p.array.rows;
+  const int64_t per_pixel = int64_t{t.c_padded} * t.elem_bytes / B;
+  const int64_t elems = B / t.elem_bytes;  // elements per entry
+  DramRegion r{b.addr, std::vector<uint8_t>(b.bytes, 0)};
+  for (int64_t px = 0; px < t.shape.pixels(); ++px)
+    for (int64_t e = 0; e < per_pixel; ++e) {
+      const size_t from = t.element_addr(px / t.shape.w, px % t.shape.w, e * elems) - t.addr;
+      const auto to = static_cast<size_t>(((px / B) * per_pixel + e) * B * B + (px % B) * B);
+      std::copy_n(image.bytes.begin() + static_cast<std::ptrdiff_t>(from), B,
+                  r.bytes.begin() + static_cast<std::ptrdiff_t>(to));
+    }
+  p.dram_init.push_back(std::move(r));
+}
+
+// A transposed dense's bias: one ACC row per output pixel (channel j of y), its real lanes
+// bias[j] (fp32 for a BF16 layer), padding lanes 0.
+void pack_row_bias(const Layer& l, const TensorInfo& t, const std::vector<int32_t>& bias,
+                   Program& p) {
+  DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
+  const int64_t per_row = t.c_padded;  // lanes per row
+  for (int64_t j = 0; j < l.n; ++j)
+    for (int64_t o = 0; o < l.m; ++o) {
+      const int32_t b = bias[static_cast<size_t>(j)];
+      const uint32_t v = l.precision == Precision::Bf16 ? numeric::int32_to_fp32(b)
+                                                         : static_cast<uint32_t>(b);
+      for (int k = 0; k < 4; ++k)
+        r.bytes[static_cast<size_t>((j * per_row + o) * 4 + k)] = static_cast<uint8_t>(v >> (8 * k));
+    }
+  p.dram_init.push_back(std::move(r));
+}
+
 // int32 lanes, or for a BF16 layer the fp32 of each bias (its accumulators are fp32).
 void pack_bias(const TensorInfo& t, const std::vector<int32_t>& bias, bool fp32, Program& p) {
   DramRegion r{t.addr, std::vector<uint8_t>(t.bytes, 0)};
@@ -428,18 +517,83 @@ int64_t load_scales(Emitter& em, const TensorInfo* scales, int64_t nb0, int64_t 
   return at;
 }
 
-// Dense and conv2d: weight-stationary over N tiles (outer), M tiles (inner).
-void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
-                          const TensorInfo& wt, const TensorInfo& bias,
-                          const TensorInfo* scales, const TensorInfo& out, int64_t buffers);
+// What a dense, conv2d or matmul layer's tiles read and write: INP rows from `in`; WGT blocks
+// from `wt` (nb-major, `wt_row` entries per output block: the weights' Kb, or a block copy's
+// entries per pixel); the bias broadcast to every row, or with `bias_per_row` one row of
+// nb entries per output pixel (a transposed dense); per-channel scales; the output and, when a
+// later layer reads it as weights, its block copy.
+struct GemmTensors {
+  const TensorInfo* in = nullptr;
+  const TensorInfo* wt = nullptr;
+  int64_t wt_row = 0;
+  const TensorInfo* bias = nullptr;
+  bool bias_per_row = false;
+  const TensorInfo* scales = nullptr;
+  const TensorInfo* out = nullptr;
+  const TensorInfo* out_blocks = nullptr;
+};
 
-void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
-                  const TensorInfo& wt, const TensorInfo& bias, const TensorInfo* scales,
-                  const TensorInfo& out, int64_t buffers) {
-  if (plan.k_chunks > 1)
-    return lower_matmul_chunked(em, l, plan, in, wt, bias, scales, out, buffers);
+// The bias LOAD of a tile: pixels [p0, p0 + rows), output blocks [nb0, nb0 + nbt).
+void load_bias(Emitter& em, const GemmTensors& g, const TilePlan& plan, int64_t p0, int64_t rows,
+               int64_t nb0, int64_t nbt, uint32_t acc_base) {
+  const int64_t acc_bytes = em.array().entry_bytes(Buffer::Acc);
+  if (g.bias_per_row)
+    em.xfer(Opcode::Load, Buffer::Acc,
+            {static_cast<uint32_t>(g.bias->addr + (p0 * plan.nb + nb0) * acc_bytes), acc_base,
+             static_cast<uint32_t>(rows), static_cast<uint32_t>(nbt),
+             static_cast<uint32_t>(plan.nb * acc_bytes)});
+  else  // one int32 row broadcast to every row of the tile (x_stride 0)
+    em.xfer(Opcode::Load, Buffer::Acc,
+            {static_cast<uint32_t>(g.bias->addr + nb0 * acc_bytes), acc_base,
+             static_cast<uint32_t>(rows), static_cast<uint32_t>(nbt), 0});
+}
+
+// The WGT LOAD of reduction blocks [kb0, kb0 + kbc) of output blocks [nb0, nb0 + nbt).
+void load_weights(Emitter& em, const GemmTensors& g, int64_t nb0, int64_t nbt, int64_t kb0,
+                  int64_t kbc, uint32_t wgt_base) {
+  const int64_t wgt_bytes = em.array().entry_bytes(Buffer::Wgt);
+  const auto addr = static_cast<uint32_t>(g.wt->addr + (nb0 * g.wt_row + kb0) * wgt_bytes);
+  if (kbc == g.wt_row)  // whole rows: one contiguous run
+    em.xfer(Opcode::Load, Buffer::Wgt,
+            {addr, wgt_base, 1, static_cast<uint32_t>(nbt * kbc),
+             static_cast<uint32_t>(nbt * kbc * wgt_bytes)});
+  else
+    em.xfer(Opcode::Load, Buffer::Wgt,
+            {addr, wgt_base, static_cast<uint32_t>(nbt), static_cast<uint32_t>(kbc),
+             static_cast<uint32_t>(g.wt_row * wgt_bytes)});
+}
+
+// The STOREs of a tile's OUT entries (pixels [p0, p0 + rows), `n` entries per pixel from entry
+// e0 of each pixel): to the output tensor and, if it has one, to its block copy, where pixel p's
+// entry e is row p % B of block (p / B, e): one STORE per pixel, its entries B x B bytes apart
+// (docs/workloads.md, "Attention").
+void store_tile(Emitter& em, const GemmTensors& g, int64_t p0, int64_t rows, int64_t e0, int64_t n,
+                uint32_t out_base) {
+  const int64_t B = em.array().rows;
+  for (const Xfer& x : pixel_xfers(*g.out, p0, p0 + rows, e0, n, out_base, B))
+    em.xfer(Opcode::Store, Buffer::Out, x);
+  if (!g.out_blocks) return;
+  const int64_t per_pixel = g.out->c_padded * g.out->elem_bytes / B;
+  for (int64_t q = 0; q < rows; ++q) {
+    const int64_t p = p0 + q;
+    em.xfer(Opcode::Store, Buffer::Out,
+            {static_cast<uint32_t>(g.out_blocks->addr + ((p / B) * per_pixel + e0) * B * B +
+                                   (p % B) * B),
+             static_cast<uint32_t>(out_base + q * n), static_cast<uint32_t>(n), 1,
+             static_cast<uint32_t>(B * B)});
+  }
+}
+
+// Dense, conv2d and matmul: weight-stationary over N tiles (outer), M tiles (inner).
+void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, const GemmTensors& g,
+                          int64_t buffers);
+
+void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const GemmTensors& g,
+                  int64_t buffers) {
+  if (plan.k_chunks > 1) return lower_matmul_chunked(em, l, plan, g, buffers);
   const isa::ArrayConfig& a = em.array();
-  const int64_t B = a.rows, wgt_bytes = a.entry_bytes(Buffer::Wgt);
+  const TensorInfo& in = *g.in;
+  const int64_t B = a.rows;
   const uint32_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
                  acc_half = a.entries[2] / 2, out_half = a.entries[3] / 2;
   const int64_t tiles = plan.m_tiles * plan.n_tiles;
@@ -447,7 +601,7 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
   const bool bf16 = l.precision == Precision::Bf16;
   const int64_t klanes = bf16 ? B / 2 : B;  // reduction elements per INP entry
   const int64_t cb_in = in.c_padded * in.elem_bytes / B;  // INP entries per input pixel
-  const int64_t om = out.elem_bytes;  // OUT entries per ACC entry (2 for a bf16 output)
+  const int64_t om = g.out->elem_bytes;  // OUT entries per ACC entry (2 for a bf16 output)
   int64_t t = 0;
   for (int64_t j = 0; j < plan.n_tiles; ++j) {
     const int64_t nb0 = j * plan.nb_tile;
@@ -463,16 +617,9 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
       const uint32_t inp_base = half * inp_half, acc_base = half * acc_half,
                      out_base = half * out_half;
       const size_t first_load = em.size();
-      if (mi == 0)
-        em.xfer(Opcode::Load, Buffer::Wgt,
-                {static_cast<uint32_t>(wt.addr + nb0 * plan.kb * wgt_bytes), wgt_base, 1,
-                 static_cast<uint32_t>(nbt * plan.kb),
-                 static_cast<uint32_t>(nbt * plan.kb * wgt_bytes)});
-      // Bias: one int32 row broadcast to every row of the tile (x_stride 0).
-      em.xfer(Opcode::Load, Buffer::Acc,
-              {static_cast<uint32_t>(bias.addr + nb0 * a.entry_bytes(Buffer::Acc)), acc_base,
-               static_cast<uint32_t>(rows), static_cast<uint32_t>(nbt), 0});
-      const int64_t scale_at = load_scales(em, scales, nb0, nbt, acc_base);
+      if (mi == 0) load_weights(em, g, nb0, nbt, 0, plan.kb, wgt_base);
+      load_bias(em, g, plan, p0, rows, nb0, nbt, acc_base);
+      const int64_t scale_at = load_scales(em, g.scales, nb0, nbt, acc_base);
       if (!conv) {
         for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, 0, plan.kb, inp_base, B))
           em.xfer(Opcode::Load, Buffer::Inp, x);
@@ -495,32 +642,30 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const Tenso
               std::min(l.out_shape.c - nb0 * B, nbt * B), bf16);
       const size_t post = em.size();
       em.post(acc_base, out_base, rows * nbt, l, scale_at, nbt);
-      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0 * om, nbt * om, out_base, B))
-        em.xfer(Opcode::Store, Buffer::Out, x);
+      store_tile(em, g, p0, rows, nb0 * om, nbt * om, out_base);
       set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
     }
   }
 }
 
-// Dense and conv2d with the reduction split into chunks (plan.k_chunks > 1): every tile runs
-// k_chunks steps, each loading its INP and WGT slice into the INP/WGT halves of the step and
+// Dense, conv2d and matmul with the reduction split into chunks (plan.k_chunks > 1): every tile
+// runs k_chunks steps, each loading its INP and WGT slice into the INP/WGT halves of the step and
 // accumulating into the tile's ACC (the bias loaded once, by the first step); POST and the STOREs
 // follow the last step. Tokens per step: L->C from each step's loads to its GEMM, C->L when a
 // step's INP/WGT half is free (its GEMM, or for a tile's last step its POST, which also frees
 // the ACC half); per tile as in set_tokens: C->S, S->C.
-void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
-                          const TensorInfo& wt, const TensorInfo& bias,
-                          const TensorInfo* scales, const TensorInfo& out, int64_t buffers) {
+void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, const GemmTensors& g,
+                          int64_t buffers) {
   const isa::ArrayConfig& a = em.array();
-  const int64_t B = a.rows, wgt_bytes = a.entry_bytes(Buffer::Wgt),
-                acc_bytes = a.entry_bytes(Buffer::Acc), inp_bytes = a.entry_bytes(Buffer::Inp);
+  const TensorInfo& in = *g.in;
+  const int64_t B = a.rows, inp_bytes = a.entry_bytes(Buffer::Inp);
   const uint32_t inp_half = a.entries[0] / 2, wgt_half = a.entries[1] / 2,
                  acc_half = a.entries[2] / 2, out_half = a.entries[3] / 2;
   const bool conv = l.kind == LayerKind::Conv2d;
   const bool bf16 = l.precision == Precision::Bf16;
   const int64_t klanes = bf16 ? B / 2 : B;
   const int64_t cb_in = in.c_padded * in.elem_bytes / B;
-  const int64_t om = out.elem_bytes;
+  const int64_t om = g.out->elem_bytes;
   const int64_t tiles = plan.m_tiles * plan.n_tiles;
   const int64_t steps = tiles * plan.k_chunks;
   int64_t t = 0, s = 0;
@@ -540,15 +685,10 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
         const uint32_t inp_base = half * inp_half, wgt_base = half * wgt_half;
         const size_t first_load = em.size();
         // WGT blocks are nb-major, kb-minor: this chunk is kbc blocks of each of nbt rows.
-        em.xfer(Opcode::Load, Buffer::Wgt,
-                {static_cast<uint32_t>(wt.addr + (nb0 * plan.kb + kb0) * wgt_bytes), wgt_base,
-                 static_cast<uint32_t>(nbt), static_cast<uint32_t>(kbc),
-                 static_cast<uint32_t>(plan.kb * wgt_bytes)});
+        load_weights(em, g, nb0, nbt, kb0, kbc, wgt_base);
         if (c == 0) {
-          em.xfer(Opcode::Load, Buffer::Acc,
-                  {static_cast<uint32_t>(bias.addr + nb0 * acc_bytes), acc_base,
-                   static_cast<uint32_t>(rows), static_cast<uint32_t>(nbt), 0});
-          scale_at = load_scales(em, scales, nb0, nbt, acc_base);
+          load_bias(em, g, plan, p0, rows, nb0, nbt, acc_base);
+          scale_at = load_scales(em, g.scales, nb0, nbt, acc_base);
         }
         if (!conv) {
           for (const Xfer& x : pixel_xfers(in, p0, p0 + rows, kb0, kbc, inp_base, B))
@@ -586,8 +726,7 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
       }
       const size_t post = em.size();
       em.post(acc_base, out_base, rows * nbt, l, scale_at, nbt);
-      for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, nb0 * om, nbt * om, out_base, B))
-        em.xfer(Opcode::Store, Buffer::Out, x);
+      store_tile(em, g, p0, rows, nb0 * om, nbt * om, out_base);
       Command& pc = em.at(post);
       pc.push_next = true;                                  // C->S: OUT half ready
       if (s - 1 + buffers < steps) pc.push_prev = true;     // C->L: last step's and ACC halves free
@@ -604,7 +743,10 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
 // blocks) and the identity is two WGT entries (docs/workloads.md, "Precision").
 void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const TensorInfo& in,
                        const TensorInfo* other, const TensorInfo& identity, const TensorInfo& out,
-                       int64_t buffers) {
+                       const TensorInfo* out_blocks, int64_t buffers) {
+  GemmTensors g;
+  g.out = &out;
+  g.out_blocks = out_blocks;
   const isa::ArrayConfig& a = em.array();
   const int64_t B = a.rows;
   const uint32_t inp_half = a.entries[0] / 2, acc_half = a.entries[2] / 2,
@@ -638,8 +780,7 @@ void lower_elementwise(Emitter& em, const Layer& l, const TilePlan& plan, const 
     if (other) em.gemm(other_base, 0, acc_base, false, n_rows, B, B, bf16);
     const size_t post = em.size();
     em.post(acc_base, out_base, n_rows, l);
-    for (const Xfer& x : pixel_xfers(out, p0, p0 + rows, 0, cb * om, out_base, B))
-      em.xfer(Opcode::Store, Buffer::Out, x);
+    store_tile(em, g, p0, rows, 0, cb * om, out_base);
     set_tokens(em, first_load, first_gemm, post, em.size(), t, tiles, buffers);
   }
 }
@@ -690,6 +831,8 @@ const char* tensor_role_name(TensorRole r) {
       return "activation";
     case TensorRole::Scales:
       return "scales";
+    case TensorRole::Blocks:
+      return "blocks";
   }
   return "?";
 }
@@ -722,9 +865,9 @@ Result<TilePlan> plan_tiles(const Layer& l, const isa::ArrayConfig& a, const Til
     p.m_tiles = p.n_tiles = 0;
     return p;
   }
-  if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
-    p.kb = l.kind == LayerKind::Dense ? ceil_div(l.k, klanes)
-                                      : l.kh * l.kw * ceil_div(l.in_shape.c, B) * (B / klanes);
+  if (l.is_gemm()) {
+    p.kb = l.kind != LayerKind::Conv2d ? ceil_div(l.k, klanes)
+                                       : l.kh * l.kw * ceil_div(l.in_shape.c, B) * (B / klanes);
     p.nb = ceil_div(l.out_shape.c, B);
     // A reduction longer than half the WGT scratchpad runs in equal chunks that each fit.
     p.k_chunks = ceil_div(p.kb, std::min(wgt_half, inp_half));
@@ -779,6 +922,9 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
   // Initial DRAM image.
   pack_activation(p.tensors[static_cast<size_t>(lay.input)], Tensor{w.input, generate_input(w), {}, 0},
                   p);
+  if (lay.input_blocks >= 0)
+    pack_blocks(p.tensors[static_cast<size_t>(lay.input)], p.dram_init.back(),
+                p.tensors[static_cast<size_t>(lay.input_blocks)], p);
   if (lay.identity >= 0) {
     const size_t B = a.rows;
     DramRegion r{p.tensors[static_cast<size_t>(lay.identity)].addr, std::vector<uint8_t>(B * B, 0)};
@@ -807,7 +953,16 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
     if (!plan) return Error{l.where + ": layer '" + l.name + "': " + plan.error()};
     plans.push_back(plan.value());
     const LayerData data = generate_layer_data(w, static_cast<int>(i));
-    if (lay.weights[i] >= 0) {
+    if (l.kind == LayerKind::Dense && l.transpose_output) {
+      // W^T as n rows of k channels; the bias along the output pixels.
+      std::vector<int8_t> wt(data.weights.size());
+      for (int64_t kk = 0; kk < l.k; ++kk)
+        for (int64_t j = 0; j < l.n; ++j)
+          wt[static_cast<size_t>(j * l.k + kk)] = data.weights[static_cast<size_t>(kk * l.n + j)];
+      pack_activation(p.tensors[static_cast<size_t>(lay.weights[i])],
+                      Tensor{Shape{l.n, 1, l.k, 2}, std::move(wt), {}, 0}, p);
+      pack_row_bias(l, p.tensors[static_cast<size_t>(lay.bias[i])], data.bias, p);
+    } else if (lay.weights[i] >= 0) {
       pack_weights(l, plans.back(), p.tensors[static_cast<size_t>(lay.weights[i])], data.weights,
                    p);
       pack_bias(p.tensors[static_cast<size_t>(lay.bias[i])], data.bias,
@@ -821,6 +976,9 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
     if (l.kind == LayerKind::Host) {
       if (!host_ref) host_ref = std::make_shared<ReferenceResult>(reference_of(w, a));
       pack_activation(p.tensors[static_cast<size_t>(lay.out[i])], host_ref->layers[i], p);
+      if (lay.blocks[i] >= 0)
+        pack_blocks(p.tensors[static_cast<size_t>(lay.out[i])], p.dram_init.back(),
+                    p.tensors[static_cast<size_t>(lay.blocks[i])], p);
       continue;
     }
     // Bordered outputs: make the zero border explicit in the image.
@@ -845,11 +1003,33 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
     if (l.kind == LayerKind::Host) {
       info.host_cycles = host_op_cycles(l);
       p.host_cycles += info.host_cycles;
-    } else if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
-      lower_matmul(em, l, plan, in, p.tensors[static_cast<size_t>(lay.weights[i])],
-                   p.tensors[static_cast<size_t>(lay.bias[i])],
-                   lay.scales[i] >= 0 ? &p.tensors[static_cast<size_t>(lay.scales[i])] : nullptr,
-                   out, buffers);
+    } else if (l.is_gemm()) {
+      auto at = [&](int index) { return &p.tensors[static_cast<size_t>(index)]; };
+      // The block copy of a layer's tensor (kInputTensor: the input's).
+      auto blocks = [&](int tensor) {
+        return at(tensor == kInputTensor ? lay.input_blocks : lay.blocks[static_cast<size_t>(tensor)]);
+      };
+      GemmTensors g;
+      g.in = &in;
+      g.bias = at(lay.bias[i]);
+      g.scales = lay.scales[i] >= 0 ? at(lay.scales[i]) : nullptr;
+      g.out = &out;
+      g.out_blocks = lay.blocks[i] >= 0 ? at(lay.blocks[i]) : nullptr;
+      if (l.reads_blocks()) {
+        // matmul: x . other^T with other's block copy as WGT; a transposed dense: W^T (its INP
+        // rows) . x^T with x's block copy as WGT and the bias along the rows.
+        const bool mm = l.kind == LayerKind::MatMul;
+        g.wt = blocks(mm ? l.other : l.input);
+        g.wt_row = int64_t{g.wt->c_padded} * g.wt->elem_bytes / a.rows;
+        if (!mm) {
+          g.in = at(lay.weights[i]);
+          g.bias_per_row = true;
+        }
+      } else {
+        g.wt = at(lay.weights[i]);
+        g.wt_row = plan.kb;
+      }
+      lower_matmul(em, l, plan, g, buffers);
       info.tiles = static_cast<uint32_t>(plan.m_tiles * plan.n_tiles);
     } else {
       const TensorInfo* other = nullptr;
@@ -860,7 +1040,9 @@ Result<Program> lower(const Workload& w, const isa::ArrayConfig& a) {
         other = &p.tensors[static_cast<size_t>(idx)];
       }
       const int id = l.precision == Precision::Bf16 ? lay.identity_bf16 : lay.identity;
-      lower_elementwise(em, l, plan, in, other, p.tensors[static_cast<size_t>(id)], out, buffers);
+      lower_elementwise(em, l, plan, in, other, p.tensors[static_cast<size_t>(id)], out,
+                        lay.blocks[i] >= 0 ? &p.tensors[static_cast<size_t>(lay.blocks[i])] : nullptr,
+                        buffers);
       info.tiles = static_cast<uint32_t>(plan.m_tiles);
     }
     // A layer reads what the previous one stored: wait for everything between layers.

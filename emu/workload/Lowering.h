@@ -40,7 +40,9 @@ inline constexpr uint64_t kHostMacsPerCycle = 8;  ///< host int8 MACs per NPU cy
 uint64_t host_op_cycles(const Layer& l);
 
 /// What a tensor in DRAM holds.
-enum class TensorRole : uint8_t { Input, Weights, Bias, Operand, Identity, Activation, Scales };
+enum class TensorRole : uint8_t {
+  Input, Weights, Bias, Operand, Identity, Activation, Scales, Blocks
+};
 const char* tensor_role_name(TensorRole r);
 
 /// A tensor placed in DRAM.
@@ -50,7 +52,9 @@ const char* tensor_role_name(TensorRole r);
 /// pixel_pitch + c`. Weights are B x B blocks (nb-major, then kb; one WGT entry each, docs/isa.md
 /// WGT layout), biases int32 little-endian rows of c_padded lanes, Identity one B x B identity
 /// block, Scales (per-channel layers) one lane per padded output channel in POST's scale-entry
-/// form (docs/isa.md, "Per-channel POST").
+/// form (docs/isa.md, "Per-channel POST"), Blocks a copy of an activation in WGT block layout
+/// for a layer that reads it as weights (docs/workloads.md, "Attention"). A transposed dense's
+/// Weights are W^T in activation layout (its INP rows) and its Bias one row per output pixel.
 struct TensorInfo {
   std::string name;  ///< layer outputs are named after their layer; "input"; "<layer>.weights"...
   int layer = -1;    ///< owning layer (-1: the workload input / shared identity)

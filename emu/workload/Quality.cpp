@@ -37,9 +37,21 @@ std::vector<std::vector<double>> float_network(const Workload& w) {
             for (int64_t k = 0; k < l.k; ++k)
               acc += x[static_cast<size_t>(r * l.k + k)] *
                      data.weights[static_cast<size_t>(k * l.n + j)];
+            // transpose_output: y^T, n pixels of m channels
+            y[static_cast<size_t>(l.transpose_output ? j * l.m + r : r * l.n + j)] = acc;
+          }
+        break;
+      case LayerKind::MatMul: {
+        const std::vector<double>& b = operand(l.other);
+        for (int64_t r = 0; r < l.m; ++r)
+          for (int64_t j = 0; j < l.n; ++j) {
+            double acc = 0;
+            for (int64_t k = 0; k < l.k; ++k)
+              acc += x[static_cast<size_t>(r * l.k + k)] * b[static_cast<size_t>(j * l.k + k)];
             y[static_cast<size_t>(r * l.n + j)] = acc;
           }
         break;
+      }
       case LayerKind::Conv2d: {
         const Shape& is = l.in_shape;
         const int64_t cg = is.c / l.groups, ng = os.c / l.groups;

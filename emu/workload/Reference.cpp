@@ -64,6 +64,37 @@ std::vector<uint32_t> bf16_accumulators(const Layer& l, const Tensor& x, const T
   const int64_t np = padded_channels(os.c, a), pixels = os.pixels();
   std::vector<uint32_t> acc(static_cast<size_t>(pixels * np), 0);
   std::vector<uint16_t> in(static_cast<size_t>(L)), wt(static_cast<size_t>(L));
+  if (l.reads_blocks()) {
+    // matmul: INP rows are x's pixels, WGT columns `other`'s pixels, from +0. A transposed
+    // dense: INP rows are W^T's rows (output pixel p = channel p of y), WGT columns x's pixels,
+    // from the bias of row p (padding lanes +0). Both reduce over K in blocks of L lanes.
+    const bool mm = l.kind == LayerKind::MatMul;
+    const Tensor& cols = mm ? *y : x;
+    const int64_t kb_n = (l.k + L - 1) / L;
+    const int64_t real = mm ? l.n : l.m;  // real output lanes
+    for (int64_t p = 0; p < pixels; ++p)
+      for (int64_t o = 0; o < np; ++o) {
+        uint32_t sum =
+            !mm && o < real ? numeric::int32_to_fp32(data.bias[static_cast<size_t>(p)]) : 0;
+        for (int64_t kb = 0; kb < kb_n; ++kb) {
+          for (int64_t i = 0; i < L; ++i) {
+            const int64_t row = kb * L + i;
+            uint16_t xv = 0, wv = 0;
+            if (mm)
+              xv = x.bf16[static_cast<size_t>(p * x.padded_c + row)];
+            else if (row < l.k)
+              xv = numeric::bf16_from_float(
+                  static_cast<float>(data.weights[static_cast<size_t>(row * l.n + p)]));
+            if (o < real) wv = cols.bf16[static_cast<size_t>(o * cols.padded_c + row)];
+            in[static_cast<size_t>(i)] = xv;
+            wt[static_cast<size_t>(i)] = wv;
+          }
+          sum = numeric::add_fp32(sum, numeric::dot_bf16(in.data(), wt.data(), static_cast<int>(L)));
+        }
+        acc[static_cast<size_t>(p * np + o)] = sum;
+      }
+    return acc;
+  }
   auto wbf16 = [&](int64_t k, int64_t o) {
     return numeric::bf16_from_float(
         static_cast<float>(data.weights[static_cast<size_t>(k * os.c + o)]));
@@ -311,7 +342,27 @@ std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tens
           for (int64_t j = 0; j < l.n; ++j) out[j] = mac(out[j], a, wrow[j]);
         }
       }
+      if (l.transpose_output) {  // y^T: n pixels of m channels
+        std::vector<int32_t> t(acc.size());
+        for (int64_t i = 0; i < l.m; ++i)
+          for (int64_t j = 0; j < l.n; ++j)
+            t[static_cast<size_t>(j * l.m + i)] = acc[static_cast<size_t>(i * l.n + j)];
+        acc = std::move(t);
+      }
       break;
+    case LayerKind::MatMul: {
+      // y[i][j] = sum over kk of x[i][kk] . other[j][kk] (both m/n pixels of k channels).
+      const std::vector<int8_t>& b = operand(l.other, input, earlier).data;
+      for (int64_t i = 0; i < l.m; ++i)
+        for (int64_t j = 0; j < l.n; ++j) {
+          int32_t sum = 0;
+          for (int64_t kk = 0; kk < l.k; ++kk)
+            sum = mac(sum, x.data[static_cast<size_t>(i * l.k + kk)],
+                      b[static_cast<size_t>(j * l.k + kk)]);
+          acc[static_cast<size_t>(i * l.n + j)] = sum;
+        }
+      break;
+    }
     case LayerKind::Conv2d: {
       // The same order trick: output channels innermost, over a contiguous row of W.
       const Shape& is = l.in_shape;
@@ -398,6 +449,7 @@ ReferenceResult run_reference(const Workload& w, const isa::ArrayConfig& array) 
     const Tensor& x = operand(l.input, r.input, r.layers);
     Tensor fresh;
     const Tensor* y = nullptr;
+    if (l.kind == LayerKind::MatMul) y = &operand(l.other, r.input, r.layers);
     if (l.kind == LayerKind::Add) {
       if (l.other == kFreshTensor) {
         fresh = widen(Tensor{l.out_shape, data.other, {}, 0}, array);

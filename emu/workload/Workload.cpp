@@ -132,7 +132,8 @@ void resolve_precisions(Workload& w) {
     const Layer& l = w.layers[i];
     if (l.kind == LayerKind::Host) continue;
     reads(i, l.input);
-    if (l.kind == LayerKind::Add && l.other != kFreshTensor) reads(i, l.other);
+    if ((l.kind == LayerKind::Add || l.kind == LayerKind::MatMul) && l.other != kFreshTensor)
+      reads(i, l.other);
   }
   // A group runs BF16 if any member asked for it; the first such member (in layer order) is
   // named as the reason for the others.
@@ -233,6 +234,8 @@ const char* layer_kind_name(LayerKind k) {
       return "relu";
     case LayerKind::Host:
       return "host";
+    case LayerKind::MatMul:
+      return "matmul";
   }
   return "?";
 }
@@ -256,6 +259,7 @@ const char* host_op_name(HostOp op) {
 int64_t Layer::reduction() const {
   switch (kind) {
     case LayerKind::Dense:
+    case LayerKind::MatMul:
       return k;
     case LayerKind::Conv2d:
       return kh * kw * (in_shape.c / groups);
@@ -326,7 +330,7 @@ LayerData generate_layer_data(const Workload& w, int index) {
     d.bias = l.data->bias;
   } else if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
     const int64_t kk = l.reduction();
-    const int64_t nn = l.out_shape.c;
+    const int64_t nn = l.kind == LayerKind::Dense ? l.n : l.out_shape.c;  // transposed: n
     d.weights = random_int8(stream_seed(w.seed, base), kk * nn, -8, 8);
     // Biases comparable to the accumulators' spread (which grows with sqrt(K)).
     const int64_t r = 32 * static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(kk))));
@@ -534,6 +538,37 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
                           std::to_string(l.m) + "x" + std::to_string(l.k) + " but " + in_desc);
         l.out_shape = in;
         l.out_shape.c = l.n;
+        l.transpose_output = d.transpose_output();
+        if (l.transpose_output) l.out_shape = Shape{l.n, 1, l.m, 2};
+        break;
+      }
+      case LayerSpec::kMatmul: {
+        const MatMulSpec& mm = pl.matmul();
+        const Tree* mt = loc.nested(lt, pl, "matmul", -1);
+        l.kind = LayerKind::MatMul;
+        l.relu = mm.relu();
+        Shape other_shape;
+        if (mm.other() == "input") {
+          l.other = kInputTensor;
+          other_shape = w.input;
+        } else if (auto j = w.find_layer(mm.other()); j && !mm.other().empty()) {
+          l.other = *j;
+          other_shape = w.layers[static_cast<size_t>(*j)].out_shape;
+        } else {
+          return fail(fwhere(mm, mt, "other"), lname + ": matmul.other " + quoted(mm.other()) +
+                                                   " names no earlier layer");
+        }
+        if (other_shape.c != in.c)
+          return fail(fwhere(mm, mt, "other"),
+                      lname + ": shape mismatch: matmul multiplies x[M x K] by other[N x K]^T, "
+                              "but matmul.other " + quoted(mm.other()) + " is " +
+                          other_shape.to_string() + " (K = " + std::to_string(other_shape.c) +
+                          ") and " + in_desc + " (K = " + std::to_string(in.c) + ")");
+        l.m = in.pixels();
+        l.k = in.c;
+        l.n = other_shape.pixels();
+        if (auto e = check_dim(fwhere(mm, mt, "other"), lname + ": matmul N", l.n)) return *e;
+        l.out_shape = Shape{l.m, 1, l.n, 2};
         break;
       }
       case LayerSpec::kConv2D: {
@@ -609,7 +644,7 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
         break;
       }
       case LayerSpec::KIND_NOT_SET:
-        return fail(lwhere, lname + ": no layer kind (dense, conv2d, add, relu or host)");
+        return fail(lwhere, lname + ": no layer kind (dense, conv2d, add, relu, matmul or host)");
     }
 
     if (pl.precision() == LayerSpec::BF16) {
@@ -639,9 +674,10 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
       const bool channels = q.channel_mult_size() > 0 || q.channel_shift_size() > 0;
       if (channels || q.per_channel()) {
         const char* field = channels ? "channel_mult" : "per_channel";
-        if (l.kind != LayerKind::Dense && l.kind != LayerKind::Conv2d)
+        if ((l.kind != LayerKind::Dense && l.kind != LayerKind::Conv2d) || l.transpose_output)
           return fail(fwhere(q, qt, field),
-                      lname + ": per-channel requantisation is for dense and conv2d layers");
+                      lname + ": per-channel requantisation is for dense (not transposed) and "
+                              "conv2d layers");
         if (q.has_mult() || q.has_shift())
           return fail(fwhere(q, qt, q.has_mult() ? "mult" : "shift"),
                       lname + ": quant.mult/shift do not combine with per-channel factors");
@@ -677,11 +713,12 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
       if (l.kind != LayerKind::Dense && l.kind != LayerKind::Conv2d)
         return fail(fwhere(pl, lt, "weights"),
                     lname + ": only dense and conv2d layers take weights and bias");
-      const int64_t want_w = l.reduction() * l.out_shape.c;
-      if (static_cast<int64_t>(pl.weights().size()) != want_w || pl.bias_size() != l.out_shape.c)
+      const int64_t nn = l.kind == LayerKind::Dense ? l.n : l.out_shape.c;
+      const int64_t want_w = l.reduction() * nn;
+      if (static_cast<int64_t>(pl.weights().size()) != want_w || pl.bias_size() != nn)
         return fail(fwhere(pl, lt, pl.weights().empty() ? "bias" : "weights"),
                     lname + ": explicit data needs " + std::to_string(want_w) +
-                        " weight bytes and " + std::to_string(l.out_shape.c) + " biases (got " +
+                        " weight bytes and " + std::to_string(nn) + " biases (got " +
                         std::to_string(pl.weights().size()) + " and " +
                         std::to_string(pl.bias_size()) + ")");
       auto d = std::make_shared<LayerData>();
@@ -711,7 +748,7 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
       continue;
     }
     const std::vector<int32_t> acc = layer_accumulators(w, i, ref->input, ref->layers, data);
-    if (l.kind == LayerKind::Dense || l.kind == LayerKind::Conv2d) {
+    if (l.is_gemm()) {
       if (!pw.layer(i).has_quant()) {
         l.quant = calibrate(acc);
       } else if (pw.layer(i).quant().per_channel() &&

@@ -30,8 +30,8 @@ struct Shape {
   std::string to_string() const;
 };
 
-enum class LayerKind : uint8_t { Dense, Conv2d, Add, Relu, Host };
-/// "dense", "conv2d", "add", "relu", "host".
+enum class LayerKind : uint8_t { Dense, Conv2d, Add, Relu, Host, MatMul };
+/// "dense", "conv2d", "add", "relu", "host", "matmul".
 const char* layer_kind_name(LayerKind k);
 
 /// A precision of the NPU (docs/isa.md): a layer's GEMM (int8 operands into int32, or BF16
@@ -75,13 +75,16 @@ inline constexpr int kFreshTensor = -2;
 struct Layer {
   std::string name;
   LayerKind kind = LayerKind::Dense;
-  // dense: y[m x n] = x[m x k] . W[k x n] + b
+  // dense: y[m x n] = x[m x k] . W[k x n] + b (transpose_output: y^T, n pixels of m channels);
+  // matmul: y[m x n] = x[m x k] . other[n x k]^T
   int64_t m = 0, k = 0, n = 0;
+  bool transpose_output = false;
   // conv2d (groups > 1: grouped, groups == c_in == c_out: depthwise)
   int64_t c_out = 0, kh = 0, kw = 0, stride = 1, pad = 0, groups = 1;
   /// The primary input: an earlier layer index or kInputTensor.
   int input = kInputTensor;
-  // add, host matmul: the second operand (an earlier layer index, kInputTensor or kFreshTensor)
+  // add, matmul, host matmul: the second operand (an earlier layer index, kInputTensor or
+  // kFreshTensor)
   int other = kFreshTensor;
   HostParams host;  ///< kind Host
   /// Explicit weights/bias (imported models); null: generated from the seed.
@@ -108,9 +111,19 @@ struct Layer {
   std::string promoted_by;
   Shape in_shape, out_shape;
   std::string where;  ///< "FILE:LINE:COL" of the layer in its source, for messages
-  /// Reduction length of the layer's GEMM view in logical elements (dense k, conv
+  /// Reduction length of the layer's GEMM view in logical elements (dense and matmul k, conv
   /// kh*kw*c_in/groups, add/relu/host: channels).
   int64_t reduction() const;
+  /// A GEMM with a reduction over data (dense, conv2d, matmul), as opposed to the identity
+  /// GEMMs of add and relu or a host layer.
+  bool is_gemm() const {
+    return kind == LayerKind::Dense || kind == LayerKind::Conv2d || kind == LayerKind::MatMul;
+  }
+  /// Its GEMM's weights are another activation, in weight-block layout (matmul: `other`; a
+  /// transposed dense: its input).
+  bool reads_blocks() const {
+    return kind == LayerKind::MatMul || (kind == LayerKind::Dense && transpose_output);
+  }
 };
 
 /// A loaded, validated workload. Data is not stored: it is generated from `seed`

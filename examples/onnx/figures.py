@@ -51,6 +51,13 @@ def model_macs(path):
                     rows *= d
                 nn = inits[b][0] if any(x.name == "transB" and x.i for x in n.attribute) else inits[b][1]
                 macs += rows * k * nn
+            elif out and n.input[0] in shapes:
+                # Activation x activation (attention): rows x K x N of the output.
+                a = shapes[n.input[0]]
+                rows = 1
+                for d in a[:-1]:
+                    rows *= d
+                macs += rows * a[-1] * out[-1]
         elif n.op_type in ("GlobalAveragePool",):
             i = shapes[n.input[0]]
             macs += i[1] * i[2] * i[3]

@@ -23,6 +23,8 @@ when needed, not checked in):
                          ReLU6 (2.7M MACs; run as a block-diagonal dense conv)
   bert_ffn.onnx          BERT-base FFN: 128 tokens, 768 -> 3072, GELU (host), 3072 -> 768
                          (604M MACs)
+  bert_attention.onnx    one BERT-base attention head: 128 tokens, Q/K/V 768 -> 64, Q.K^T,
+                         scale, softmax (host), .V (21.0M MACs; the products on the NPU)
 
 Run with Debian's python3-onnx:  /usr/bin/python3 examples/onnx/gen_models.py examples/onnx
 """
@@ -121,6 +123,18 @@ def mobilenet_tiny():
     return g.model("mobilenet_tiny", "x", [1, 3, 24, 24], x, [1, 10])
 
 
+def attention_head(g, x, d, dh):
+    # Q, K, V projections of x (d -> dh), scores Q . K^T / sqrt(dh), softmax, P . V.
+    q = g.gemm(x, d, dh)
+    k = g.gemm(x, d, dh)
+    v = g.gemm(x, d, dh)
+    kt = g.node("Transpose", [k], "kt", perm=[1, 0])
+    scores = g.node("MatMul", [q, kt], "qk")
+    scores = g.node("Mul", [scores, g.const(np.float32(1 / np.sqrt(dh)), "scale")], "scaled")
+    p = g.node("Softmax", [scores], "softmax", axis=-1)
+    return g.node("MatMul", [p, v], "av")
+
+
 def transformer_tiny(s=16, d=32):
     g = Graph(7)
 
@@ -130,14 +144,7 @@ def transformer_tiny(s=16, d=32):
                        g.const((0.1 * g.rng.standard_normal(d)).astype(np.float32), "beta")],
                       "ln", axis=-1, epsilon=1e-5)
 
-    q = g.gemm("x", d, d)
-    k = g.gemm("x", d, d)
-    v = g.gemm("x", d, d)
-    kt = g.node("Transpose", [k], "kt", perm=[1, 0])
-    scores = g.node("MatMul", [q, kt], "qk")
-    scores = g.node("Mul", [scores, g.const(np.float32(1 / np.sqrt(d)), "scale")], "scaled")
-    p = g.node("Softmax", [scores], "softmax", axis=-1)
-    a = g.node("MatMul", [p, v], "av")
+    a = attention_head(g, "x", d, d)
     o = g.gemm(a, d, d)
     x1 = layer_norm(g.node("Add", ["x", o], "res"))
     f = g.gemm(x1, d, 4 * d)
@@ -193,6 +200,14 @@ def bert_ffn(s=128, d=768):
     return g.model("bert_ffn", "x", [s, d], f, [s, d])
 
 
+def bert_attention(s=128, d=768, dh=64):
+    # One BERT-base attention head at full size: Q, K, V projections of the 768-wide tokens to
+    # 64, scores Q . K^T / 8, softmax, P . V.
+    g = Graph(64)
+    a = attention_head(g, "x", d, dh)
+    return g.model("bert_attention", "x", [s, d], a, [s, dh])
+
+
 def outlier_tiny():
     g = Graph(11)
     x = g.node("Relu", [g.gemm("x", 64, 64)])
@@ -233,7 +248,7 @@ def main():
     if "--full" in sys.argv:
         full_dir = sys.argv[sys.argv.index("--full") + 1]
         for name, fn in [("resnet18_conv", resnet18_conv), ("mobilenetv2_dw", mobilenetv2_dw),
-                         ("bert_ffn", bert_ffn)]:
+                         ("bert_ffn", bert_ffn), ("bert_attention", bert_attention)]:
             onnx.save(fn(), f"{full_dir}/{name}.onnx")
     if "--errors" in sys.argv:
         err_dir = sys.argv[sys.argv.index("--errors") + 1]

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/tiny"
 "$py" "$root/examples/onnx/gen_models.py" "$tmp/tiny" --full "$tmp"
 models=()
-for m in resnet18_conv mobilenetv2_dw bert_ffn; do
+for m in resnet18_conv mobilenetv2_dw bert_ffn bert_attention; do
   # A model the lowering cannot place yet is reported, not benchmarked.
   if "$bud" import "$tmp/$m.onnx" -o "$tmp/$m.textpb" >/dev/null 2>"$tmp/$m.err"; then
     models+=("$tmp/$m.onnx")

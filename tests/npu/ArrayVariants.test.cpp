@@ -160,8 +160,9 @@ TEST_CASE("built-ins are bit-exact on the built array variants", "[.variants]") 
 }
 
 // The same registration: the reductions that run in K chunks on this variant's half of WGT (the
-// chunked lowering of dense and im2col conv on the variant's lanes), and per-channel POSTs
-// (scale entries of the variant's width) at int8 and BF16.
+// chunked lowering of dense and im2col conv on the variant's lanes), per-channel POSTs (scale
+// entries of the variant's width) and attention (block copies of the variant's B x B blocks),
+// at int8 and BF16.
 TEST_CASE(
     "chunked reductions and per-channel requantisation are bit-exact on the built array variants",
     "[.variants]") {
@@ -172,7 +173,7 @@ TEST_CASE(
       for (const auto& [name, text] : bud::test::edge_workloads()) {
         const std::string n = name;
         const bool chunks = n == "long_k_all" || n == "long_k_conv_all";
-        if (!chunks && n.rfind("per_channel", 0) != 0) continue;
+        if (!chunks && n.rfind("per_channel", 0) != 0 && n.rfind("attention", 0) != 0) continue;
         for (const char* precision : {"int8", "bf16"}) {
           INFO(v.name << " " << n << " " << precision);
           auto w = bud::workload::parse_workload(text, n);

@@ -171,11 +171,15 @@ TEST_CASE("smaller tiles change the cycles and stay bit-exact on the RTL",
   }
 }
 
-TEST_CASE("per-channel requantisation is bit-exact on the RTL at int8 and BF16",
-          "[npu][workloads][per_channel]") {
-  // Each lane's factor comes from a scale entry in ACC (docs/isa.md, "Per-channel POST"): the
-  // int path's mult/shift, the float path's bf16 scale; under every timing case of the sweeps.
-  for (const char* name : {"per_channel", "per_channel_n_tiles", "per_channel_long_k"}) {
+TEST_CASE("per-channel requantisation and attention are bit-exact on the RTL at int8 and BF16",
+          "[npu][workloads][per_channel][attention]") {
+  // Per channel, each lane's factor comes from a scale entry in ACC (docs/isa.md, "Per-channel
+  // POST"): the int path's mult/shift, the float path's bf16 scale. Attention: matmuls read
+  // activations as weights through block copies their producers store (docs/workloads.md,
+  // "Attention"). Under every timing case of the sweeps.
+  for (const char* name : {"per_channel", "per_channel_n_tiles", "per_channel_long_k",
+                           "attention", "attention_odd", "attention_wide"}) {
+    const bool attention = std::string(name).rfind("attention", 0) == 0;
     for (const char* precision : {"int8", "bf16"}) {
       for (const TimingCase& tc : bud::test::timing_cases()) {
         DYNAMIC_SECTION(name << " " << precision << " " << tc.name) {
@@ -185,16 +189,17 @@ TEST_CASE("per-channel requantisation is bit-exact on the RTL at int8 and BF16",
           REQUIRE_FALSE(text.empty());
           auto w = bud::workload::parse_workload(text, name);
           REQUIRE(w);
-          REQUIRE(w->layers[0].per_channel());
           REQUIRE_FALSE(bud::workload::assign_precision(w.value(), precision, "test"));
           bud::run::RunOptions o;
           o.emulator = tc.npu;
           auto p = bud::run::prepare_workload(std::move(w).value(), o);
           REQUIRE(p);
-          size_t per_channel_posts = 0;
+          size_t per_channel_posts = 0, block_copies = 0;
           for (const auto& c : p->program.commands)
             per_channel_posts += c.opcode == bud::isa::Opcode::Post && c.per_channel;
-          CHECK(per_channel_posts > 0);
+          for (const auto& t : p->program.tensors)
+            block_copies += t.role == bud::workload::TensorRole::Blocks;
+          CHECK((attention ? block_copies : per_channel_posts) > 0);
           bud::test::check_bit_exact(bud::run::execute(*p, o));
         }
       }

@@ -100,18 +100,37 @@ TEST_CASE("ONNX ops map to workload layers", "[onnx][mapping]") {
     CHECK(adds == 2);
   }
   SECTION(
-      "transformer block: dense projections, attention matmuls, softmax, layer norm and gelu "
-      "on the host") {
+      "transformer block: dense projections, attention matmuls on the NPU, softmax, layer norm "
+      "and gelu on the host") {
     const onnx_import::ImportResult r = imported("transformer_tiny");
     const Workload w = loaded(r, "transformer");
     CHECK(kinds(w) ==
           "dense dense dense matmul softmax matmul dense add layer_norm dense gelu dense add "
           "layer_norm");
+    // Scores Q . K^T: a matmul reading K (the second projection) as weights. P . V: the value
+    // projection writes V^T, which the second matmul reads.
     const Layer& qk = w.layers[3];
-    CHECK(qk.host.transpose_other);
+    CHECK(qk.kind == LayerKind::MatMul);
+    CHECK(qk.other == 1);
     CHECK(qk.out_shape == Shape{16, 1, 16, 2});
+    CHECK(w.layers[2].transpose_output);
+    CHECK(w.layers[2].out_shape == Shape{32, 1, 16, 2});
+    const Layer& av = w.layers[5];
+    CHECK(av.kind == LayerKind::MatMul);
+    CHECK(av.other == 2);
+    CHECK(av.out_shape == Shape{16, 1, 32, 2});
     CHECK(w.layers[9].out_shape.c == 128);  // FFN 4x
-    CHECK(r.host_layers.size() == 6);
+    CHECK(r.host_layers.size() == 4);
+    // The fallback on request: both matmuls on the host, V as it is.
+    onnx_import::ImportOptions o;
+    o.host_attention = true;
+    const auto host = onnx_import::import_file(model_path("transformer_tiny"), o);
+    REQUIRE(host.ok());
+    const Workload hw = loaded(*host, "transformer");
+    CHECK(hw.layers[3].kind == LayerKind::Host);
+    CHECK(hw.layers[3].host.transpose_other);
+    CHECK_FALSE(hw.layers[2].transpose_output);
+    CHECK(host->host_layers.size() == 6);
   }
   SECTION(
       "quantised model: QuantizeLinear, QLinearConv (per-tensor and per-channel weights kept "

@@ -75,6 +75,31 @@ layer { name: "d" dense { m: 576 k: 20 n: 11 }
 layer { name: "e" dense { m: 576 k: 11 n: 8 relu: true } })"},
       {"per_channel_n_tiles", R"(input_shape: [50, 1000]
 layer { name: "d" dense { m: 50 k: 1000 n: 70 } quant { per_channel: true } })"},
+      // Attention on the NPU (docs/workloads.md, "Attention"): scores Q . K^T and the output
+      // P . V as matmuls reading K and V^T (a transposed dense of the input) through block
+      // copies; the softmax between them on the host (its output read by a matmul as INP).
+      {"attention", R"(input_shape: [16, 32]
+layer { name: "q" dense { m: 16 k: 32 n: 32 } }
+layer { name: "k" input: "input" dense { m: 16 k: 32 n: 32 } }
+layer { name: "vt" input: "input" dense { m: 16 k: 32 n: 32 transpose_output: true } }
+layer { name: "s" input: "q" matmul { other: "k" } }
+layer { name: "p" host { op: SOFTMAX in_scale: 0.05 out_scale: 0.0078125 } }
+layer { name: "o" matmul { other: "vt" } }
+layer { name: "y" dense { m: 16 k: 32 n: 32 relu: true } })"},
+      // Token and channel counts that are not multiples of 8 (partial blocks and padding rows
+      // in the block copies), a matmul reading the input as `other`, one reading a relu's
+      // output, and a matmul whose other has more pixels than a WGT half holds in one N tile.
+      {"attention_odd", R"(input_shape: [13, 20]
+layer { name: "k" dense { m: 13 k: 20 n: 20 } }
+layer { name: "r" relu { } }
+layer { name: "s" input: "input" matmul { other: "r" relu: true } }
+layer { name: "vt" input: "input" dense { m: 13 k: 20 n: 20 transpose_output: true } }
+layer { name: "o" input: "s" matmul { other: "vt" } }
+layer { name: "t" input: "input" matmul { other: "input" } })"},
+      {"attention_wide", R"(input_shape: [24, 2300]
+layer { name: "x" dense { m: 24 k: 2300 n: 40 } }
+layer { name: "s" input: "input" matmul { other: "input" } }
+layer { name: "vt" input: "input" dense { m: 24 k: 2300 n: 24 transpose_output: true } })"},
       {"per_channel_long_k", R"(input_shape: [10, 2300]
 layer { name: "d" dense { m: 10 k: 2300 n: 20 } quant { per_channel: true } })"},
   };

@@ -50,7 +50,7 @@ TEST_CASE("bad workload files report FILE:LINE:COL and the reason", "[workload][
         "dram_too_big.textpb:4:1: layer 'fc1': DRAM image too big: tensor 'fc1.weights' "
         "(262144 bytes at 0x11000) does not fit in the DRAM of 131072 bytes");
   CHECK(fixture_error("no_kind.textpb") ==
-        "no_kind.textpb:3:1: layer 'empty': no layer kind (dense, conv2d, add, relu or host)");
+        "no_kind.textpb:3:1: layer 'empty': no layer kind (dense, conv2d, add, relu, matmul or host)");
   CHECK(fixture_error("conv_mismatch.textpb") ==
         "conv_mismatch.textpb:5:12: layer 'c1': input shape mismatch: conv2d.c_in = 4 but the "
         "workload input is 6x6x3");
@@ -101,7 +101,7 @@ TEST_CASE("semantic errors from text name the offending field", "[workload][pars
             "channel_shift: [0, 32] } }") ==
         "t.textpb:2:63: layer 'l0': quant.channel_shift[1] must be in [0, 31] (got 32)");
   CHECK(err("input_shape: [4, 8]\nlayer { relu { } quant { per_channel: true } }") ==
-        "t.textpb:2:26: layer 'l0': per-channel requantisation is for dense and conv2d layers");
+        "t.textpb:2:26: layer 'l0': per-channel requantisation is for dense (not transposed) and conv2d layers");
   CHECK(err("input_shape: [4, 8]\nlayer { dense { m: 4 k: 8 n: 8 } quant { per_channel: true "
             "mult: 3 } }") ==
         "t.textpb:2:60: layer 'l0': quant.mult/shift do not combine with per-channel factors");

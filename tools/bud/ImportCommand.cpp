@@ -36,6 +36,9 @@ void setup_import(CLI::App& app, ImportOptions& options) {
   sub->add_flag("--per-channel", options.per_channel,
                "Quantise a float model's conv and dense weights per output channel (one scale "
                "and one POST factor per channel) instead of per tensor");
+  sub->add_flag("--host-attention", options.host_attention,
+               "Run activation x activation MatMuls (attention) on the host, the fallback, "
+               "instead of as NPU matmul layers");
   sub->add_flag("--json", options.json, "Print the summary as one JSON object");
 }
 
@@ -47,6 +50,7 @@ int run_import(const ImportOptions& options) {
   io.precision = precision->text;
   io.precision_origin = precision->origin;
   io.per_channel = options.per_channel;
+  io.host_attention = options.host_attention;
   auto r = onnx_import::import_file(options.model, io);
   if (!r) return fail_command("import", options.json, 2, r.error());
   if (!options.output.empty()) {
@@ -63,6 +67,7 @@ int run_import(const ImportOptions& options) {
     j["host_layers"] = r->host_layers;
     j["float_model"] = r->float_model;
     j["per_channel"] = options.per_channel;
+    j["host_attention"] = options.host_attention;
     j["output_layer"] = r->output_layer;
     j["output_scale"] = r->output_scale;
     j["quant_rms_error"] = e.rms_error;

@@ -15,6 +15,7 @@ struct ImportOptions {
   /// --precision: the precision the quality figures are measured at (int8, bf16, auto, FILE)
   std::string precision;
   bool per_channel = false;  ///< --per-channel: conv/dense weights quantised per output channel
+  bool host_attention = false;  ///< --host-attention: attention MatMuls on the host
   bool json = false;
 };
 
