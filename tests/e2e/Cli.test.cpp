@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -578,6 +579,21 @@ TEST_CASE("bud import --per-channel writes per-channel factors that run bit-exac
   CHECK(replay.status == 0);
   std::remove(out.c_str());
   std::remove(packet.c_str());
+}
+
+TEST_CASE("every example workload runs bit-exactly on the RTL", "[e2e][examples]") {
+  // examples/workloads: attention (matmuls, a transposed dense), per-channel factors, K chunks.
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator("examples/workloads"))
+    if (e.path().extension() == ".textpb") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 3);
+  for (const auto& f : files) {
+    const auto r = bud({"run", f, "--json"});
+    INFO(f << ": " << r.err);
+    CHECK(r.status == 0);
+    CHECK(nlohmann::json::parse(r.out)["passed"] == true);
+  }
 }
 
 TEST_CASE("bud import of a bad model exits 2, names the node and writes nothing",
