@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "BisectTestSupport.h"
+#include "emu/isa/Isa.h"
+#include "emu/run/Designs.h"
 
 using namespace bud;
 using bud::test::ladder_cycles;
@@ -106,6 +108,30 @@ TEST_CASE("every fault of the matrix is localized to its stage, from the packet 
       CHECK(live.command_index == from_packet.command_index);
     }
     ++i;
+  }
+}
+
+// Registered per built array variant by tests/bisect/CMakeLists.txt (`-c <variant>`, label
+// `variants`): a fetch and a load fault of the matrix on gemm_small lowered for that variant
+// (the same seven commands on every array), localized from the packet and live.
+TEST_CASE("faults are localized on the built array variants", "[.variants]") {
+  for (const auto& name : emu::design_names()) {
+    if (name == "npu" || !isa::find_array_variant(name)) continue;
+    DYNAMIC_SECTION(name) {
+      const auto dir = test::temp_dir("matrix_" + name);  // ctest runs the variants in parallel
+      for (const FaultCase& c : {kMatrix[0], kMatrix[1]}) {
+        INFO(name << " " << c.spec);
+        auto options = test::options_with("gemm_small", {c.spec});
+        options.emulator.design = name;
+        const std::string path = (dir / (std::string(c.stage) + ".bpk")).string();
+        const auto out = test::record(path, options);
+        REQUIRE_FALSE(out.report.passed);
+        const auto packet = test::read(path);
+        CHECK(packet.header.design() == name);
+        check_localized(debugger::bisect_packet(packet, {}), c);
+        check_localized(test::bisect_live(options), c);
+      }
+    }
   }
 }
 
