@@ -31,7 +31,8 @@ TSAN_EXCLUDE = (no growth in threads or memory)
 
 # `make variants`: every MAC-array variant (rtl/npu_facts.toml [array]) Verilated in its own tree
 # (the default build keeps only npu8, the fastest to build), and the tests of the extra variants
-# (ctest label `variants`: every built-in bit-exact on each). `make array-bench`: their figures.
+# (ctest label `variants`: every built-in, the chunked, per-channel and attention edge workloads
+# bit-exact on each, replay and bisect on each). `make array-bench`: their figures.
 VARIANTS_BUILD ?= build-variants
 VARIANTS ?= npu8;npu16;npu32
 
@@ -85,7 +86,7 @@ bench: build
 
 variants: deps
 	@cmake -S . -B $(VARIANTS_BUILD) -DBUD_NPU_VARIANTS="$(VARIANTS)" $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(VARIANTS_BUILD) -j $(JOBS) --target bud test_npu test_e2e test_replay
+	@cmake --build $(VARIANTS_BUILD) -j $(JOBS) --target bud test_npu test_e2e test_replay test_bisect
 	@cd $(VARIANTS_BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1800 \
 		-R '^(array:|npu:.*array|e2e:.*config)'
 
