@@ -37,9 +37,10 @@ std::vector<std::string> build_tags() {
 }
 
 workload::Result<std::string> workload_text(const std::string& workload,
-                                            std::optional<uint64_t> seed) {
+                                            std::optional<uint64_t> seed,
+                                            const run::ImportChoices& import) {
   if (auto t = workload::builtin_text(workload)) return std::string(*t);
-  if (onnx_import::is_onnx_path(workload)) return run::import_text(workload, seed);
+  if (onnx_import::is_onnx_path(workload)) return run::import_text(workload, seed, import);
   std::ifstream in(workload, std::ios::binary);
   if (!in)
     return workload::Error{"'" + workload +
@@ -51,7 +52,7 @@ workload::Result<std::string> workload_text(const std::string& workload,
 
 workload::Result<RunSpec> make_spec(const run::RunOptions& options,
                                     const run::PreparedRun& prepared) {
-  auto text = workload_text(options.workload, options.seed);
+  auto text = workload_text(options.workload, options.seed, options.import);
   if (!text) return workload::Error{text.error()};
   // Tile caps given as run options go into the embedded text: replay lowers from it alone.
   auto tiled = workload::with_tile_limits(*text, options.tiles, options.workload);

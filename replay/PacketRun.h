@@ -30,9 +30,10 @@ struct RunSpec {
 };
 
 /// The text of a built-in workload name, of a workload file, or of an ONNX model imported with
-/// the run input drawn from `seed` (docs/import.md). Error names the file.
+/// the run input drawn from `seed` and `import`'s choices (docs/import.md). Error names the file.
 workload::Result<std::string> workload_text(const std::string& workload,
-                                            std::optional<uint64_t> seed = std::nullopt);
+                                            std::optional<uint64_t> seed = std::nullopt,
+                                            const run::ImportChoices& import = {});
 /// A RunSpec for `options` (workload name or file), with the data seed frozen from `prepared`.
 workload::Result<RunSpec> make_spec(const run::RunOptions& options,
                                     const run::PreparedRun& prepared);

@@ -14,9 +14,12 @@
 
 namespace bud::run {
 
-workload::Result<std::string> import_text(const std::string& path, std::optional<uint64_t> seed) {
+workload::Result<std::string> import_text(const std::string& path, std::optional<uint64_t> seed,
+                                          const ImportChoices& choices) {
   onnx_import::ImportOptions io;
   if (seed) io.seed = *seed;
+  io.per_channel = choices.per_channel;
+  io.host_attention = choices.host_attention;
   auto r = onnx_import::import_file(path, io);
   if (!r) return workload::Error{r.error()};
   return std::move(r->text);
@@ -28,7 +31,7 @@ workload::Result<workload::Workload> load_workload(const RunOptions& o) {
   lo.tiles = o.tiles;
   if (workload::builtin_text(o.workload)) return workload::load_builtin(o.workload, lo);
   if (onnx_import::is_onnx_path(o.workload)) {
-    auto text = import_text(o.workload, o.seed);
+    auto text = import_text(o.workload, o.seed, o.import);
     if (!text) return workload::Error{text.error()};
     return workload::parse_workload(*text, o.workload, lo);
   }
@@ -139,6 +142,8 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
     if (onnx_import::is_onnx_path(options.workload)) {
       onnx_import::ImportOptions io;
       if (options.seed) io.seed = *options.seed;
+      io.per_channel = options.import.per_channel;
+      io.host_attention = options.import.host_attention;
       io.precision = applied->text;
       io.precision_origin = applied->origin;
       io.array = p.program.array;

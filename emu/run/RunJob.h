@@ -23,6 +23,13 @@
 namespace bud::run {
 
 /// What to run and how.
+/// How an ONNX model is imported when a run names one (docs/import.md): `bud import
+/// --per-channel` and `--host-attention` as run options. Other workloads ignore them.
+struct ImportChoices {
+  bool per_channel = false;     ///< conv/dense weights quantised per output channel
+  bool host_attention = false;  ///< activation x activation MatMuls on the host
+};
+
 struct RunOptions {
   std::string workload = "gemm_small";     ///< built-in name, path to a .textpb or .onnx file
   std::optional<uint64_t> seed;            ///< overrides the workload's data seed
@@ -43,6 +50,7 @@ struct RunOptions {
   /// messages: a packet's). Empty: the workload's own precisions.
   std::string precision;
   std::string precision_origin = "precision";
+  ImportChoices import;  ///< an ONNX workload's import (packets embed the imported text)
   /// Called about every `progress_interval` cycles with the current cycle (for progress bars).
   std::function<void(uint64_t)> progress;
   uint64_t progress_interval = 1u << 20;
@@ -77,7 +85,8 @@ struct PreparedRun {
 
 /// The workload text of an ONNX model (`bud import`'s output), with the run input drawn from
 /// `seed` (default 1). Error message "FILE: node ..." on failure.
-workload::Result<std::string> import_text(const std::string& path, std::optional<uint64_t> seed);
+workload::Result<std::string> import_text(const std::string& path, std::optional<uint64_t> seed,
+                                          const ImportChoices& choices = {});
 
 /// The workload `options` name (built-in, .textpb or ONNX model), with its seed and tile caps,
 /// before any precision choice. Error message (FILE:LINE:COL: ...) on failure.

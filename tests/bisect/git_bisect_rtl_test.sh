@@ -34,9 +34,9 @@ git add -A && git commit -qm base
 base=$(git rev-parse HEAD)
 echo "neutral line" >>docs/packets.md
 git commit -qam neutral
-grep -q '((p + (64.sd1 <<< (shift - 5.d1))) >>> shift)' rtl/npu_compute.sv ||
+grep -q '((p + (64.sd1 <<< (sh - 5.d1))) >>> sh)' rtl/npu_compute.sv ||
   fail "POST rounding line not found in rtl/npu_compute.sv"
-sed -i 's/((p + (64.sd1 <<< (shift - 5.d1))) >>> shift)/(p >>> shift)/' rtl/npu_compute.sv
+sed -i 's/((p + (64.sd1 <<< (sh - 5.d1))) >>> sh)/(p >>> sh)/' rtl/npu_compute.sv
 git commit -qam "regression: POST drops rounding"
 regress=$(git rev-parse HEAD)
 sed -i 's|^\(\s*if (s > clamp_hi) s = clamp_hi;\)$|\1  // clamp above|' rtl/npu_compute.sv

@@ -554,7 +554,7 @@ TEST_CASE("bud import writes a workload that runs exactly like the ONNX model",
   CHECK(a["host_cycles"] == b["host_cycles"]);
 }
 
-TEST_CASE("bud import --per-channel writes per-channel factors that run bit-exactly and record",
+TEST_CASE("bud import --per-channel and bud run --per-channel: per-channel factors, bit-exact, recorded",
           "[e2e][onnx][per_channel]") {
   const std::string base = std::string(BUD_BINARY_DIR) + "/e2e_pc_" + std::to_string(getpid());
   const std::string out = base + ".textpb", packet = base + ".budpkt";
@@ -577,15 +577,32 @@ TEST_CASE("bud import --per-channel writes per-channel factors that run bit-exac
   const auto replay = bud({"replay", packet});
   INFO(replay.out << replay.err);
   CHECK(replay.status == 0);
+  // `bud run MODEL.onnx --per-channel` imports the same way: the same program and results, and
+  // its packet (which embeds the imported text) replays.
+  const std::string packet2 = base + "_onnx.budpkt";
+  const auto direct = bud({"run", "examples/onnx/outlier_tiny.onnx", "--per-channel", "--json",
+                           "--record", packet2});
+  INFO(direct.err);
+  REQUIRE(direct.status == 0);
+  const auto d = nlohmann::json::parse(direct.out);
+  CHECK(d["output_digest"] == r["output_digest"]);
+  CHECK(d["cycles"] == r["cycles"]);
+  CHECK(bud({"replay", packet2}).status == 0);
+  const auto plain = nlohmann::json::parse(
+      bud({"run", "examples/onnx/outlier_tiny.onnx", "--json"}).out);
+  CHECK(plain["output_digest"] != r["output_digest"]);  // per tensor: other weights and factors
   std::remove(out.c_str());
   std::remove(packet.c_str());
+  std::remove(packet2.c_str());
 }
 
 TEST_CASE("every example workload runs bit-exactly on the RTL", "[e2e][examples]") {
   // examples/workloads: attention (matmuls, a transposed dense), per-channel factors, K chunks.
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator("examples/workloads"))
-    if (e.path().extension() == ".textpb") files.push_back(e.path().string());
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(BUD_SOURCE_DIR) + "/examples/workloads"))
+    if (e.path().extension() == ".textpb")
+      files.push_back("examples/workloads/" + e.path().filename().string());  // bud runs there
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 3);
   for (const auto& f : files) {

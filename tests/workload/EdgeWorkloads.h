@@ -65,12 +65,13 @@ layer { name: "d" dense { m: 12 k: 5000 n: 40 } })"},
 layer { name: "c" conv2d { c_out: 24 kh: 3 kw: 3 pad: 1 relu: true } })"},
       // Per-channel requantisation (docs/isa.md, "Per-channel POST"): a conv calibrated per
       // channel with 3 output blocks per tile (period 3) over two M tiles; a dense layer with
-      // explicit factors 2^5 apart; a per-tensor layer reading the per-channel output. Then N
-      // tiles of 2, 2, 2, 2 and 1 blocks (period 2 and 1) and a chunked reduction.
+      // explicit factors 2^5 apart, two negative; a per-tensor layer reading the per-channel
+      // output. Then N tiles of 2, 2, 2, 2 and 1 blocks (period 2 and 1) and a chunked
+      // reduction.
       {"per_channel", R"(input_shape: [24, 24, 8]
 layer { name: "c" conv2d { c_out: 20 kh: 3 kw: 3 pad: 1 relu: true } quant { per_channel: true } }
 layer { name: "d" dense { m: 576 k: 20 n: 11 }
-  quant { channel_mult: [3, 96, 7, 200, 1, 50, 13, 255, 2, 33, 120]
+  quant { channel_mult: [3, 96, -7, 200, 1, 50, -13, 255, 2, 33, 120]
           channel_shift: [4, 9, 5, 10, 3, 8, 6, 11, 0, 7, 9] } }
 layer { name: "e" dense { m: 576 k: 11 n: 8 relu: true } })"},
       {"per_channel_n_tiles", R"(input_shape: [50, 1000]

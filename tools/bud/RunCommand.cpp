@@ -66,6 +66,12 @@ void add_emulation_options(CLI::App& app, run::RunOptions& o) {
                  "breaks the workload's guardrail), or a FILE of `LAYER PRECISION` lines "
                  "(docs/workloads.md, \"Precision\"); default: the workload's own")
       ->type_name("int8|bf16|auto|FILE");
+  app.add_flag("--per-channel", o.import.per_channel,
+               "An ONNX workload: quantise its conv and dense weights per output channel, as "
+               "`bud import --per-channel`");
+  app.add_flag("--host-attention", o.import.host_attention,
+               "An ONNX workload: run its activation x activation MatMuls on the host, as `bud "
+               "import --host-attention`");
   app.add_option("--hang-cycles", o.emulator.hang_cycles,
                  "Report a hang after N cycles without progress")
       ->capture_default_str();
