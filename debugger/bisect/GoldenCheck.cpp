@@ -64,26 +64,25 @@ void GoldenCheck::finish_run(std::vector<StopReason>* out) {
 void GoldenCheck::resync() {
   auto& emu = session_.emu();
   const uint64_t target = emu.cycle();
-  std::array<uint64_t, emu::kNumStages> consumed{};
-  auto prefix_at_now = [&] {
-    for (int s = 0; s < emu::kNumStages; ++s) {
-      const auto d = emu.stage_digest(static_cast<emu::Stage>(s));
-      if (!trace_.prefix_matches(static_cast<emu::Stage>(s), d)) return false;
-      consumed[s] = d.count;
-    }
-    return true;
+  auto digests_now = [&] {
+    std::array<emu::StageDigest, emu::kNumStages> d{};
+    for (int s = 0; s < emu::kNumStages; ++s) d[s] = emu.stage_digest(static_cast<emu::Stage>(s));
+    return d;
   };
-  auto restart = [&] {
-    checker_ = std::make_unique<TxnChecker>(trace_, consumed);
-    for (int s = 0; s < emu::kNumStages; ++s) seen_[s] = emu.stage_digest(static_cast<emu::Stage>(s));
+  // A checker from here, if everything produced so far is exactly a golden prefix (the checker
+  // runs the golden model up to here to settle commands caught mid-way).
+  auto start_here = [&] {
+    const auto d = digests_now();
+    for (int s = 0; s < emu::kNumStages; ++s)
+      if (!trace_.digest_consistent(static_cast<emu::Stage>(s), d[s])) return false;
+    checker_ = std::make_unique<TxnChecker>(trace_, d);
+    seen_ = d;
+    return checker_->start_exact();
   };
   result_failures_.clear();
   finished_ = false;
   pending_ = false;
-  if (prefix_at_now()) {
-    // Everything produced so far is a golden prefix: no divergence before this cycle.
-    restart();
-  } else {
+  if (!start_here()) {
     // Something before this cycle differs (or a command is half done with reordered memory
     // traffic): replay from the latest checkpoint that is a clean golden prefix, checking.
     std::vector<uint8_t> undo;
@@ -93,16 +92,16 @@ void GoldenCheck::resync() {
     for (auto it = starts.rbegin(); it != starts.rend() && !found; ++it) {
       std::string e;
       if (!session_.timeline().restore_at_or_before(*it, e)) continue;
-      found = prefix_at_now();
+      found = start_here();
     }
     if (!found) {
       // No checkpoint at reset (cannot happen with a Timeline): check from here on.
       std::string ignored;
       emu.restore(undo, ignored);
-      prefix_at_now();
-      restart();
+      const auto d = digests_now();
+      checker_ = std::make_unique<TxnChecker>(trace_, d);
+      seen_ = d;
     } else {
-      restart();
       // Only the checker watches the re-execution.
       drive::HookParticipant watch(nullptr, this);
       session_.timeline().run_to(target, session_.interventions(), &watch);

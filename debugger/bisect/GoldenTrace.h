@@ -1,12 +1,13 @@
 // What every stage of the dataflow should produce: the golden model's transactions for a
-// program, per stage in program order, kept compactly (a hash, an address and a buffer per
-// transaction, and per command where its transactions lie and the digest of everything before
-// them) together with the golden model's final state. A transaction's whole content is
-// re-derived by running the golden model again (`materialize`), which only reports need.
+// program, summarized per stage and command (where a command's transactions lie in the stage's
+// stream and the digest of everything before them) together with the golden model's final state.
+// Nothing is kept per transaction: whoever needs transactions (the checker, a report) runs the
+// golden model again alongside (GoldenStream), so the trace grows with the program's commands and
+// not with the run's cycles.
 //
-// Memory: 13 bytes and one bit per golden transaction plus 32 bytes per command and stage,
-// about 4 bytes per simulated cycle on the built-ins, where a full copy of each transaction
-// and a digest per prefix took ~50 (docs/debugger.md, "Golden check").
+// Memory: 32 bytes per command and stage that produces transactions (about 50 bytes per
+// command), where a hash, an address and a buffer per transaction took ~4 bytes per simulated
+// cycle (docs/debugger.md, "Golden check").
 #pragma once
 
 #include <array>
@@ -32,13 +33,16 @@ class GoldenTrace {
   };
   /// One stage's golden stream.
   struct Stream {
-    std::vector<uint64_t> hash;    ///< StageTxn::hash() per transaction, program order
-    std::vector<uint32_t> addr;    ///< StageTxn::addr per transaction
-    std::vector<uint8_t> buffer;   ///< StageTxn::buffer per transaction
     std::vector<Command> commands; ///< in program order (ascending cmd_id)
     emu::StageDigest total;        ///< digest of the whole stream
-    size_t size() const { return hash.size(); }
+    /// The most transactions any kWindowCommands consecutive commands of the stage produce: a
+    /// checker holding that many sees a correct RTL run without growing.
+    uint64_t window_txns = 0;
+    uint64_t size() const { return total.count; }
   };
+  /// Commands of one stage a correct RTL can have in flight at once, with margin: its engine's
+  /// 8-deep queue and the one executing (GEMM and POST share an engine) (docs/architecture.md).
+  static constexpr size_t kWindowCommands = 64;
 
   /// Builds the trace of a prepared run (runs the golden model once). `prepared` must outlive
   /// the trace: `materialize` runs its program again.
@@ -48,28 +52,19 @@ class GoldenTrace {
   /// The command `cmd_id` of stage `s`, or nullptr if it produces nothing there.
   const Command* command(emu::Stage s, uint32_t cmd_id) const;
 
-  /// Digest (count and sum) of the first `n` golden transactions of `stage`; n <= size.
-  emu::StageDigest prefix(emu::Stage stage, uint64_t n) const;
-  /// Whether the first `d.count` golden transactions of `stage` sum to `d.sum`.
-  bool prefix_matches(emu::Stage stage, const emu::StageDigest& d) const;
-  /// Whether an RTL digest taken at any cycle is consistent with the golden stream: the whole
-  /// digest is a golden prefix, or its closed part is the golden prefix that ends where
-  /// `d.open_cmd`'s transactions begin and the open part is no larger than that command's.
+  /// The command of `stage` whose transactions begin at index `n` (nullptr if none does).
+  const Command* command_at(emu::Stage stage, uint64_t n) const;
+  /// Whether `d` is the golden prefix of `stage` that ends at a command boundary (or at the end).
+  bool boundary_prefix(emu::Stage stage, const emu::StageDigest& d) const;
+  /// Whether an RTL digest taken at any cycle can be consistent with the golden stream: it is a
+  /// golden prefix at a command boundary, or its closed part is the golden prefix that ends where
+  /// `d.open_cmd`'s transactions begin and the open part is no larger than that command's (which
+  /// of the command's transactions the open part holds takes the command's transactions, so the
+  /// checker settles it: TxnChecker::start_exact).
   bool digest_consistent(emu::Stage stage, const emu::StageDigest& d) const;
-  /// Where checking resumes from a consistent digest: the number of golden transactions known to
-  /// be produced (the whole prefix, or the commands before the open one) and, for a digest taken
-  /// inside a command, that command with the count and sum of its transactions already produced.
-  struct Resume {
-    uint64_t consumed = 0;
-    bool open = false;  ///< a command was partly produced (which of its transactions is unknown)
-    uint32_t open_cmd = 0;
-    uint64_t open_count = 0;
-    uint64_t open_sum = 0;
-  };
-  Resume resume_at(emu::Stage stage, const emu::StageDigest& d) const;
 
   /// Runs the golden model again and hands `visit` every transaction with its index in its
-  /// stage's stream. Re-derives what the compact form leaves out.
+  /// stage's stream. Re-derives what the summary leaves out.
   void replay(const std::function<void(const emu::StageTxn&, uint64_t index)>& visit) const;
   /// The whole golden transactions at `wanted` (stage, index) places, in the same order.
   std::vector<emu::StageTxn> materialize(
@@ -79,6 +74,8 @@ class GoldenTrace {
   std::array<std::vector<uint8_t>, isa::kNumBuffers> spads;
   std::vector<uint8_t> dram;
   std::string error;  ///< the golden model rejected the program
+
+  const run::PreparedRun& prepared() const { return *prepared_; }
 
  private:
   const run::PreparedRun* prepared_ = nullptr;

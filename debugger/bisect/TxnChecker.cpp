@@ -1,11 +1,15 @@
 #include "debugger/bisect/TxnChecker.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace bud::debugger {
 
 namespace {
 constexpr int kKeepPerStage = 64;
+/// How far ahead of the last command it fetched a fetch unit can be believed to jump: twice the
+/// host's command ring (HostDriver's 2048 entries).
+constexpr uint64_t kMaxFetchSkip = 4096;
 }
 
 const char* Divergence::kind_name(Kind kind) {
@@ -28,57 +32,171 @@ std::string Divergence::describe() const {
 
 TxnChecker::TxnChecker(const GoldenTrace& trace,
                        const std::array<uint64_t, emu::kNumStages>& consumed)
-    : trace_(trace) {
-  init(consumed);
+    : trace_(trace),
+      golden_(trace.prepared(), [this](const emu::StageTxn& x, uint64_t i) { on_golden(x, i); }) {
+  start(consumed);
 }
 
 TxnChecker::TxnChecker(const GoldenTrace& trace,
                        const std::array<emu::StageDigest, emu::kNumStages>& at)
-    : trace_(trace) {
+    : trace_(trace),
+      golden_(trace.prepared(), [this](const emu::StageTxn& x, uint64_t i) { on_golden(x, i); }) {
   std::array<uint64_t, emu::kNumStages> consumed{};
   for (int s = 0; s < emu::kNumStages; ++s) {
-    const auto r = trace.resume_at(static_cast<emu::Stage>(s), at[s]);
-    consumed[s] = r.consumed;
-    if (r.open) open_[s] = Open{true, r.open_cmd, r.open_count, r.open_sum};
+    const auto stage = static_cast<emu::Stage>(s);
+    const auto& d = at[s];
+    consumed[s] = d.count;
+    if (!trace.boundary_prefix(stage, d) && trace.digest_consistent(stage, d)) {
+      // Inside a command: its transactions so far are settled when the golden model runs it.
+      consumed[s] = d.count - d.open_count;
+      candidate_[s] = Candidate{true, d.open_cmd, d.open_count, d.open_sum, 0, 0};
+    }
   }
-  init(consumed);
+  start(consumed);
 }
 
-void TxnChecker::init(const std::array<uint64_t, emu::kNumStages>& consumed) {
+void TxnChecker::start(const std::array<uint64_t, emu::kNumStages>& consumed) {
   for (int s = 0; s < emu::kNumStages; ++s) {
-    const auto& golden = trace_.stream(static_cast<emu::Stage>(s));
-    auto& e = expect_[s];
-    e.produced.assign(golden.size(), false);
-    e.cmds.reserve(golden.commands.size());
-    for (const auto& g : golden.commands) {
-      Cmd c{g.cmd_id, g.first, g.last, 0, g.first, false};
-      const uint64_t done = std::clamp(consumed[s], g.first, g.last);
-      for (uint64_t i = g.first; i < done; ++i) e.produced[i] = true;
-      c.scan = done;
-      c.left = g.last - done;
-      c.present = c.left > 0;
-      e.cmds.push_back(c);
-    }
-    std::stable_sort(e.cmds.begin(), e.cmds.end(),
-                     [](const Cmd& a, const Cmd& b) { return a.cmd_id < b.cmd_id; });
+    const auto& stream = trace_.stream(static_cast<emu::Stage>(s));
+    auto& w = win_[s];
+    w.txns.set_capacity(std::bit_ceil(std::max<uint64_t>(stream.window_txns, 64)));
+    w.cmds.set_capacity(2 * GoldenTrace::kWindowCommands);
+    w.consumed = consumed[s];
+    // Keep the command holding transaction `consumed` whole (its first ones marked produced).
+    w.keep_from = consumed[s];
+    const auto& v = stream.commands;
+    const auto it = std::upper_bound(v.begin(), v.end(), consumed[s],
+                                     [](uint64_t i, const GoldenTrace::Command& c) { return i < c.first; });
+    if (it != v.begin() && consumed[s] < (it - 1)->last) w.keep_from = (it - 1)->first;
+    w.base = w.keep_from;
   }
   found_.reserve(static_cast<size_t>(kKeepPerStage) * emu::kNumStages);
+  // The golden model runs the commands the RTL fetched before the start.
+  const uint64_t fetched = consumed[static_cast<int>(emu::Stage::Fetch)];
+  while (golden_.next() < fetched && step_golden()) {
+  }
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    auto& k = candidate_[s];
+    // Its command did not run (the fetch stage's start is off): the open part stays unsettled.
+    if (k.active) open_[s] = Open{true, k.cmd_id, k.count, k.sum};
+    k.active = false;
+    if (open_[s].active) start_exact_ = false;
+  }
+}
+
+void TxnChecker::on_golden(const emu::StageTxn& x, uint64_t index) {
+  const int s = static_cast<int>(x.stage);
+  auto& w = win_[s];
+  if (index < w.keep_from) return;
+  if (flushing_) {
+    // finish(): a command the RTL never fetched.
+    Divergence d;
+    d.kind = Divergence::Kind::Missing;
+    d.stage = x.stage;
+    d.cycle = flush_cycle_;
+    d.cmd_id = x.cmd_id;
+    d.expected_index = index;
+    note(std::move(d));
+    return;
+  }
+  if (w.txns.empty()) w.base = index;
+  // Only an RTL with more commands unfinished than its queues hold gets here.
+  if (w.txns.full()) w.txns.set_capacity(w.txns.capacity() * 2);
+  const uint64_t h = x.hash();
+  const bool produced = index < w.consumed;
+  w.txns.push_back(Golden{h, x.addr, x.buffer, produced});
+  if (w.cmds.empty() || w.cmds.back().cmd_id != x.cmd_id) {
+    if (w.cmds.full()) w.cmds.set_capacity(w.cmds.capacity() * 2);
+    w.cmds.push_back(Cmd{x.cmd_id, index, index, 0, index, true});
+  }
+  Cmd& c = w.cmds.back();
+  c.last = index + 1;
+  if (produced)
+    c.scan = index + 1;
+  else
+    ++c.left;
+  auto& k = candidate_[s];
+  if (k.active && k.cmd_id == x.cmd_id && k.seen < k.count) {
+    ++k.seen;
+    k.seen_sum += h;
+  }
+}
+
+bool TxnChecker::step_golden() {
+  if (!golden_.step()) return false;
+  last_run_id_ = trace_.prepared().program.commands[golden_.next() - 1].cmd_id;
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    if (candidate_[s].active && last_run_id_ >= candidate_[s].cmd_id) settle(s);
+    trim(s);
+  }
+  return true;
+}
+
+void TxnChecker::settle(int stage) {
+  auto& k = candidate_[stage];
+  k.active = false;
+  Cmd* c = find(stage, k.cmd_id);
+  if (c && k.seen == k.count && k.seen_sum == k.sum) {
+    // The RTL produced the command's first transactions in golden order: an exact prefix.
+    for (uint64_t i = c->first; i < c->first + k.count; ++i) golden(stage, i).produced = true;
+    c->left -= k.count;
+    c->scan = c->first + k.count;
+    if (c->left == 0) c->present = false;
+    return;
+  }
+  open_[stage] = Open{true, k.cmd_id, k.count, k.sum};
+}
+
+void TxnChecker::advance_to(uint32_t cmd_id) {
+  if (golden_.next() > 0 && cmd_id <= last_run_id_) return;
+  const auto* c = trace_.command(emu::Stage::Fetch, cmd_id);
+  // Not a command of the program, or further ahead than a fetch unit reading the command ring
+  // can skip: the fetch is wrong, and the golden model stays where it is.
+  if (!c || c->first >= golden_.next() + kMaxFetchSkip) return;
+  while (golden_.next() <= c->first && step_golden()) {
+  }
+}
+
+void TxnChecker::drop_front(int stage) {
+  auto& w = win_[stage];
+  w.cmds.pop_front();
+  const uint64_t to = w.cmds.empty() ? w.base + w.txns.size() : w.cmds.front().first;
+  w.txns.erase_begin(static_cast<size_t>(to - w.base));
+  w.base = to;
+}
+
+void TxnChecker::trim(int stage) {
+  auto& w = win_[stage];
+  while (!w.cmds.empty()) {
+    Cmd& c = w.cmds.front();
+    if (c.present && c.left == 0 && !keep_open(stage, c.cmd_id)) c.present = false;
+    if (c.present) break;
+    drop_front(stage);
+  }
+}
+
+uint64_t TxnChecker::window_size() const {
+  uint64_t n = 0;
+  for (const auto& w : win_) n += w.txns.size();
+  return n;
 }
 
 TxnChecker::Cmd* TxnChecker::find(int stage, uint32_t cmd_id) {
-  auto& e = expect_[stage];
-  const auto it = std::lower_bound(e.cmds.begin() + static_cast<long>(e.cursor), e.cmds.end(),
-                                   cmd_id, [](const Cmd& c, uint32_t id) { return c.cmd_id < id; });
-  if (it == e.cmds.end() || it->cmd_id != cmd_id || !it->present) return nullptr;
+  auto& cmds = win_[stage].cmds;
+  const auto it = std::lower_bound(cmds.begin(), cmds.end(), cmd_id,
+                                   [](const Cmd& c, uint32_t id) { return c.cmd_id < id; });
+  if (it == cmds.end() || it->cmd_id != cmd_id || !it->present) return nullptr;
   return &*it;
 }
 
 void TxnChecker::take(int stage, Cmd& c, uint64_t idx) {
-  auto& produced = expect_[stage].produced;
-  produced[idx] = true;
+  golden(stage, idx).produced = true;
   --c.left;
-  while (c.scan < c.last && produced[c.scan]) ++c.scan;
-  if (c.left == 0 && !keep_open(stage, c.cmd_id)) c.present = false;
+  while (c.scan < c.last && golden(stage, c.scan).produced) ++c.scan;
+  if (c.left == 0 && !keep_open(stage, c.cmd_id)) {
+    c.present = false;
+    trim(stage);
+  }
 }
 
 void TxnChecker::note(Divergence d) {
@@ -91,36 +209,33 @@ void TxnChecker::note(Divergence d) {
 void TxnChecker::sweep_missing(int stage, uint32_t before_cmd, uint64_t cycle) {
   // Stages process their commands in order: once a later command produces transactions, what an
   // earlier command did not produce never will.
-  auto& e = expect_[stage];
+  auto& w = win_[stage];
   auto& open = open_[stage];
-  const auto& golden = trace_.stream(static_cast<emu::Stage>(stage));
-  for (; e.cursor < e.cmds.size() && e.cmds[e.cursor].cmd_id < before_cmd; ++e.cursor) {
-    Cmd& c = e.cmds[e.cursor];
-    if (!c.present) continue;
-    c.present = false;
-    if (open.active && c.cmd_id == open.cmd_id) {
+  while (!w.cmds.empty() && w.cmds.front().cmd_id < before_cmd) {
+    const Cmd& c = w.cmds.front();
+    if (c.present && open.active && c.cmd_id == open.cmd_id) {
       // What was not seen must be what was produced before the start.
       open.active = false;
       uint64_t sum = 0;
       for (uint64_t i = c.scan; i < c.last; ++i)
-        if (!e.produced[i]) sum += golden.hash[i];
-      if (c.left != open.count || sum != open.sum) {
-        if (!before_start_)
-          before_start_ = BeforeStart{static_cast<emu::Stage>(stage), c.cmd_id, cycle};
+        if (!golden(stage, i).produced) sum += golden(stage, i).hash;
+      if ((c.left != open.count || sum != open.sum) && !before_start_)
+        before_start_ = BeforeStart{static_cast<emu::Stage>(stage), c.cmd_id, cycle};
+    } else if (c.present) {
+      for (uint64_t i = c.scan; i < c.last; ++i) {
+        if (golden(stage, i).produced) continue;
+        Divergence d;
+        d.kind = Divergence::Kind::Missing;
+        d.stage = static_cast<emu::Stage>(stage);
+        d.cycle = cycle;
+        d.cmd_id = c.cmd_id;
+        d.expected_index = i;
+        note(std::move(d));
       }
-      continue;
     }
-    for (uint64_t i = c.scan; i < c.last; ++i) {
-      if (e.produced[i]) continue;
-      Divergence d;
-      d.kind = Divergence::Kind::Missing;
-      d.stage = static_cast<emu::Stage>(stage);
-      d.cycle = cycle;
-      d.cmd_id = c.cmd_id;
-      d.expected_index = i;
-      note(std::move(d));
-    }
+    drop_front(stage);
   }
+  trim(stage);
 }
 
 bool TxnChecker::keep_open(int stage, uint32_t cmd_id) const {
@@ -132,6 +247,20 @@ bool TxnChecker::keep_open(int stage, uint32_t cmd_id) const {
 void TxnChecker::on_txn(const emu::StageTxn& t) {
   ++checked_;
   const int s = static_cast<int>(t.stage);
+  if (t.stage == emu::Stage::Fetch) advance_to(t.cmd_id);
+  // What the RTL produced, as a divergence of `kind`.
+  auto seen = [&t](Divergence::Kind kind) {
+    Divergence d;
+    d.kind = kind;
+    d.stage = t.stage;
+    d.cycle = t.cycle;
+    d.cmd_id = t.cmd_id;
+    d.actual = t;
+    return d;
+  };
+  auto extra = [&] { note(seen(Divergence::Kind::Extra)); };
+  // A command not fetched (by the golden model's account): nothing to compare, nothing to sweep.
+  if (golden_.next() == 0 || t.cmd_id > last_run_id_) return extra();
   // The load stage may finish a command's writes after the next command started issuing, but its
   // writes are still grouped per command in order; sweeping at a later command is safe for all.
   sweep_missing(s, t.cmd_id, t.cycle);
@@ -140,37 +269,24 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
   if (t.stage == emu::Stage::Gemm) sweep_missing(static_cast<int>(emu::Stage::Post), t.cmd_id, t.cycle);
   if (t.stage == emu::Stage::Post) sweep_missing(static_cast<int>(emu::Stage::Gemm), t.cmd_id, t.cycle);
   Cmd* c = find(s, t.cmd_id);
-  if (!c) {
-    Divergence d;
-    d.kind = Divergence::Kind::Extra;
-    d.stage = t.stage;
-    d.cycle = t.cycle;
-    d.cmd_id = t.cmd_id;
-    d.actual = t;
-    note(std::move(d));
-    return;
-  }
-  const auto& golden = trace_.stream(t.stage);
-  const auto& produced = expect_[s].produced;
+  if (!c) return extra();
   // Equal hashes are equal transactions (64-bit hashes of everything but the cycle; the stage
   // digests rest on the same assumption).
   const uint64_t h = t.hash();
   for (uint64_t i = c->scan; i < c->last; ++i) {
-    if (!produced[i] && golden.hash[i] == h) {
+    const Golden& g = golden(s, i);
+    if (!g.produced && g.hash == h) {
       take(s, *c, i);
       return;
     }
   }
   // Not expected: the closest golden transaction is the one at the same address (and buffer).
-  Divergence d;
-  d.kind = Divergence::Kind::Wrong;
-  d.stage = t.stage;
-  d.cycle = t.cycle;
-  d.cmd_id = t.cmd_id;
-  d.actual = t;
+  Divergence d = seen(Divergence::Kind::Wrong);
   std::optional<uint64_t> pick;
-  for (uint64_t i = c->scan; i < c->last && !pick; ++i)
-    if (!produced[i] && golden.addr[i] == t.addr && golden.buffer[i] == t.buffer) pick = i;
+  for (uint64_t i = c->scan; i < c->last && !pick; ++i) {
+    const Golden& g = golden(s, i);
+    if (!g.produced && g.addr == t.addr && g.buffer == t.buffer) pick = i;
+  }
   // No transaction at that address: it went to the wrong place. Compare with the next one the
   // command should have produced (stages produce a command's transactions in order, up to the
   // memory system's reordering).
@@ -185,7 +301,22 @@ void TxnChecker::on_txn(const emu::StageTxn& t) {
 }
 
 void TxnChecker::finish(uint64_t cycle) {
+  const size_t from = found_.size();
   for (int s = 0; s < emu::kNumStages; ++s) sweep_missing(s, UINT32_MAX, cycle);
+  // The commands the RTL never fetched: every transaction of theirs is missing.
+  flushing_ = true;
+  flush_cycle_ = cycle;
+  while (step_golden()) {
+  }
+  flushing_ = false;
+  // Stage by stage, as a sweep of each whole stream would list them (an insertion sort: at most
+  // kKeepPerStage per stage, and it allocates nothing).
+  for (size_t i = from + 1; i < found_.size(); ++i) {
+    Divergence d = std::move(found_[i]);
+    size_t j = i;
+    for (; j > from && found_[j - 1].stage > d.stage; --j) found_[j] = std::move(found_[j - 1]);
+    found_[j] = std::move(d);
+  }
 }
 
 const std::vector<Divergence>& TxnChecker::divergences() const {

@@ -330,63 +330,69 @@ std::string GoldenNpu::exec_store(const Command& c) {
   return "";
 }
 
+void GoldenNpu::begin() { tokens_ = {}; }
+
+GoldenNpu::Step GoldenNpu::step(const std::array<uint64_t, 4>& word, size_t i, RunResult& r) {
+  const Command c = Command::decode(word);
+  auto fail = [&](const std::string& detail) {
+    r.error = "command #" + std::to_string(i) + " " + isa::opcode_name(c.raw_opcode) +
+              (c.cmd_id != i ? " (cmd_id " + std::to_string(c.cmd_id) + ")" : "") + ": " + detail;
+    r.tokens_left = tokens_;
+    return Step::Error;
+  };
+  if (!isa::is_legal_opcode(c.raw_opcode))
+    return fail("illegal opcode " + std::to_string(c.raw_opcode));
+  const bool no_engine = c.opcode == Opcode::Sync || c.opcode == Opcode::End;
+  if (no_engine && (c.pop_prev || c.pop_next || c.push_prev || c.push_next))
+    return fail("illegal token bit: " + isa::opcode_name(c.raw_opcode) + " goes to no engine");
+  if (std::string e = check_tokens(c); !e.empty()) return fail(e);
+
+  emu::StageTxn f;
+  f.stage = emu::Stage::Fetch;
+  f.size = isa::kCommandBytes;
+  f.cmd_id = c.cmd_id;
+  for (int w = 0; w < 4; ++w)
+    for (int b = 0; b < 8; ++b)
+      f.data[static_cast<size_t>(w * 8 + b)] = static_cast<uint8_t>(word[w] >> (8 * b));
+  emit(f);
+
+  if (c.pop_prev) --tokens_[c.opcode == Opcode::Store ? kComputeToStore : kLoadToCompute];
+  if (c.pop_next) --tokens_[c.opcode == Opcode::Load ? kComputeToLoad : kStoreToCompute];
+  std::string err;
+  switch (c.opcode) {
+    case Opcode::Load:
+      err = exec_load(c);
+      break;
+    case Opcode::Gemm:
+      err = exec_gemm(c, r);
+      break;
+    case Opcode::Post:
+      err = exec_post(c, r);
+      break;
+    case Opcode::Store:
+      err = exec_store(c);
+      break;
+    case Opcode::Sync:
+      break;
+    case Opcode::End:
+      r.ok = true;
+      r.executed = static_cast<uint32_t>(i + 1);
+      r.end_code = c.end_code;
+      r.tokens_left = tokens_;
+      return Step::End;
+  }
+  if (!err.empty()) return fail(err);
+  push_tokens(c);
+  if (c.opcode != Opcode::Sync) ++r.retired[static_cast<size_t>(c.raw_opcode - 1)];
+  r.executed = static_cast<uint32_t>(i + 1);
+  return Step::Next;
+}
+
 RunResult GoldenNpu::run(std::span<const std::array<uint64_t, 4>> commands) {
   RunResult r;
-  tokens_ = {};
-  for (size_t i = 0; i < commands.size(); ++i) {
-    const Command c = Command::decode(commands[i]);
-    auto fail = [&](const std::string& detail) {
-      r.error = "command #" + std::to_string(i) + " " + isa::opcode_name(c.raw_opcode) +
-                (c.cmd_id != i ? " (cmd_id " + std::to_string(c.cmd_id) + ")" : "") + ": " + detail;
-      r.tokens_left = tokens_;
-      return r;
-    };
-    if (!isa::is_legal_opcode(c.raw_opcode))
-      return fail("illegal opcode " + std::to_string(c.raw_opcode));
-    const bool no_engine = c.opcode == Opcode::Sync || c.opcode == Opcode::End;
-    if (no_engine && (c.pop_prev || c.pop_next || c.push_prev || c.push_next))
-      return fail("illegal token bit: " + isa::opcode_name(c.raw_opcode) + " goes to no engine");
-    if (std::string e = check_tokens(c); !e.empty()) return fail(e);
-
-    emu::StageTxn f;
-    f.stage = emu::Stage::Fetch;
-    f.size = isa::kCommandBytes;
-    f.cmd_id = c.cmd_id;
-    for (int w = 0; w < 4; ++w)
-      for (int b = 0; b < 8; ++b)
-        f.data[static_cast<size_t>(w * 8 + b)] = static_cast<uint8_t>(commands[i][w] >> (8 * b));
-    emit(f);
-
-    if (c.pop_prev) --tokens_[c.opcode == Opcode::Store ? kComputeToStore : kLoadToCompute];
-    if (c.pop_next) --tokens_[c.opcode == Opcode::Load ? kComputeToLoad : kStoreToCompute];
-    std::string err;
-    switch (c.opcode) {
-      case Opcode::Load:
-        err = exec_load(c);
-        break;
-      case Opcode::Gemm:
-        err = exec_gemm(c, r);
-        break;
-      case Opcode::Post:
-        err = exec_post(c, r);
-        break;
-      case Opcode::Store:
-        err = exec_store(c);
-        break;
-      case Opcode::Sync:
-        break;
-      case Opcode::End:
-        r.ok = true;
-        r.executed = static_cast<uint32_t>(i + 1);
-        r.end_code = c.end_code;
-        r.tokens_left = tokens_;
-        return r;
-    }
-    if (!err.empty()) return fail(err);
-    push_tokens(c);
-    if (c.opcode != Opcode::Sync) ++r.retired[static_cast<size_t>(c.raw_opcode - 1)];
-    r.executed = static_cast<uint32_t>(i + 1);
-  }
+  begin();
+  for (size_t i = 0; i < commands.size(); ++i)
+    if (step(commands[i], i, r) != Step::Next) return r;
   r.error = "program ended after " + std::to_string(commands.size()) + " commands without END";
   r.tokens_left = tokens_;
   return r;

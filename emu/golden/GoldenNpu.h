@@ -61,6 +61,14 @@ class GoldenNpu {
   RunResult run(std::span<const std::array<uint64_t, 4>> commands);
   /// Convenience: encodes and runs.
   RunResult run(const std::vector<isa::Command>& commands);
+
+  /// Stepped execution, for a caller that runs the model alongside something else (the
+  /// debugger's streaming golden check): begin(), then step() per command in program order
+  /// (`index` is its position, for error messages) while it returns Next. `r` accumulates what
+  /// run() would return. A legal command's step never allocates.
+  enum class Step : uint8_t { Next, End, Error };
+  void begin();
+  Step step(const std::array<uint64_t, 4>& word, size_t index, RunResult& r);
   /// Runs `count` commands read from the ring at `ring_base` in DRAM.
   RunResult run_ring(uint32_t ring_base, uint32_t count);
   /// Runs commands encoded as they sit in the ring (32 bytes each, little-endian words), read

@@ -1,6 +1,13 @@
 // The per-transaction contract of the golden-model checker (TxnChecker, which the debugger's
 // stage check runs on every transaction): checking, divergences included, never allocates or
 // frees memory (tests/AllocCount.cpp counts both in this executable).
+#include <algorithm>
+#include <bit>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
 #include "BisectTestSupport.h"
 #include "debugger/bisect/GoldenTrace.h"
 #include "debugger/bisect/TxnChecker.h"
@@ -24,13 +31,15 @@ struct Capture final : emu::TxnObserver {
 
 /// Counts allocations made while the observer it forwards to runs.
 struct Counting final : emu::TxnObserver {
-  emu::TxnObserver* inner = nullptr;
+  debugger::TxnChecker* inner = nullptr;
   uint64_t allocations = 0, calls = 0;
+  uint64_t widest = 0;  ///< most golden transactions the checker held
   void on_txn(const emu::StageTxn& t) override {
     const uint64_t before = allocations_and_frees();
     inner->on_txn(t);
     allocations += allocations_and_frees() - before;
     ++calls;
+    widest = std::max(widest, inner->window_size());
   }
 };
 
@@ -66,6 +75,18 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
         CHECK(checker.checked() == counting.calls);
         CHECK(checker.divergences().empty());
         CHECK(counting.allocations == 0);
+        // The checker holds a window of the golden streams, not the streams: at most what the
+        // trace sized it for, and far less than the run's transactions.
+        uint64_t golden_txns = 0, sized = 0;
+        for (int s = 0; s < emu::kNumStages; ++s) {
+          const auto& stream = trace.stream(static_cast<emu::Stage>(s));
+          golden_txns += stream.size();
+          sized += std::bit_ceil(std::max<uint64_t>(stream.window_txns, 64));
+        }
+        INFO("widest window " << counting.widest << " of " << golden_txns << " transactions");
+        CHECK(counting.widest > 0);
+        CHECK(counting.widest <= sized);
+        CHECK(checker.window_size() == 0);
       }
       SECTION("with wrong, extra and missing transactions") {
         Capture cap;
@@ -105,4 +126,56 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
       }
     }
   }
+}
+
+TEST_CASE("the golden-model checker's memory does not grow with the run", "[bisect][alloc]") {
+  // The conv residual block once and eight times over: the golden streams grow eightfold, the
+  // windows the checker holds do not.
+  std::ifstream in(std::string(BUD_SOURCE_DIR) + "/emu/workload/builtins/conv.textpb");
+  std::ostringstream conv;
+  conv << in.rdbuf();
+  REQUIRE(!conv.str().empty());
+  struct Measured {
+    uint64_t golden_txns = 0, widest = 0, sized = 0, allocations = 0;
+  };
+  auto measure = [&](int passes) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("bud-noalloc-" + std::to_string(getpid()) + "-" + std::to_string(passes) +
+                       ".textpb");
+    std::ofstream(path) << conv.str() << "repeat: " << passes << "\n";
+    Measured m;
+    const auto options = test::options_with(path.string());
+    auto prepared = run::prepare(options);
+    std::filesystem::remove(path);
+    REQUIRE(prepared);
+    const auto trace = debugger::GoldenTrace::build(*prepared);
+    REQUIRE(trace.error.empty());
+    for (int s = 0; s < emu::kNumStages; ++s) {
+      const auto& stream = trace.stream(static_cast<emu::Stage>(s));
+      m.golden_txns += stream.size();
+      m.sized += std::bit_ceil(std::max<uint64_t>(stream.window_txns, 64));
+    }
+    debugger::TxnChecker checker(trace, std::array<uint64_t, emu::kNumStages>{});
+    Counting counting;
+    counting.inner = &checker;
+    emu::NpuEmulator emu(options.emulator);
+    REQUIRE(run::start(*prepared, options, emu).empty());
+    emu.set_txn_observer(&counting);
+    while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
+    emu.set_txn_observer(nullptr);
+    checker.finish(emu.cycle());
+    CHECK(emu.state() == emu::RunState::Finished);
+    CHECK(checker.divergences().empty());
+    m.widest = counting.widest;
+    m.allocations = counting.allocations;
+    return m;
+  };
+  const Measured one = measure(1), eight = measure(8);
+  INFO("golden transactions " << one.golden_txns << " -> " << eight.golden_txns << ", widest window "
+                              << one.widest << " -> " << eight.widest);
+  CHECK(eight.golden_txns > 7 * one.golden_txns);
+  CHECK(eight.widest <= one.widest + one.widest / 10);  // a pass's boundary may add a few
+  CHECK(eight.widest <= eight.sized);
+  CHECK(eight.widest * 8 < eight.golden_txns);
+  CHECK(eight.allocations == 0);
 }

@@ -47,7 +47,7 @@ TEST_CASE("golden model matches the direct reference on every built-in and seed"
   for (const auto& b : workload::list_builtins())
     for (uint64_t seed : {0ull, 1ull, 77ull, 123456789ull}) {
       INFO(b.name << " seed " << seed);
-      const workload::Result<workload::Workload> w = workload::load_builtin(b.name, {seed});
+      const workload::Result<workload::Workload> w = workload::load_builtin(b.name, {seed, {}});
       REQUIRE(w.ok());
       const Outcome o = run_and_check(*w);
       INFO(o.run.error);
@@ -65,7 +65,7 @@ TEST_CASE("golden model matches the reference on lowering edge cases", "[golden]
   for (const auto& [name, text] : test::edge_workloads())
     for (uint64_t seed : {3ull, 4ull}) {
       INFO(name << " seed " << seed);
-      const workload::Result<workload::Workload> w = workload::parse_workload(text, name, {seed});
+      const workload::Result<workload::Workload> w = workload::parse_workload(text, name, {seed, {}});
       REQUIRE(w.ok());
       const Outcome o = run_and_check(*w);
       INFO(o.run.error);
