@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 // Rng.h uses unsigned __int128, which -Wpedantic flags; it is a GCC/Clang extension bud relies on.
@@ -72,6 +73,17 @@ struct Node {
   // Dense: the workload layer writes the output transposed (V^T for an attention matmul that
   // reads it as weights); the IR value keeps the untransposed fp32 meaning.
   bool transpose_out = false;
+  // Add: the last of the adds that merge attention heads (docs/import.md, "Multi-head
+  // attention"); a constant added to its output is folded into this node's bias.
+  int bias_into = -1;
+};
+
+// An ONNX tensor holding attention heads, as one IR view per head (docs/import.md,
+// "Multi-head attention").
+struct Heads {
+  std::vector<View> views;  // head h: [S, N] (a transposed view: the head's [N, S])
+  bool head_major = false;  // [H, S, N] (after the split's Transpose); false: [S, H, N]
+  int batch = 0;            // 1: a leading batch dimension of 1 ([1, H, S, N])
 };
 
 // Error naming the node.
@@ -84,6 +96,13 @@ struct NodeRef {
                  "): " + why};
   }
 };
+
+// Merged heads read by anything but the output projection.
+Error merged_misread(const NodeRef& ref, const std::string& name, const std::string& op) {
+  return ref.error("merged attention heads ('" + name +
+                   "') must be read by a constant-weight MatMul or Gemm (the output projection), "
+                   "not " + op);
+}
 
 std::string dims_string(const std::vector<int64_t>& d) {
   std::string s = "[";
@@ -307,6 +326,12 @@ class Importer {
  private:
   std::optional<Error> read_graph(const onnx::GraphProto& g);
   std::optional<Error> map_node(const onnx::NodeProto& node, int index);
+  // Multi-head attention: the split of a dense layer's output into heads, ops on heads (one node
+  // per head), and the merged heads read by a constant MatMul/Gemm.
+  std::optional<Error> split_heads(const NodeRef& ref, const View& x, const std::string& in_name,
+                                   int64_t heads, int batch, const std::string& out_name);
+  std::optional<Error> map_heads(const onnx::NodeProto& node, int index, const NodeRef& ref);
+  std::optional<Error> map_merged(const onnx::NodeProto& node, int index, const NodeRef& ref);
   std::optional<Error> quantise();
   void keep_transposes_private();
   Result<std::string> emit() const;
@@ -355,6 +380,8 @@ class Importer {
   ImportOptions opt_;
   std::map<std::string, Constant> constants_;
   std::map<std::string, View> views_;
+  std::map<std::string, Heads> heads_;                // ONNX tensors holding attention heads
+  std::map<std::string, std::vector<View>> merged_;   // heads reshaped back to [S, H * N]
   std::map<std::string, int> used_names_;
   std::map<std::string, int> uses_;  // ONNX tensor name -> number of node inputs reading it
   std::vector<Value> values_;
@@ -445,8 +472,10 @@ Result<ImportResult> Importer::run(std::string_view bytes) {
                                             ? workload::reference_of(*w, opt_.array)
                                             : workload::run_reference(wm, opt_.array);
   const auto li = w->find_layer(r.output_layer);
-  const std::vector<FloatTensor> fl = run_float(make_input(opt_.seed));
+  r.fp32_input = make_input(opt_.seed);
+  const std::vector<FloatTensor> fl = run_float(r.fp32_input);
   const FloatTensor want = view_data(fl, out);
+  r.fp32_output = want;
   const std::vector<double> got = logical(ref.layers[static_cast<size_t>(*li)]);
   double se = 0, sr = 0;
   for (size_t i = 0; i < want.size(); ++i) {
@@ -584,6 +613,13 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
         Constant{{a->t().dims().begin(), a->t().dims().end()}, std::move(*v), a->t().data_type()};
     return std::nullopt;
   }
+
+  if (heads_.count(input(0))) return map_heads(node, index, ref);
+  if (merged_.count(input(0))) return map_merged(node, index, ref);
+  if (heads_.count(input(1)))
+    return ref.error("input '" + input(1) + "' holds attention heads but input '" + input(0) +
+                     "' does not");
+  if (merged_.count(input(1))) return merged_misread(ref, input(1), op);
 
   // The first input must be an activation for every other op.
   const std::optional<View> x = view_of(input(0));
@@ -849,11 +885,12 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       // Bias add after a MatMul: fold into the producer's bias.
       const Constant* c = constant(input(1));
       Value& v = values_[static_cast<size_t>(x->value)];
-      if (c && v.producer >= 0 && uses_[input(0)] == 1 && x->mult == 1 &&
-          nodes_[static_cast<size_t>(v.producer)].kind == Kind::Dense &&
-          !nodes_[static_cast<size_t>(v.producer)].relu &&
+      const Node* pn = v.producer >= 0 ? &nodes_[static_cast<size_t>(v.producer)] : nullptr;
+      // The bias goes to the dense layer, or for merged heads to the first head's dense layer.
+      const int into = !pn ? -1 : pn->kind == Kind::Dense ? v.producer : pn->bias_into;
+      if (c && into >= 0 && uses_[input(0)] == 1 && x->mult == 1 && !pn->relu &&
           (c->v.size() == 1 || static_cast<int64_t>(c->v.size()) == xs.c)) {
-        Node& p = nodes_[static_cast<size_t>(v.producer)];
+        Node& p = nodes_[static_cast<size_t>(into)];
         for (int64_t j = 0; j < xs.c; ++j)
           p.b[static_cast<size_t>(j)] +=
               static_cast<float>(c->v[c->v.size() == 1 ? 0 : static_cast<size_t>(j)]);
@@ -994,6 +1031,16 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
         for (double d : c->v) target.push_back(static_cast<int64_t>(d));
       }
       if (x->transposed) return ref.error("reshaping a transposed view is not layout-only");
+      // [S, D] -> [S, H, D / H] (or [1, S, H, D / H]): the split into attention heads.
+      if (op == "Reshape" && xs.rank == 2 && (target.size() == 3 || target.size() == 4)) {
+        const int batch = target.size() == 4 ? 1 : 0;
+        const int64_t s_dim = target[static_cast<size_t>(batch)];
+        const int64_t h = target[static_cast<size_t>(batch + 1)];
+        const int64_t n = target[static_cast<size_t>(batch + 2)];
+        if ((batch == 0 || target[0] == 1) && (s_dim == xs.pixels() || s_dim == -1) && h > 1 &&
+            (n == -1 ? xs.c % h == 0 : h * n == xs.c))
+          return split_heads(ref, *x, input(0), h, batch, out_name);
+      }
       Shape ns = xs;
       if (xs.pixels() == 1) {
         ns = Shape{1, 1, xs.c, 2};
@@ -1039,6 +1086,236 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     return std::nullopt;
   }
   return ref.error("unsupported operator (docs/import.md lists what bud imports)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multi-head attention (docs/import.md): heads are separate IR values, one node per head.
+
+std::optional<Error> Importer::split_heads(const NodeRef& ref, const View& x,
+                                           const std::string& in_name, int64_t heads, int batch,
+                                           const std::string& out_name) {
+  const Value& v = values_[static_cast<size_t>(x.value)];
+  const int pi = v.producer;
+  // The heads are the column blocks of the projection's weights: the dense layer becomes one
+  // dense layer per head.
+  if (pi < 0 || nodes_[static_cast<size_t>(pi)].kind != Kind::Dense ||
+      nodes_[static_cast<size_t>(pi)].transpose_out || nodes_[static_cast<size_t>(pi)].relu ||
+      uses_[in_name] != 1 || x.mult != 1 || in_name == output_name_)
+    return ref.error("splitting '" + in_name + "' into " + std::to_string(heads) +
+                     " attention heads needs a dense layer (a constant-weight MatMul/Gemm) read "
+                     "only by this Reshape");
+  const Node whole = nodes_[static_cast<size_t>(pi)];
+  const Shape whole_shape = v.shape;
+  const std::optional<double> fixed = v.fixed_scale;
+  const int64_t d = whole.c_out, n = d / heads, k = whole.in.shape.c;
+  if (!whole.fixed_w_scale.empty() && whole.fixed_w_scale.size() != 1 &&
+      static_cast<int64_t>(whole.fixed_w_scale.size()) != d)
+    return ref.error("weight scales of '" + whole.name + "' are neither per tensor nor per channel");
+  Heads hd;
+  hd.batch = batch;
+  for (int64_t h = 0; h < heads; ++h) {
+    Node p = whole;
+    p.name = whole.name + "_h" + std::to_string(h);
+    for (int j = 2; used_names_.count(p.name); ++j)
+      p.name = whole.name + "_h" + std::to_string(h) + "_" + std::to_string(j);
+    used_names_[p.name] = 1;
+    p.c_out = n;
+    p.w.assign(static_cast<size_t>(k * n), 0.0f);
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        p.w[static_cast<size_t>(i * n + j)] = whole.w[static_cast<size_t>(i * d + h * n + j)];
+    p.b.assign(whole.b.begin() + h * n, whole.b.begin() + (h + 1) * n);
+    if (whole.fixed_w_scale.size() > 1)
+      p.fixed_w_scale.assign(whole.fixed_w_scale.begin() + h * n,
+                             whole.fixed_w_scale.begin() + (h + 1) * n);
+    Shape hs = whole_shape;
+    hs.c = n;
+    if (h == 0) {
+      // The first head takes the projection's place (its value keeps the index).
+      nodes_[static_cast<size_t>(pi)] = std::move(p);
+      values_[static_cast<size_t>(x.value)].shape = hs;
+      hd.views.push_back(View{x.value, hs, 1, false});
+    } else {
+      add_node(std::move(p), out_name + "#h" + std::to_string(h), hs);
+      values_.back().fixed_scale = fixed;
+      hd.views.push_back(views_[out_name + "#h" + std::to_string(h)]);
+    }
+  }
+  heads_[out_name] = std::move(hd);
+  return std::nullopt;
+}
+
+std::optional<Error> Importer::map_heads(const onnx::NodeProto& node, int index,
+                                         const NodeRef& ref) {
+  const std::string& op = node.op_type();
+  const std::string in_name = node.input(0);
+  const std::string out_name = node.output(0);
+  const Heads& in = heads_.at(in_name);
+  const int64_t nheads = static_cast<int64_t>(in.views.size());
+  if (out_name == output_name_)
+    return ref.error("the graph output holds attention heads (merge them with Transpose and "
+                     "Reshape first)");
+  if (op == "Transpose") {
+    // Perms over [S, H, N] / [H, S, N] (a leading batch of 1 stays first).
+    std::vector<int64_t> perm = attr_ints(node, "perm");
+    if (in.batch == 1) {
+      if (perm.size() != 4 || perm[0] != 0)
+        return ref.error("perm " + dims_string(perm) + " moves the batch dimension");
+      perm.erase(perm.begin());
+      for (auto& p : perm) --p;
+    }
+    Heads out = in;
+    const bool swap_sh = perm == std::vector<int64_t>{1, 0, 2};
+    bool transposed = in.views.front().transposed;
+    if (!in.head_major && swap_sh) {
+      out.head_major = true;  // [S, H, N] -> [H, S, N]
+    } else if (!in.head_major && perm == std::vector<int64_t>{1, 2, 0}) {
+      out.head_major = true;  // [S, H, N] -> [H, N, S]: each head transposed (K^T)
+      transposed = !transposed;
+    } else if (in.head_major && perm == std::vector<int64_t>{0, 2, 1}) {
+      transposed = !transposed;
+    } else if (in.head_major && swap_sh && !transposed) {
+      out.head_major = false;  // [H, S, N] -> [S, H, N], before the merge
+    } else {
+      return ref.error("perm " + dims_string(attr_ints(node, "perm")) +
+                       " of attention heads is not a head split, merge or per-head transpose");
+    }
+    for (auto& v : out.views) v.transposed = transposed;
+    heads_[out_name] = std::move(out);
+    return std::nullopt;
+  }
+  if (op == "Reshape") {
+    // [S, H, N] -> [S, H * N]: the heads merged back into one tensor.
+    const Constant* c = node.input_size() > 1 ? constant(node.input(1)) : nullptr;
+    if (!c) return ref.error("shape '" + (node.input_size() > 1 ? node.input(1) : std::string()) +
+                             "' must be a constant");
+    std::vector<int64_t> target;
+    for (double d : c->v) target.push_back(static_cast<int64_t>(d));
+    const View& v0 = in.views.front();
+    const int64_t s_rows = v0.shape.pixels(), width = nheads * v0.shape.c;
+    const bool ok = !in.head_major && !v0.transposed &&
+                    ((target.size() == 2 && (target[0] == s_rows || target[0] == -1) &&
+                      (target[1] == width || target[1] == -1)) ||
+                     (target.size() == 3 && target[0] == 1 &&
+                      (target[1] == s_rows || target[1] == -1) &&
+                      (target[2] == width || target[2] == -1)));
+    if (!ok)
+      return ref.error("reshape of attention heads to " + dims_string(target) +
+                       " is not the merge [S, H * N] of [S, H, N]");
+    merged_[out_name] = in.views;
+    return std::nullopt;
+  }
+  if (!in.head_major || in.views.front().transposed)
+    return ref.error(op + " of attention heads needs them as [H, S, N] (after the split's "
+                          "Transpose)");
+  // Any other op runs once per head, on the heads' own tensors (names "T#hN"); a second input
+  // holding heads is taken head by head.
+  const std::set<std::string> per_head = {"MatMul", "Mul", "Div", "Softmax", "Relu",
+                                          "Identity", "Dropout", "Gelu"};
+  if (!per_head.count(op))
+    return ref.error(op + " on attention heads is unsupported (docs/import.md, \"Multi-head "
+                          "attention\")");
+  Heads out;
+  out.head_major = true;
+  out.batch = in.batch;
+  for (int64_t h = 0; h < nheads; ++h) {
+    const std::string tag = "#h" + std::to_string(h);
+    onnx::NodeProto hn = node;
+    hn.set_name((node.name().empty() ? op + "_" + std::to_string(index) : node.name()) + "_h" +
+                std::to_string(h));
+    for (int i = 0; i < hn.input_size(); ++i) {
+      auto it = heads_.find(node.input(i));
+      if (it == heads_.end()) continue;
+      if (static_cast<int64_t>(it->second.views.size()) != nheads || !it->second.head_major)
+        return ref.error("inputs '" + in_name + "' and '" + node.input(i) +
+                         "' hold different heads");
+      const std::string name = node.input(i) + tag;
+      views_[name] = it->second.views[static_cast<size_t>(h)];
+      uses_[name] = uses_[node.input(i)];
+      hn.set_input(i, name);
+    }
+    hn.set_output(0, out_name + tag);
+    // The last axis of [H, S, N] ([1, H, S, N]) is the last axis of each head's [S, N].
+    for (auto& a : *hn.mutable_attribute())
+      if (a.name() == "axis" && a.i() == 2 + in.batch) a.set_i(-1);
+    if (auto e = map_node(hn, index)) return e;
+    out.views.push_back(views_.at(out_name + tag));
+  }
+  heads_[out_name] = std::move(out);
+  return std::nullopt;
+}
+
+std::optional<Error> Importer::map_merged(const onnx::NodeProto& node, int index,
+                                          const NodeRef& ref) {
+  const std::string& op = node.op_type();
+  const std::vector<View>& heads = merged_.at(node.input(0));
+  const int64_t n = heads.front().shape.c, width = n * static_cast<int64_t>(heads.size());
+  const Constant* w = node.input_size() > 1 ? constant(node.input(1)) : nullptr;
+  // The output projection over concatenated heads is the sum of each head times its block of
+  // weight rows: one dense layer per head, added up.
+  if (!(op == "MatMul" || op == "Gemm") || !w || w->dims.size() != 2)
+    return merged_misread(ref, node.input(0), op);
+  bool trans_b = false;
+  double alpha = 1;
+  if (op == "Gemm") {
+    if (attr_int(node, "transA", 0) != 0) return ref.error("transA = 1 unsupported");
+    trans_b = attr_int(node, "transB", 0) != 0;
+    alpha = attr_float(node, "alpha", 1);
+  }
+  const int64_t k = trans_b ? w->dims[1] : w->dims[0], nn = trans_b ? w->dims[0] : w->dims[1];
+  if (k != width)
+    return ref.error("B is " + dims_string(w->dims) + " but the merged heads are " +
+                     std::to_string(width) + " wide");
+  const std::string out_name = node.output(0);
+  const std::string base = node.name().empty() ? op + "_" + std::to_string(index) : node.name();
+  std::string sum;
+  int first_dense = -1;
+  for (size_t h = 0; h < heads.size(); ++h) {
+    const std::string tag = "#h" + std::to_string(h);
+    views_[node.input(0) + tag] = heads[h];
+    uses_[node.input(0) + tag] = 1;
+    // Head h's block of rows of B, as [N, nn].
+    Constant block{{n, nn}, std::vector<double>(static_cast<size_t>(n * nn)), w->data_type};
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < nn; ++j) {
+        const int64_t r = static_cast<int64_t>(h) * n + i;
+        block.v[static_cast<size_t>(i * nn + j)] =
+            alpha * w->v[static_cast<size_t>(trans_b ? j * k + r : r * nn + j)];
+      }
+    constants_[node.input(1) + tag] = std::move(block);
+    onnx::NodeProto hn;
+    hn.set_name(base + "_h" + std::to_string(h));
+    hn.set_op_type("Gemm");
+    hn.add_input(node.input(0) + tag);
+    hn.add_input(node.input(1) + tag);
+    // The bias (Gemm's C) once, on the first head's layer.
+    if (h == 0 && op == "Gemm" && node.input_size() > 2 && !node.input(2).empty()) {
+      hn.add_input(node.input(2));
+      if (const auto* beta = attr(node, "beta")) *hn.add_attribute() = *beta;
+    }
+    const std::string part = heads.size() == 1 ? out_name : out_name + tag;
+    hn.add_output(part);
+    if (auto e = map_node(hn, index)) return e;
+    if (h == 0) first_dense = values_[static_cast<size_t>(views_.at(part).value)].producer;
+    if (h == 0) {
+      sum = part;
+      continue;
+    }
+    onnx::NodeProto add;
+    add.set_name(base + "_sum" + std::to_string(h));
+    add.set_op_type("Add");
+    add.add_input(sum);
+    add.add_input(part);
+    sum = h + 1 == heads.size() ? out_name : out_name + "#sum" + std::to_string(h);
+    add.add_output(sum);
+    uses_[add.input(0)] = 1;
+    uses_[part] = 1;
+    if (auto e = map_node(add, index)) return e;
+  }
+  if (heads.size() > 1)
+    nodes_[static_cast<size_t>(values_[static_cast<size_t>(views_.at(out_name).value)].producer)]
+        .bias_into = first_dense;
+  return std::nullopt;
 }
 
 FloatTensor Importer::make_input(uint64_t seed) const {

@@ -84,6 +84,9 @@ struct ImportResult {
   std::string output_layer;              ///< the layer holding the graph output
   double output_scale = 0;               ///< its quantisation scale
   QuantError error;
+  /// The run input and the fp32 network's output on it (the ONNX shapes in NHWC order; a matrix
+  /// row by row), for checking the import against another implementation of the model.
+  std::vector<double> fp32_input, fp32_output;
   std::vector<LayerQuality> quality;  ///< every layer, in workload order
   Agreement agreement;
   /// What `quality`, `agreement` and `error` were measured at: "int8" (as imported) or

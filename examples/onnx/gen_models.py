@@ -10,12 +10,18 @@ Reduced-size production shapes, float32 with weights from a fixed numpy seed:
   transformer_tiny.onnx  one encoder block: Q/K/V projections, Q.K^T, scale, softmax, .V,
                          output projection, residual + LayerNorm, FFN with 4x expansion and GELU,
                          residual + LayerNorm (single head)
+  mha_tiny.onnx          a multi-head encoder block as frameworks export it: Q/K/V projections
+                         (MatMul + bias Add), Reshape to [S, H, dh] and Transpose into 4 heads
+                         (K transposed to [H, dh, S]), batched Q.K^T, scale (Div), softmax,
+                         batched .V, Transpose and Reshape back to [S, D], output projection,
+                         residual + LayerNorm
   qlinear_tiny.onnx      an already-quantised model: QuantizeLinear, QLinearConv,
                          DequantizeLinear, GlobalAveragePool, QLinearMatMul
   outlier_tiny.onnx      three dense layers whose middle one has a few weights 300x the rest:
                          its per-tensor int8 scale flushes the ordinary weights, so that layer
                          alone loses quality (the precision guardrail's test case)
-and, with --errors DIR, the malformed/unsupported models of tests/onnx; with --full DIR, one
+and, with --errors DIR, the malformed/unsupported models of tests/onnx (and mha_batch.onnx, the
+multi-head block with a leading batch dimension); with --full DIR, one
 full-size layer of each network for the benchmarks (tests/bench/full_layers_bench.sh; generated
 when needed, not checked in):
   resnet18_conv.onnx     ResNet-18 conv2_x: 3x3 conv 64 -> 64 at 56x56, ReLU (115.6M MACs)
@@ -25,6 +31,8 @@ when needed, not checked in):
                          (604M MACs)
   bert_attention.onnx    one BERT-base attention head: 128 tokens, Q/K/V 768 -> 64, Q.K^T,
                          scale, softmax (host), .V (21.0M MACs; the products on the NPU)
+  bert_mha.onnx          BERT-base multi-head self-attention: 128 tokens, 12 heads of 64, the
+                         mha_tiny graph at full size (327M MACs)
 
 Run with Debian's python3-onnx:  /usr/bin/python3 examples/onnx/gen_models.py examples/onnx
 """
@@ -154,6 +162,45 @@ def transformer_tiny(s=16, d=32):
     return g.model("transformer_tiny", "x", [s, d], out, [s, d])
 
 
+def mha_tiny(s=16, d=32, heads=4, name="mha_tiny", seed=4, batch=False):
+    # batch: with a leading batch dimension of 1 throughout ([1, S, D], [1, H, S, dh]), the
+    # output projection's bias an Add after it (tests/onnx/data/mha_batch.onnx)
+    g = Graph(seed)
+    dh = d // heads
+    b1 = [1] if batch else []
+    p = (lambda *perm: [0] + [i + 1 for i in perm]) if batch else (lambda *perm: list(perm))
+
+    def proj(x):  # MatMul + bias Add, as PyTorch exports nn.Linear
+        w = g.rng.standard_normal((d, d)) * np.sqrt(1.0 / d)
+        b = g.rng.standard_normal(d) * 0.05
+        y = g.node("MatMul", [x, g.const(w.astype(np.float32))], "proj")
+        return g.node("Add", [y, g.const(b.astype(np.float32), "b")], "bias")
+
+    split = g.const(np.array(b1 + [s, heads, dh], dtype=np.int64), "shape")
+    q = g.node("Transpose", [g.node("Reshape", [proj("x"), split], "split")], "heads", perm=p(1, 0, 2))
+    k = g.node("Transpose", [g.node("Reshape", [proj("x"), split], "split")], "heads_t", perm=p(1, 2, 0))
+    v = g.node("Transpose", [g.node("Reshape", [proj("x"), split], "split")], "heads", perm=p(1, 0, 2))
+    scores = g.node("MatMul", [q, k], "qk")                      # [H, S, S]
+    scores = g.node("Div", [scores, g.const(np.float32(np.sqrt(dh)), "sqrt_dh")], "scaled")
+    pr = g.node("Softmax", [scores], "softmax", axis=3 if batch else -1)
+    a = g.node("MatMul", [pr, v], "av")                          # [H, S, dh]
+    a = g.node("Transpose", [a], "merge", perm=p(1, 0, 2))       # [S, H, dh]
+    a = g.node("Reshape", [a, g.const(np.array(b1 + [s, d], dtype=np.int64), "shape")], "merged")
+    o = proj(a)
+    if batch:
+        return g.model(name, "x", [1, s, d], o, [1, s, d])
+    x1 = g.node("Add", ["x", o], "res")
+    out = g.node("LayerNormalization",
+                 [x1, g.const((1 + 0.1 * g.rng.standard_normal(d)).astype(np.float32), "gamma"),
+                  g.const((0.1 * g.rng.standard_normal(d)).astype(np.float32), "beta")],
+                 "ln", axis=-1, epsilon=1e-5)
+    return g.model(name, "x", [s, d], out, [s, d])
+
+
+def bert_mha():
+    return mha_tiny(128, 768, 12, "bert_mha", 12)
+
+
 def qlinear_tiny():
     g = Graph(5)
     f = lambda v: g.const(np.float32(v), "s")
@@ -236,6 +283,23 @@ def error_models():
     y = g.conv("x", 3, 8, 3)
     g.nodes[-1].attribute[2].CopyFrom(helper.make_attribute("pads", [1, 1, 0, 0]))
     out.append(("asym_pads.onnx", g.model("asym_pads", "x", [1, 3, 8, 8], y, [1, 8, 7, 7])))
+    # Heads split straight from the graph input: no projection to split.
+    g = Graph(1)
+    y = g.node("Reshape", ["x", g.const(np.array([16, 4, 8], dtype=np.int64), "shape")], "split")
+    y = g.node("Transpose", [y], "heads", perm=[1, 0, 2])
+    out.append(("mha_batch.onnx", mha_tiny(name="mha_batch", batch=True)))
+    out.append(("heads_of_input.onnx", g.model("heads_of_input", "x", [16, 32], y, [4, 16, 8])))
+    # Heads merged back and added to the input, with no output projection to read them.
+    g = Graph(1)
+    y = g.node("Reshape", [g.gemm("x", 32, 32), g.const(np.array([16, 4, 8], dtype=np.int64),
+                                                        "shape")], "split")
+    y = g.node("Transpose", [y], "heads", perm=[1, 0, 2])
+    y = g.node("Softmax", [y], "softmax", axis=-1)
+    y = g.node("Transpose", [y], "merge", perm=[1, 0, 2])
+    y = g.node("Reshape", [y, g.const(np.array([16, 32], dtype=np.int64), "shape")], "merged")
+    y = g.node("Add", ["x", y], "res")
+    out.append(("merged_heads_added.onnx",
+                g.model("merged_heads_added", "x", [16, 32], y, [16, 32])))
     return out
 
 
@@ -243,12 +307,13 @@ def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     for name, fn in [("resnet_tiny", resnet_tiny), ("mobilenet_tiny", mobilenet_tiny),
                      ("transformer_tiny", transformer_tiny), ("qlinear_tiny", qlinear_tiny),
-                     ("outlier_tiny", outlier_tiny)]:
+                     ("outlier_tiny", outlier_tiny), ("mha_tiny", mha_tiny)]:
         onnx.save(fn(), f"{out_dir}/{name}.onnx")
     if "--full" in sys.argv:
         full_dir = sys.argv[sys.argv.index("--full") + 1]
         for name, fn in [("resnet18_conv", resnet18_conv), ("mobilenetv2_dw", mobilenetv2_dw),
-                         ("bert_ffn", bert_ffn), ("bert_attention", bert_attention)]:
+                         ("bert_ffn", bert_ffn), ("bert_attention", bert_attention),
+                         ("bert_mha", bert_mha)]:
             onnx.save(fn(), f"{full_dir}/{name}.onnx")
     if "--errors" in sys.argv:
         err_dir = sys.argv[sys.argv.index("--errors") + 1]

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Attention on the NPU (issue 15, docs/performance.md "Attention on the NPU"): each model imported
+# Attention on the NPU (issue 15, docs/performance.md "Attention on the NPU"): each model (single
+# head: transformer_tiny, bert_attention; multi-head: mha_tiny, bert_mha) imported
 # with its activation x activation MatMuls on the NPU (the default) and on the host
 # (`--host-attention`), side by side in one run, both checked bit-exactly on the RTL: NPU cycles,
 # host-charged cycles, end-to-end cycles (NPU + host), the host's share, commands and host layers,
@@ -33,7 +34,8 @@ PY
 
 echo "| model | attention on | NPU cycles | host cycles | end-to-end | host share | commands | host layers | top-1 vs fp32 |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for m in "$root/examples/onnx/transformer_tiny.onnx" "$tmp/bert_attention.onnx"; do
+for m in "$root/examples/onnx/transformer_tiny.onnx" "$root/examples/onnx/mha_tiny.onnx" \
+  "$tmp/bert_attention.onnx" "$tmp/bert_mha.onnx"; do
   name=$(basename "$m" .onnx)
   for mode in host npu; do
     read -r npu host total share cmds hosts top1 <<<"$(figures "$m" "$([[ $mode == host ]] && echo --host-attention)")"

@@ -2,9 +2,14 @@
 // model against the direct reference, quantisation error against fp32, error cases, and the
 // textpb round trip.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+
+#include <onnx/onnx_pb.h>
 
 #include "emu/golden/Checker.h"
 #include "emu/golden/GoldenNpu.h"
@@ -164,9 +169,132 @@ TEST_CASE("ONNX ops map to workload layers", "[onnx][mapping]") {
   }
 }
 
+TEST_CASE("multi-head attention: heads split from the projections, per head on the NPU, merged "
+          "by the output projection", "[onnx][mapping][mha]") {
+  const onnx_import::ImportResult r = imported("mha_tiny");
+  const Workload w = loaded(r, "mha");
+  // 4 heads of 8: Q, K and V projections split per head, Q.K^T and P.V per head on the NPU,
+  // softmax per head on the host, the output projection as a dense layer per head added up.
+  CHECK(kinds(w) ==
+        "dense dense dense dense dense dense dense dense dense dense dense dense "
+        "matmul matmul matmul matmul softmax softmax softmax softmax matmul matmul matmul matmul "
+        "dense dense add dense add dense add add layer_norm");
+  for (int h = 0; h < 4; ++h) {
+    INFO("head " << h);
+    const Layer& q = w.layers[static_cast<size_t>(h)];
+    CHECK(q.out_shape == Shape{16, 1, 8, 2});
+    CHECK(w.layers[static_cast<size_t>(8 + h)].transpose_output);  // V^T
+    const Layer& qk = w.layers[static_cast<size_t>(12 + h)];
+    CHECK(qk.input == h);
+    CHECK(qk.other == 4 + h);  // K of the same head
+    CHECK(qk.out_shape == Shape{16, 1, 16, 2});
+    const Layer& av = w.layers[static_cast<size_t>(20 + h)];
+    CHECK(av.input == 16 + h);  // the head's softmax
+    CHECK(av.other == 8 + h);
+    CHECK(av.out_shape == Shape{16, 1, 8, 2});
+  }
+  CHECK(r.host_layers.size() == 5);
+
+  // The fp32 network the import built equals the model computed straight from its ONNX
+  // initializers (whole projections, heads as column blocks, concatenation): the split and the
+  // merge keep the model's meaning.
+  onnx::ModelProto m;
+  {
+    std::ifstream in(model_path("mha_tiny"), std::ios::binary);
+    REQUIRE(m.ParseFromIstream(&in));
+  }
+  std::map<std::string, std::vector<double>> init;
+  for (const auto& t : m.graph().initializer()) {
+    std::vector<double> v;
+    if (t.data_type() == onnx::TensorProto::FLOAT) {
+      std::vector<float> f(t.raw_data().size() / 4);
+      std::memcpy(f.data(), t.raw_data().data(), f.size() * 4);
+      v.assign(f.begin(), f.end());
+    }
+    init[t.name()] = v;
+  }
+  std::vector<std::vector<double>> weights, biases;
+  std::vector<double> gamma, beta;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() == "MatMul" && init.count(n.input(1))) weights.push_back(init[n.input(1)]);
+    if (n.op_type() == "Add" && init.count(n.input(1))) biases.push_back(init[n.input(1)]);
+    if (n.op_type() == "LayerNormalization") {
+      gamma = init[n.input(1)];
+      beta = init[n.input(2)];
+    }
+  }
+  REQUIRE(weights.size() == 4);
+  REQUIRE(biases.size() == 4);
+  constexpr int S = 16, D = 32, H = 4, N = 8;
+  const std::vector<double>& x = r.fp32_input;
+  REQUIRE(x.size() == size_t{S * D});
+  auto linear = [&](const std::vector<double>& a, int which) {
+    std::vector<double> y(S * D);
+    for (int i = 0; i < S; ++i)
+      for (int j = 0; j < D; ++j) {
+        double acc = biases[which][j];
+        for (int k = 0; k < D; ++k) acc += a[i * D + k] * weights[which][k * D + j];
+        y[i * D + j] = acc;
+      }
+    return y;
+  };
+  const auto q = linear(x, 0), k = linear(x, 1), v = linear(x, 2);
+  std::vector<double> concat(S * D);
+  for (int h = 0; h < H; ++h)
+    for (int i = 0; i < S; ++i) {
+      std::vector<double> p(S);
+      double top = -1e300, sum = 0;
+      for (int j = 0; j < S; ++j) {
+        double dot = 0;
+        for (int c = 0; c < N; ++c) dot += q[i * D + h * N + c] * k[j * D + h * N + c];
+        p[j] = dot / std::sqrt(double{N});
+        top = std::max(top, p[j]);
+      }
+      for (double& e : p) sum += (e = std::exp(e - top));
+      for (int c = 0; c < N; ++c) {
+        double acc = 0;
+        for (int j = 0; j < S; ++j) acc += p[j] / sum * v[j * D + h * N + c];
+        concat[i * D + h * N + c] = acc;
+      }
+    }
+  const auto o = linear(concat, 3);
+  REQUIRE(r.fp32_output.size() == size_t{S * D});
+  double worst = 0;
+  for (int i = 0; i < S; ++i) {
+    double mean = 0, var = 0;
+    for (int j = 0; j < D; ++j) mean += (x[i * D + j] + o[i * D + j]) / D;
+    for (int j = 0; j < D; ++j) var += std::pow(x[i * D + j] + o[i * D + j] - mean, 2) / D;
+    for (int j = 0; j < D; ++j) {
+      const double want =
+          (x[i * D + j] + o[i * D + j] - mean) / std::sqrt(var + 1e-5) * gamma[j] + beta[j];
+      worst = std::max(worst, std::abs(want - r.fp32_output[static_cast<size_t>(i * D + j)]));
+    }
+  }
+  INFO("largest difference " << worst);
+  CHECK(worst < 1e-5);
+  CHECK(r.agreement.top1 > 0.9);
+
+  // With --host-attention the products go to the host per head; the split and merge stay.
+  onnx_import::ImportOptions o2;
+  o2.host_attention = true;
+  const auto host = onnx_import::import_file(model_path("mha_tiny"), o2);
+  REQUIRE(host.ok());
+  CHECK(host->host_layers.size() == 13);
+
+  // With a leading batch dimension of 1 throughout and the output bias as an Add after the
+  // projection (folded into its first head's layer): same layers but the bias's own.
+  const auto batch = onnx_import::import_file(data_path("mha_batch.onnx"));
+  INFO(batch.error());
+  REQUIRE(batch.ok());
+  const Workload bw = loaded(*batch, "mha_batch");
+  CHECK(bw.layers.size() == 31);  // no residual add, no layer norm
+  CHECK(golden_check(bw).ok());
+}
+
 TEST_CASE("imported models run bit-exactly on the golden model against the direct reference",
           "[onnx][models]") {
-  for (const char* name : {"resnet_tiny", "mobilenet_tiny", "transformer_tiny", "qlinear_tiny"}) {
+  for (const char* name :
+       {"resnet_tiny", "mobilenet_tiny", "transformer_tiny", "mha_tiny", "qlinear_tiny"}) {
     for (const bool per_channel : {false, true}) {
       INFO(name << (per_channel ? " per channel" : ""));
       onnx_import::ImportOptions io;
@@ -222,6 +350,15 @@ TEST_CASE("bad ONNX input gives one error naming the file, node, op and reason",
         dir +
             "asym_pads.onnx: node 'conv3' (#0, Conv): pads [1, 1, 0, 0] must be symmetric, in "
             "[0, 255]");
+  CHECK(error_of("heads_of_input.onnx") ==
+        dir +
+            "heads_of_input.onnx: node 'split2' (#0, Reshape): splitting 'x' into 4 attention "
+            "heads needs a dense layer (a constant-weight MatMul/Gemm) read only by this Reshape");
+  CHECK(error_of("merged_heads_added.onnx") ==
+        dir +
+            "merged_heads_added.onnx: node 'res11' (#6, Add): merged attention heads "
+            "('merged10') must be read by a constant-weight MatMul or Gemm (the output "
+            "projection), not Add");
   CHECK(error_of("dynamic_shape.onnx") ==
         dir +
             "dynamic_shape.onnx: graph input 'x': dynamic dimension 0 'N' (bud needs static "
