@@ -67,7 +67,8 @@ def model_macs(path):
 def main():
     bud = sys.argv[1]
     models = sys.argv[2:] or [f"examples/onnx/{m}.onnx" for m in
-                              ("resnet_tiny", "mobilenet_tiny", "transformer_tiny", "qlinear_tiny")]
+                              ("resnet_tiny", "mobilenet_tiny", "transformer_tiny", "mha_tiny",
+                               "qlinear_tiny")]
     print("| model | layers (host) | commands | NPU cycles | host cycles (share) | MAC util (RTL) "
           "| % of peak (model MACs) | quant. error (rel. RMS) |")
     print("|---|---|---|---|---|---|---|---|")
