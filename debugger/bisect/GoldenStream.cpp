@@ -7,9 +7,8 @@ namespace bud::debugger {
 GoldenStream::GoldenStream(const run::PreparedRun& p, Sink sink)
     : prepared_(p), npu_(p.program.dram_bytes, p.program.array), sink_(std::move(sink)) {
   for (const auto& r : p.program.dram_init) npu_.write_dram(r.addr, r.bytes);
-  npu_.set_observer([this](const emu::StageTxn& t) {
-    sink_(t, index_[static_cast<size_t>(t.stage)]++);
-  });
+  npu_.set_observer(
+      [this](const emu::StageTxn& t) { sink_(t, index_[static_cast<size_t>(t.stage)]++); });
   npu_.begin();
 }
 
@@ -18,8 +17,8 @@ bool GoldenStream::step() {
   const auto& commands = prepared_.program.commands;
   if (next_ >= commands.size()) {
     ended_ = true;
-    result_.error = "program ended after " + std::to_string(commands.size()) +
-                    " commands without END";
+    result_.error =
+        "program ended after " + std::to_string(commands.size()) + " commands without END";
     return false;
   }
   const auto outcome = npu_.step(commands[next_].encode(), next_, result_);

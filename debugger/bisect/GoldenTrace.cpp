@@ -1,6 +1,8 @@
 #include "debugger/bisect/GoldenTrace.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "debugger/bisect/GoldenStream.h"
 

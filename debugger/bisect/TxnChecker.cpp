@@ -65,8 +65,9 @@ void TxnChecker::start(const std::array<uint64_t, emu::kNumStages>& consumed) {
     // Keep the command holding transaction `consumed` whole (its first ones marked produced).
     w.keep_from = consumed[s];
     const auto& v = stream.commands;
-    const auto it = std::upper_bound(v.begin(), v.end(), consumed[s],
-                                     [](uint64_t i, const GoldenTrace::Command& c) { return i < c.first; });
+    const auto it =
+        std::upper_bound(v.begin(), v.end(), consumed[s],
+                         [](uint64_t i, const GoldenTrace::Command& c) { return i < c.first; });
     if (it != v.begin() && consumed[s] < (it - 1)->last) w.keep_from = (it - 1)->first;
     w.base = w.keep_from;
   }

@@ -1110,7 +1110,8 @@ std::optional<Error> Importer::split_heads(const NodeRef& ref, const View& x,
   const int64_t d = whole.c_out, n = d / heads, k = whole.in.shape.c;
   if (!whole.fixed_w_scale.empty() && whole.fixed_w_scale.size() != 1 &&
       static_cast<int64_t>(whole.fixed_w_scale.size()) != d)
-    return ref.error("weight scales of '" + whole.name + "' are neither per tensor nor per channel");
+    return ref.error("weight scales of '" + whole.name +
+                     "' are neither per tensor nor per channel");
   Heads hd;
   hd.batch = batch;
   for (int64_t h = 0; h < heads; ++h) {

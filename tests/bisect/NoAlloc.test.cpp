@@ -29,6 +29,18 @@ struct Capture final : emu::TxnObserver {
   }
 };
 
+/// Runs `prepared` to its end on the RTL with `observer` watching; returns the final cycle.
+uint64_t run_watched(const run::PreparedRun& prepared, const run::RunOptions& options,
+                     emu::TxnObserver& observer) {
+  emu::NpuEmulator emu(options.emulator);
+  REQUIRE(run::start(prepared, options, emu).empty());
+  emu.set_txn_observer(&observer);
+  while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
+  emu.set_txn_observer(nullptr);
+  CHECK(emu.state() == emu::RunState::Finished);
+  return emu.cycle();
+}
+
 /// Counts allocations made while the observer it forwards to runs.
 struct Counting final : emu::TxnObserver {
   debugger::TxnChecker* inner = nullptr;
@@ -41,6 +53,24 @@ struct Counting final : emu::TxnObserver {
     ++calls;
     widest = std::max(widest, inner->window_size());
   }
+};
+
+/// Options running the conv residual block `passes` times (a workload file written for the call,
+/// removed by the caller's `prepare`).
+struct ConvRepeated {
+  std::filesystem::path path;
+  run::RunOptions options;
+  explicit ConvRepeated(int passes) {
+    std::ifstream in(std::string(BUD_SOURCE_DIR) + "/emu/workload/builtins/conv.textpb");
+    std::ostringstream conv;
+    conv << in.rdbuf();
+    REQUIRE(!conv.str().empty());
+    path = std::filesystem::temp_directory_path() /
+           ("bud-noalloc-" + std::to_string(getpid()) + "-" + std::to_string(passes) + ".textpb");
+    std::ofstream(path) << conv.str() << "repeat: " << passes << "\n";
+    options = test::options_with(path.string());
+  }
+  ~ConvRepeated() { std::filesystem::remove(path); }
 };
 
 }  // namespace
@@ -91,11 +121,7 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
       SECTION("with wrong, extra and missing transactions") {
         Capture cap;
         cap.txns.reserve(1u << 20);
-        emu::NpuEmulator emu(options.emulator);
-        REQUIRE(run::start(*prepared, options, emu).empty());
-        emu.set_txn_observer(&cap);
-        while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
-        emu.set_txn_observer(nullptr);
+        const uint64_t end = run_watched(*prepared, options, cap);
         REQUIRE(cap.txns.size() > 200);
         REQUIRE(cap.txns.size() < cap.txns.capacity());
         // Corrupt every 37th transaction's data, drop every 29th, repeat every 41st and send one
@@ -115,7 +141,7 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
         debugger::TxnChecker checker(trace, std::array<uint64_t, emu::kNumStages>{});
         const uint64_t start = allocations_and_frees();
         for (const auto& t : stream) checker.on_txn(t);
-        checker.finish(emu.cycle());
+        checker.finish(end);
         const uint64_t allocated = allocations_and_frees() - start;
         CHECK(allocated == 0);
         std::array<int, 3> kinds{};
@@ -131,22 +157,14 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
 TEST_CASE("the golden-model checker's memory does not grow with the run", "[bisect][alloc]") {
   // The conv residual block once and eight times over: the golden streams grow eightfold, the
   // windows the checker holds do not.
-  std::ifstream in(std::string(BUD_SOURCE_DIR) + "/emu/workload/builtins/conv.textpb");
-  std::ostringstream conv;
-  conv << in.rdbuf();
-  REQUIRE(!conv.str().empty());
   struct Measured {
     uint64_t golden_txns = 0, widest = 0, sized = 0, allocations = 0;
   };
   auto measure = [&](int passes) {
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("bud-noalloc-" + std::to_string(getpid()) + "-" + std::to_string(passes) +
-                       ".textpb");
-    std::ofstream(path) << conv.str() << "repeat: " << passes << "\n";
+    const ConvRepeated conv(passes);
+    const auto& options = conv.options;
     Measured m;
-    const auto options = test::options_with(path.string());
     auto prepared = run::prepare(options);
-    std::filesystem::remove(path);
     REQUIRE(prepared);
     const auto trace = debugger::GoldenTrace::build(*prepared);
     REQUIRE(trace.error.empty());
@@ -171,11 +189,65 @@ TEST_CASE("the golden-model checker's memory does not grow with the run", "[bise
     return m;
   };
   const Measured one = measure(1), eight = measure(8);
-  INFO("golden transactions " << one.golden_txns << " -> " << eight.golden_txns << ", widest window "
-                              << one.widest << " -> " << eight.widest);
+  INFO("golden transactions " << one.golden_txns << " -> " << eight.golden_txns
+                              << ", widest window " << one.widest << " -> " << eight.widest);
   CHECK(eight.golden_txns > 7 * one.golden_txns);
   CHECK(eight.widest <= one.widest + one.widest / 10);  // a pass's boundary may add a few
   CHECK(eight.widest <= eight.sized);
   CHECK(eight.widest * 8 < eight.golden_txns);
   CHECK(eight.allocations == 0);
+}
+
+TEST_CASE("a stage that produces nothing makes its window grow, and all of it is missing",
+          "[bisect][window]") {
+  // Only the fetch stage's transactions reach the checker: the other stages' windows fill with
+  // every fetched command's golden transactions (four passes of conv: beyond what they were
+  // sized for) and at the end each stage reports its transactions missing (64 kept per stage),
+  // fetch nothing.
+  const ConvRepeated conv(4);
+  const auto& options = conv.options;
+  auto prepared = run::prepare(options);
+  REQUIRE(prepared);
+  const auto trace = debugger::GoldenTrace::build(*prepared);
+  REQUIRE(trace.error.empty());
+  Capture cap;
+  cap.txns.reserve(1u << 20);
+  const uint64_t end = run_watched(*prepared, options, cap);
+  REQUIRE(cap.txns.size() < cap.txns.capacity());
+  debugger::TxnChecker checker(trace, std::array<uint64_t, emu::kNumStages>{});
+  uint64_t widest = 0;
+  for (const auto& t : cap.txns)
+    if (t.stage == emu::Stage::Fetch) {
+      checker.on_txn(t);
+      widest = std::max(widest, checker.window_size());
+    }
+  uint64_t golden_txns = 0;
+  for (int s = 1; s < emu::kNumStages; ++s)
+    golden_txns += trace.stream(static_cast<emu::Stage>(s)).size();
+  CHECK(widest == golden_txns);  // everything but fetch, still expected
+  uint64_t sized = 0;
+  for (int s = 1; s < emu::kNumStages; ++s)
+    sized +=
+        std::bit_ceil(std::max<uint64_t>(trace.stream(static_cast<emu::Stage>(s)).window_txns, 64));
+  CHECK(widest > sized);  // the windows grew
+  checker.finish(end);
+  std::array<uint64_t, emu::kNumStages> missing{};
+  for (const auto& d : checker.divergences()) {
+    CHECK(d.kind == debugger::Divergence::Kind::Missing);
+    REQUIRE(d.expected);
+    CHECK(d.expected->stage == d.stage);
+    ++missing[static_cast<int>(d.stage)];
+  }
+  CHECK(missing[0] == 0);
+  for (int s = 1; s < emu::kNumStages; ++s) {
+    INFO("stage " << s);
+    CHECK(missing[s] == std::min<uint64_t>(64, trace.stream(static_cast<emu::Stage>(s)).size()));
+  }
+  // Listed stage by stage, in stream order within a stage.
+  for (size_t i = 1; i < checker.divergences().size(); ++i) {
+    const auto& a = checker.divergences()[i - 1];
+    const auto& b = checker.divergences()[i];
+    CHECK((a.stage < b.stage || (a.stage == b.stage && *a.expected_index < *b.expected_index)));
+  }
+  CHECK(checker.window_size() == 0);
 }
