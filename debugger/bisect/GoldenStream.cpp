@@ -12,6 +12,23 @@ GoldenStream::GoldenStream(const run::PreparedRun& p, Sink sink)
   npu_.begin();
 }
 
+GoldenStream::Snapshot GoldenStream::snapshot() const {
+  Snapshot s;
+  npu_.save(s.npu);
+  s.result = result_;
+  s.index = index_;
+  s.next = next_;
+  return s;
+}
+
+void GoldenStream::restore(const Snapshot& s) {
+  npu_.restore(s.npu);
+  result_ = s.result;
+  index_ = s.index;
+  next_ = s.next;
+  ended_ = false;
+}
+
 bool GoldenStream::step() {
   if (ended_) return false;
   const auto& commands = prepared_.program.commands;

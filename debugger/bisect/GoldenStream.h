@@ -32,6 +32,19 @@ class GoldenStream {
     while (step()) {
     }
   }
+  /// The stream between two commands, to continue from there in another stream of the same
+  /// program (the golden trace keeps a few, so a checker need not start from reset).
+  struct Snapshot {
+    golden::GoldenNpu::State npu;
+    golden::RunResult result;
+    std::array<uint64_t, emu::kNumStages> index{};
+    size_t next = 0;
+    uint64_t bytes() const { return npu.bytes(); }
+  };
+  Snapshot snapshot() const;
+  /// Continues from `s`, taken from a stream of the same prepared run that was at least as far.
+  void restore(const Snapshot& s);
+
   /// Program index of the next command (the number executed so far).
   size_t next() const { return next_; }
   bool ended() const { return ended_; }

@@ -8,7 +8,7 @@
 
 namespace bud::debugger {
 
-GoldenTrace GoldenTrace::build(const run::PreparedRun& p) {
+GoldenTrace GoldenTrace::build(const run::PreparedRun& p, const GoldenTraceOptions& options) {
   GoldenTrace t;
   t.prepared_ = &p;
   std::optional<uint32_t> last_id;  // of the previous command (fetch transactions)
@@ -26,7 +26,32 @@ GoldenTrace GoldenTrace::build(const run::PreparedRun& p) {
     s.commands.back().last = index + 1;
     s.total.add(x);
   });
-  golden.run_to_end();
+  // Snapshots every `interval` commands, thinned to the budget.
+  constexpr size_t kSnapshots = 16, kMinInterval = 4096;
+  size_t interval = options.snapshot_interval;
+  if (interval == 0)
+    interval = std::max(kMinInterval, (p.program.commands.size() + kSnapshots - 1) / kSnapshots);
+  uint64_t held = 0;
+  while (true) {
+    const size_t at = golden.next();
+    if (at > 0 && interval != SIZE_MAX && at % interval == 0 && !golden.ended()) {
+      t.snapshots_.push_back(golden.snapshot());
+      held += t.snapshots_.back().bytes();
+      while (held > options.snapshot_budget && !t.snapshots_.empty()) {
+        // Keep the ones at multiples of twice the interval.
+        interval = interval > SIZE_MAX / 2 ? SIZE_MAX : interval * 2;
+        std::vector<GoldenStream::Snapshot> kept;
+        held = 0;
+        for (auto& s : t.snapshots_)
+          if (interval != SIZE_MAX && s.next % interval == 0) {
+            held += s.bytes();
+            kept.push_back(std::move(s));
+          }
+        t.snapshots_ = std::move(kept);
+      }
+    }
+    if (!golden.step()) break;
+  }
   if (!golden.result().ok && t.error.empty()) t.error = golden.result().error;
   for (auto& s : t.streams_) {
     s.commands.shrink_to_fit();
@@ -45,6 +70,13 @@ GoldenTrace GoldenTrace::build(const run::PreparedRun& p) {
   }
   t.dram.assign(golden.npu().dram().begin(), golden.npu().dram().end());
   return t;
+}
+
+const GoldenStream::Snapshot* GoldenTrace::snapshot_at_or_before(size_t command) const {
+  const auto it = std::upper_bound(
+      snapshots_.begin(), snapshots_.end(), command,
+      [](size_t c, const GoldenStream::Snapshot& s) { return c < s.next; });
+  return it == snapshots_.begin() ? nullptr : &*(it - 1);
 }
 
 const GoldenTrace::Command* GoldenTrace::command(emu::Stage stage, uint32_t cmd_id) const {

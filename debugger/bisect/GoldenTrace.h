@@ -5,9 +5,11 @@
 // golden model again alongside (GoldenStream), so the trace grows with the program's commands and
 // not with the run's cycles.
 //
-// Memory: 32 bytes per command and stage that produces transactions (about 50 bytes per
+// Memory: 32 bytes per command and stage that produces transactions (about 75 bytes per
 // command), where a hash, an address and a buffer per transaction took ~4 bytes per simulated
-// cycle (docs/debugger.md, "Golden check").
+// cycle, plus up to 16 golden snapshots (the DRAM written so far and the scratchpads) within a
+// budget (64 MiB by default), so a checker starting mid-run need not run the golden model from
+// reset (docs/bisect.md, "The stage ladder").
 #pragma once
 
 #include <array>
@@ -17,11 +19,21 @@
 #include <string>
 #include <vector>
 
+#include "debugger/bisect/GoldenStream.h"
 #include "emu/core/StageTxn.h"
 #include "emu/isa/Isa.h"
 #include "emu/run/RunJob.h"
 
 namespace bud::debugger {
+
+/// How GoldenTrace::build keeps golden snapshots (docs/bisect.md, "The stage ladder").
+struct GoldenTraceOptions {
+  /// Commands between snapshots: 0 picks max(4096, commands / 16); SIZE_MAX takes none.
+  size_t snapshot_interval = 0;
+  /// Most bytes the snapshots may hold; beyond it every other one is dropped and the interval
+  /// doubles.
+  uint64_t snapshot_budget = 64ull << 20;
+};
 
 class GoldenTrace {
  public:
@@ -46,11 +58,17 @@ class GoldenTrace {
 
   /// Builds the trace of a prepared run (runs the golden model once). `prepared` must outlive
   /// the trace: `materialize` runs its program again.
-  static GoldenTrace build(const run::PreparedRun& prepared);
+  static GoldenTrace build(const run::PreparedRun& prepared,
+                           const GoldenTraceOptions& options = {});
 
   const Stream& stream(emu::Stage s) const { return streams_[static_cast<int>(s)]; }
   /// The command `cmd_id` of stage `s`, or nullptr if it produces nothing there.
   const Command* command(emu::Stage s, uint32_t cmd_id) const;
+
+  /// The latest golden snapshot taken before program command `command` (nullptr: none, start
+  /// from reset). A checker starting mid-run continues from it instead of from reset.
+  const GoldenStream::Snapshot* snapshot_at_or_before(size_t command) const;
+  const std::vector<GoldenStream::Snapshot>& snapshots() const { return snapshots_; }
 
   /// The command of `stage` whose transactions begin at index `n` (nullptr if none does).
   const Command* command_at(emu::Stage stage, uint64_t n) const;
@@ -80,6 +98,7 @@ class GoldenTrace {
  private:
   const run::PreparedRun* prepared_ = nullptr;
   std::array<Stream, emu::kNumStages> streams_;
+  std::vector<GoldenStream::Snapshot> snapshots_;  ///< ascending `next`
 };
 
 }  // namespace bud::debugger

@@ -72,8 +72,23 @@ void TxnChecker::start(const std::array<uint64_t, emu::kNumStages>& consumed) {
     w.base = w.keep_from;
   }
   found_.reserve(static_cast<size_t>(kKeepPerStage) * emu::kNumStages);
-  // The golden model runs the commands the RTL fetched before the start.
+  // The golden model runs the commands the RTL fetched before the start, from the latest golden
+  // snapshot before the first command any stage still needs (from reset if there is none).
   const uint64_t fetched = consumed[static_cast<int>(emu::Stage::Fetch)];
+  uint64_t need = fetched;
+  for (int s = 0; s < emu::kNumStages; ++s) {
+    const auto& v = trace_.stream(static_cast<emu::Stage>(s)).commands;
+    const auto it = std::upper_bound(v.begin(), v.end(), win_[s].keep_from,
+                                     [](uint64_t i, const GoldenTrace::Command& c) { return i < c.first; });
+    if (it == v.begin() || win_[s].keep_from >= (it - 1)->last) continue;
+    const auto* f = trace_.command(emu::Stage::Fetch, (it - 1)->cmd_id);
+    need = std::min<uint64_t>(need, f ? f->first : 0);
+  }
+  if (const auto* snap = trace_.snapshot_at_or_before(static_cast<size_t>(need))) {
+    golden_.restore(*snap);
+    golden_start_ = golden_.next();
+    last_run_id_ = trace_.prepared().program.commands[golden_.next() - 1].cmd_id;
+  }
   while (golden_.next() < fetched && step_golden()) {
   }
   for (int s = 0; s < emu::kNumStages; ++s) {

@@ -76,6 +76,8 @@ class TxnChecker final : public emu::TxnObserver {
   /// Whether every stage started at an exact golden prefix (no command caught mid-way with a
   /// subset of its transactions that only their sum witnesses).
   bool start_exact() const { return start_exact_; }
+  /// Program index the checker's golden model started from: a golden snapshot's (0: reset).
+  size_t golden_start() const { return golden_start_; }
   /// Golden transactions held now, over all stages (what the windows' memory holds).
   uint64_t window_size() const;
 
@@ -164,6 +166,7 @@ class TxnChecker final : public emu::TxnObserver {
   uint64_t flush_cycle_ = 0;
   uint32_t last_run_id_ = 0;    ///< cmd_id of the last command the golden model ran
   bool start_exact_ = true;
+  size_t golden_start_ = 0;
   std::optional<BeforeStart> before_start_;
   mutable std::vector<Divergence> found_;
   mutable size_t resolved_ = 0;  ///< found_[0, resolved_) carry their expected transactions

@@ -44,6 +44,7 @@ GoldenNpu::GoldenNpu(uint64_t dram_bytes, const isa::ArrayConfig& array)
 bool GoldenNpu::write_dram(uint32_t addr, std::span<const uint8_t> bytes) {
   if (uint64_t{addr} + bytes.size() > dram_.size()) return false;
   std::copy(bytes.begin(), bytes.end(), dram_.begin() + addr);
+  dram_high_ = std::max<uint64_t>(dram_high_, uint64_t{addr} + bytes.size());
   return true;
 }
 
@@ -325,9 +326,32 @@ std::string GoldenNpu::exec_store(const Command& c) {
       t.addr = static_cast<uint32_t>(a);
       std::memcpy(t.data.data(), &spad_[3][size_t{c.sram_base + y * c.x_size + x0} * oe], cnt * oe);
       std::memcpy(&dram_[a], t.data.data(), cnt * oe);
+      dram_high_ = std::max<uint64_t>(dram_high_, a + uint64_t{cnt} * oe);
       emit(t);
     }
   return "";
+}
+
+uint64_t GoldenNpu::State::bytes() const {
+  uint64_t n = dram.size();
+  for (const auto& s : spad) n += s.size();
+  return n;
+}
+
+void GoldenNpu::save(State& out) const {
+  out.dram.assign(dram_.begin(), dram_.begin() + static_cast<long>(dram_high_));
+  for (size_t b = 0; b < spad_.size(); ++b) out.spad[b] = spad_[b];
+  out.tokens = tokens_;
+  out.digests = digests_;
+}
+
+void GoldenNpu::restore(const State& s) {
+  const size_t n = std::min(s.dram.size(), dram_.size());
+  std::copy_n(s.dram.begin(), n, dram_.begin());
+  dram_high_ = std::max<uint64_t>(dram_high_, n);
+  for (size_t b = 0; b < spad_.size(); ++b) spad_[b] = s.spad[b];
+  tokens_ = s.tokens;
+  digests_ = s.digests;
 }
 
 void GoldenNpu::begin() { tokens_ = {}; }

@@ -80,6 +80,21 @@ class GoldenNpu {
   /// Clears digests (DRAM and scratchpads keep their contents).
   void reset_digests() { digests_ = {}; }
 
+  /// Everything a later run depends on, to continue from here in another model of the same
+  /// program (GoldenNpu::restore): DRAM up to the highest byte ever written (the rest is still
+  /// zero), scratchpads, tokens and digests.
+  struct State {
+    std::vector<uint8_t> dram;  ///< bytes [0, dram.size()) of DRAM
+    std::array<std::vector<uint8_t>, isa::kNumBuffers> spad;
+    std::array<uint32_t, 4> tokens{};
+    std::array<emu::StageDigest, emu::kNumStages> digests{};
+    uint64_t bytes() const;
+  };
+  void save(State& out) const;
+  /// Continues from `s` (saved from a model with the same DRAM size and array), which must not
+  /// be behind this model's own DRAM writes (true for a fresh model of the same program).
+  void restore(const State& s);
+
   /// Raw scratchpad bytes (entry i of buffer b is at i * entry_bytes).
   std::span<const uint8_t> scratchpad(isa::Buffer b) const { return spad_[static_cast<int>(b)]; }
 
@@ -102,6 +117,7 @@ class GoldenNpu {
   std::array<std::vector<uint8_t>, isa::kNumBuffers> spad_;
   std::array<uint32_t, 4> tokens_{};
   std::array<emu::StageDigest, emu::kNumStages> digests_{};
+  uint64_t dram_high_ = 0;  ///< one past the highest DRAM byte written
   Observer observer_;
 };
 
