@@ -122,18 +122,33 @@ void GoldenTrace::replay(
 std::vector<emu::StageTxn> GoldenTrace::materialize(
     std::span<const std::pair<emu::Stage, uint64_t>> wanted) const {
   std::vector<emu::StageTxn> out(wanted.size());
-  if (wanted.empty()) return out;
-  // Per stage, the wanted indices in stream order with where each goes.
+  if (wanted.empty() || !prepared_) return out;
+  // Per stage, the wanted indices in stream order with where each goes; and the first program
+  // command that produces any of them (the golden model starts from the snapshot before it).
   std::array<std::vector<std::pair<uint64_t, size_t>>, emu::kNumStages> want;
-  for (size_t i = 0; i < wanted.size(); ++i)
-    want[static_cast<int>(wanted[i].first)].emplace_back(wanted[i].second, i);
+  size_t first = SIZE_MAX;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const auto [stage, index] = wanted[i];
+    want[static_cast<int>(stage)].emplace_back(index, i);
+    const auto& v = stream(stage).commands;
+    const auto it = std::upper_bound(v.begin(), v.end(), index,
+                                     [](uint64_t n, const Command& c) { return n < c.first; });
+    const Command* f = it == v.begin() ? nullptr : command(emu::Stage::Fetch, (it - 1)->cmd_id);
+    first = std::min<size_t>(first, f ? f->first : 0);
+  }
   for (auto& w : want) std::sort(w.begin(), w.end());
   std::array<size_t, emu::kNumStages> cursor{};
-  replay([&](const emu::StageTxn& x, uint64_t index) {
+  size_t left = wanted.size();
+  GoldenStream golden(*prepared_, [&](const emu::StageTxn& x, uint64_t index) {
     const int s = static_cast<int>(x.stage);
     auto& c = cursor[s];
-    for (; c < want[s].size() && want[s][c].first == index; ++c) out[want[s][c].second] = x;
+    while (c < want[s].size() && want[s][c].first < index) ++c;  // beyond the stream: not found
+    for (; c < want[s].size() && want[s][c].first == index; ++c, --left)
+      out[want[s][c].second] = x;
   });
+  if (const auto* snap = snapshot_at_or_before(first)) golden.restore(*snap);
+  while (left > 0 && golden.step()) {
+  }
   return out;
 }
 
