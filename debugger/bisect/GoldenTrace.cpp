@@ -87,6 +87,20 @@ const GoldenTrace::Command* GoldenTrace::command(emu::Stage stage, uint32_t cmd_
   return it != v.end() && it->cmd_id == cmd_id ? &*it : nullptr;
 }
 
+const GoldenTrace::Command* GoldenTrace::command_holding(emu::Stage stage, uint64_t n) const {
+  const auto& v = stream(stage).commands;
+  const auto it = std::upper_bound(v.begin(), v.end(), n,
+                                   [](uint64_t i, const Command& c) { return i < c.first; });
+  return it != v.begin() && n < (it - 1)->last ? &*(it - 1) : nullptr;
+}
+
+size_t GoldenTrace::program_index(emu::Stage stage, uint64_t n) const {
+  const Command* c = command_holding(stage, n);
+  // Every command produces one fetch transaction: its index in the fetch stream is its place.
+  const Command* f = c ? command(emu::Stage::Fetch, c->cmd_id) : nullptr;
+  return f ? static_cast<size_t>(f->first) : 0;
+}
+
 const GoldenTrace::Command* GoldenTrace::command_at(emu::Stage stage, uint64_t n) const {
   const auto& v = stream(stage).commands;
   const auto it = std::lower_bound(v.begin(), v.end(), n,
@@ -130,11 +144,7 @@ std::vector<emu::StageTxn> GoldenTrace::materialize(
   for (size_t i = 0; i < wanted.size(); ++i) {
     const auto [stage, index] = wanted[i];
     want[static_cast<int>(stage)].emplace_back(index, i);
-    const auto& v = stream(stage).commands;
-    const auto it = std::upper_bound(v.begin(), v.end(), index,
-                                     [](uint64_t n, const Command& c) { return n < c.first; });
-    const Command* f = it == v.begin() ? nullptr : command(emu::Stage::Fetch, (it - 1)->cmd_id);
-    first = std::min<size_t>(first, f ? f->first : 0);
+    first = std::min(first, program_index(stage, index));
   }
   for (auto& w : want) std::sort(w.begin(), w.end());
   std::array<size_t, emu::kNumStages> cursor{};

@@ -12,7 +12,9 @@
 // reset (docs/bisect.md, "The stage ladder").
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -50,6 +52,9 @@ class GoldenTrace {
     /// The most transactions any kWindowCommands consecutive commands of the stage produce: a
     /// checker holding that many sees a correct RTL run without growing.
     uint64_t window_txns = 0;
+    /// What a checker's window for the stage holds before it grows: window_txns, at least 64,
+    /// rounded up to a power of two.
+    uint64_t window_capacity() const { return std::bit_ceil(std::max<uint64_t>(window_txns, 64)); }
     uint64_t size() const { return total.count; }
   };
   /// Commands of one stage a correct RTL can have in flight at once, with margin: its engine's
@@ -70,6 +75,10 @@ class GoldenTrace {
   const GoldenStream::Snapshot* snapshot_at_or_before(size_t command) const;
   const std::vector<GoldenStream::Snapshot>& snapshots() const { return snapshots_; }
 
+  /// The command of `stage` whose transactions include index `n` (nullptr past the end).
+  const Command* command_holding(emu::Stage stage, uint64_t n) const;
+  /// Program index of the command that produces transaction `n` of `stage` (0 if none does).
+  size_t program_index(emu::Stage stage, uint64_t n) const;
   /// The command of `stage` whose transactions begin at index `n` (nullptr if none does).
   const Command* command_at(emu::Stage stage, uint64_t n) const;
   /// Whether `d` is the golden prefix of `stage` that ends at a command boundary (or at the end).

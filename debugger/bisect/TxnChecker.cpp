@@ -1,7 +1,6 @@
 #include "debugger/bisect/TxnChecker.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace bud::debugger {
 
@@ -59,16 +58,12 @@ void TxnChecker::start(const std::array<uint64_t, emu::kNumStages>& consumed) {
   for (int s = 0; s < emu::kNumStages; ++s) {
     const auto& stream = trace_.stream(static_cast<emu::Stage>(s));
     auto& w = win_[s];
-    w.txns.set_capacity(std::bit_ceil(std::max<uint64_t>(stream.window_txns, 64)));
+    w.txns.set_capacity(stream.window_capacity());
     w.cmds.set_capacity(2 * GoldenTrace::kWindowCommands);
     w.consumed = consumed[s];
     // Keep the command holding transaction `consumed` whole (its first ones marked produced).
-    w.keep_from = consumed[s];
-    const auto& v = stream.commands;
-    const auto it =
-        std::upper_bound(v.begin(), v.end(), consumed[s],
-                         [](uint64_t i, const GoldenTrace::Command& c) { return i < c.first; });
-    if (it != v.begin() && consumed[s] < (it - 1)->last) w.keep_from = (it - 1)->first;
+    const auto* holding = trace_.command_holding(static_cast<emu::Stage>(s), consumed[s]);
+    w.keep_from = holding ? holding->first : consumed[s];
     w.base = w.keep_from;
   }
   found_.reserve(static_cast<size_t>(kKeepPerStage) * emu::kNumStages);
@@ -77,12 +72,9 @@ void TxnChecker::start(const std::array<uint64_t, emu::kNumStages>& consumed) {
   const uint64_t fetched = consumed[static_cast<int>(emu::Stage::Fetch)];
   uint64_t need = fetched;
   for (int s = 0; s < emu::kNumStages; ++s) {
-    const auto& v = trace_.stream(static_cast<emu::Stage>(s)).commands;
-    const auto it = std::upper_bound(v.begin(), v.end(), win_[s].keep_from,
-                                     [](uint64_t i, const GoldenTrace::Command& c) { return i < c.first; });
-    if (it == v.begin() || win_[s].keep_from >= (it - 1)->last) continue;
-    const auto* f = trace_.command(emu::Stage::Fetch, (it - 1)->cmd_id);
-    need = std::min<uint64_t>(need, f ? f->first : 0);
+    const auto stage = static_cast<emu::Stage>(s);
+    if (win_[s].keep_from < trace_.stream(stage).size())
+      need = std::min<uint64_t>(need, trace_.program_index(stage, win_[s].keep_from));
   }
   if (const auto* snap = trace_.snapshot_at_or_before(static_cast<size_t>(need))) {
     golden_.restore(*snap);

@@ -1,12 +1,13 @@
 // The per-transaction contract of the golden-model checker (TxnChecker, which the debugger's
 // stage check runs on every transaction): checking, divergences included, never allocates or
 // frees memory (tests/AllocCount.cpp counts both in this executable).
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "BisectTestSupport.h"
 #include "debugger/bisect/GoldenTrace.h"
@@ -92,15 +93,10 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
         debugger::TxnChecker checker(trace, std::array<uint64_t, emu::kNumStages>{});
         Counting counting;
         counting.inner = &checker;
-        emu::NpuEmulator emu(options.emulator);
-        REQUIRE(run::start(*prepared, options, emu).empty());
-        emu.set_txn_observer(&counting);
-        while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
-        emu.set_txn_observer(nullptr);
+        const uint64_t end = run_watched(*prepared, options, counting);
         const uint64_t at_finish = allocations_and_frees();
-        checker.finish(emu.cycle());
+        checker.finish(end);
         CHECK(allocations_and_frees() == at_finish);
-        CHECK(emu.state() == emu::RunState::Finished);
         CHECK(counting.calls > 200);
         CHECK(checker.checked() == counting.calls);
         CHECK(checker.divergences().empty());
@@ -111,7 +107,7 @@ TEST_CASE("the golden-model checker never allocates per transaction", "[bisect][
         for (int s = 0; s < emu::kNumStages; ++s) {
           const auto& stream = trace.stream(static_cast<emu::Stage>(s));
           golden_txns += stream.size();
-          sized += std::bit_ceil(std::max<uint64_t>(stream.window_txns, 64));
+          sized += stream.window_capacity();
         }
         INFO("widest window " << counting.widest << " of " << golden_txns << " transactions");
         CHECK(counting.widest > 0);
@@ -171,18 +167,12 @@ TEST_CASE("the golden-model checker's memory does not grow with the run", "[bise
     for (int s = 0; s < emu::kNumStages; ++s) {
       const auto& stream = trace.stream(static_cast<emu::Stage>(s));
       m.golden_txns += stream.size();
-      m.sized += std::bit_ceil(std::max<uint64_t>(stream.window_txns, 64));
+      m.sized += stream.window_capacity();
     }
     debugger::TxnChecker checker(trace, std::array<uint64_t, emu::kNumStages>{});
     Counting counting;
     counting.inner = &checker;
-    emu::NpuEmulator emu(options.emulator);
-    REQUIRE(run::start(*prepared, options, emu).empty());
-    emu.set_txn_observer(&counting);
-    while (emu.state() == emu::RunState::Ready) emu.step(1u << 16);
-    emu.set_txn_observer(nullptr);
-    checker.finish(emu.cycle());
-    CHECK(emu.state() == emu::RunState::Finished);
+    checker.finish(run_watched(*prepared, options, counting));
     CHECK(checker.divergences().empty());
     m.widest = counting.widest;
     m.allocations = counting.allocations;
@@ -227,8 +217,7 @@ TEST_CASE("a stage that produces nothing makes its window grow, and all of it is
   CHECK(widest == golden_txns);  // everything but fetch, still expected
   uint64_t sized = 0;
   for (int s = 1; s < emu::kNumStages; ++s)
-    sized +=
-        std::bit_ceil(std::max<uint64_t>(trace.stream(static_cast<emu::Stage>(s)).window_txns, 64));
+    sized += trace.stream(static_cast<emu::Stage>(s)).window_capacity();
   CHECK(widest > sized);  // the windows grew
   checker.finish(end);
   std::array<uint64_t, emu::kNumStages> missing{};
