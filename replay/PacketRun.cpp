@@ -67,6 +67,13 @@ workload::Result<RunSpec> make_spec(const run::RunOptions& options,
     s.options.precision_origin = options.precision;
   s.options.tiles = {};
   s.options.progress = nullptr;
+  // The model itself goes into the packet: a replay must not depend on the file (or the
+  // directory it was recorded from).
+  if (onnx_import::is_onnx_path(options.workload)) {
+    auto bytes = run::onnx_model_bytes(options.workload, options.import);
+    if (!bytes) return workload::Error{bytes.error()};
+    s.options.import.model = std::move(bytes).value();
+  }
   return s;
 }
 
@@ -101,6 +108,9 @@ pb::Header make_header(const RunSpec& spec, const run::PreparedRun& prepared,
   w->set_text(spec.workload_text);
   w->set_origin(spec.workload_origin);
   w->set_precision(o.precision);
+  w->set_onnx_model(o.import.model);
+  w->set_onnx_per_channel(o.import.per_channel);
+  w->set_onnx_host_attention(o.import.host_attention);
   const auto& d = o.emulator.dram;
   auto* m = h.mutable_memory();
   m->set_size_bytes(d.size_bytes);
@@ -156,6 +166,10 @@ workload::Result<RunSpec> spec_from_header(const pb::Header& h) {
   s.options.precision_origin = "packet:precision";
   auto& o = s.options;
   o.workload = h.workload().name();
+  o.import.model = h.workload().onnx_model();
+  o.import.per_channel = h.workload().onnx_per_channel();
+  o.import.host_attention = h.workload().onnx_host_attention();
+  o.import.model_available = !o.import.model.empty() || !onnx_import::is_onnx_path(o.workload);
   // Packets before the design was recorded are NPU packets.
   o.emulator.design = h.design().empty() ? "npu" : h.design();
   o.seed = h.seeds().workload();
@@ -295,6 +309,8 @@ const char* symptom_kind_name(int kind) {
       return "design-error";
     case pb::Symptom::CYCLE_LIMIT:
       return "cycle-limit";
+    case pb::Symptom::STAGE_MISMATCH:
+      return "stage-mismatch";
     default:
       return "unknown";
   }

@@ -151,7 +151,8 @@ bool Recorder::run(uint64_t limit) {
   return !driver.run_until(limit, config_.digest_interval).failed;
 }
 
-bool Recorder::end(const run::RunReport* report, bool stopped) {
+bool Recorder::end(const run::RunReport* report, bool stopped,
+                   const std::optional<pb::Symptom>& prefix_symptom) {
   const bool has_point = window_.digests_size() > 0 &&
                          window_.digests(window_.digests_size() - 1).cycle() == emu_.cycle();
   if (!has_point) add_digest_point();
@@ -164,6 +165,11 @@ bool Recorder::end(const run::RunReport* report, bool stopped) {
     r.set_stopped(stopped);
     if (!to_all([&](PacketWriter& w) { return w.write(pb::RECORD_RESULT, r, report->cycles); })) return false;
   } else {
+    if (prefix_symptom &&
+        !to_all([&](PacketWriter& w) {
+          return w.write(pb::RECORD_SYMPTOM, *prefix_symptom, prefix_symptom->cycle());
+        }))
+      return false;
     pb::Result r;
     r.set_cycles(emu_.cycle());
     r.set_state(emu::run_state_name(emu_.state()));

@@ -81,8 +81,10 @@ class Recorder final : public drive::Participant {
   /// Adds a note to one target only (between begin() and end()).
   bool annotate(PacketWriter& writer, uint64_t cycle, const std::string& text);
   /// Closes the last window; writes the symptom and result (when `report` is given), the index
-  /// and the trailer. `stopped`: the recording ends before the run does.
-  bool end(const run::RunReport* report, bool stopped);
+  /// and the trailer. `stopped`: the recording ends before the run does; `prefix_symptom` is
+  /// then what the golden check of the recorded cycles found (replay::PrefixChecker).
+  bool end(const run::RunReport* report, bool stopped,
+           const std::optional<pb::Symptom>& prefix_symptom = std::nullopt);
 
   const std::string& error() const { return error_; }
   RecordSummary summary() const;

@@ -66,7 +66,16 @@ class ReplayPlan {
   /// After the drive stopped (`driven`): the run's results (full replays), the replay symptom
   /// and the verdict and message, into `o`. The message ends before the checks' summary:
   /// add_check_counts() adds it once `o` holds the whole replay's counts.
-  void conclude(emu::Emulator& emu, const drive::DriveStop& driven, ReplayOutcome& o) const;
+  /// With `checker` (a prefix replay watched by prefix_checker()): its symptom is the replay's.
+  void conclude(emu::Emulator& emu, const drive::DriveStop& driven, ReplayOutcome& o,
+                const PrefixChecker* checker = nullptr) const;
+  /// A prefix replay with a PrefixCheck installed: the golden checker to add to its driver from
+  /// `emu`'s current cycle (the replay's start). nullptr without error: nothing to add (a full
+  /// replay, or no check installed); nullptr with `error`: the check cannot run.
+  std::unique_ptr<PrefixChecker> prefix_checker(const emu::Emulator& emu,
+                                                std::string& error) const;
+  /// Whether a prefix check watches this replay (it then runs serially).
+  bool prefix_checked() const { return !full_ && static_cast<bool>(prefix_check_); }
 
  private:
   ReplayPlan() = default;
@@ -81,6 +90,7 @@ class ReplayPlan {
   uint64_t start_ = 0;
   std::map<uint64_t, std::pair<uint64_t, uint32_t>> recorded_;  ///< cycle -> digest, window
   std::map<uint64_t, const pb::Window*> window_end_;
+  PrefixCheck prefix_check_;
 };
 
 /// What a replay of `packet` knows before it plans: its name, recorded revision and symptom, and

@@ -139,11 +139,15 @@ ReplayOutcome replay_serial(const ReplayPlan& plan, ReplayOutcome o) {
   drive::Driver driver(emu);
   driver.add(actor);
   driver.add(verifier);
+  auto checker = plan.prefix_checker(emu, error);
+  if (!checker && !error.empty())
+    return incompatible(o, packet.name + ": golden check of the prefix: " + error);
+  if (checker) driver.add(*checker);
   const auto driven = driver.run_until(plan.limit(), plan.digest_interval());
   o.digests_checked = checks.digests;
   o.windows_checked = checks.windows;
   o.divergence = checks.divergence;
-  plan.conclude(emu, driven, o);
+  plan.conclude(emu, driven, o, checker.get());
   add_check_counts(o);
   return o;
 }

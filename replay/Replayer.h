@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,8 +13,24 @@
 #include "emu/run/RunJob.h"
 #include "replay/PacketEvidence.h"
 #include "replay/PacketReader.h"
+#include "replay/PacketRun.h"
 
 namespace bud::replay {
+
+/// The golden-model check of a prefix (a recording stopped before its run ended, `record stop`):
+/// a participant of the run that watches every stage transaction from the cycle it is made at,
+/// as the debugger's stage check watched them while the prefix was recorded.
+class PrefixChecker : public drive::Participant {
+ public:
+  /// The first divergence seen so far, as a STAGE_MISMATCH symptom (nullopt: none).
+  virtual std::optional<pb::Symptom> symptom() const = 0;
+};
+/// Makes the checker of `spec`'s run for `emu` at its current cycle; nullptr and `error` when
+/// the golden model cannot check it. Replay sits below the golden stage checker
+/// (debugger/bisect), so the command line installs it (debugger::golden_prefix_check); without
+/// one a prefix is checked against its recorded digests only.
+using PrefixCheck = std::function<std::unique_ptr<PrefixChecker>(
+    const RunSpec& spec, const emu::Emulator& emu, std::string& error)>;
 
 struct ReplayOptions {
   /// Start from the latest checkpoint at or before this cycle instead of the packet's start.
@@ -24,6 +42,8 @@ struct ReplayOptions {
   /// Checkpoint windows verified in parallel, each from its recorded checkpoint on an emulator
   /// of its own (replay/WindowReplay.h). The outcome is the same for every value.
   unsigned window_jobs = 1;
+  /// Checks a prefix's stages against the golden model (see PrefixCheck); empty: none.
+  PrefixCheck prefix_check;
 };
 
 enum class Verdict : uint8_t {
@@ -65,6 +85,8 @@ struct ReplayOutcome {
   std::optional<pb::Symptom> recorded_symptom;
   std::optional<pb::Symptom> replay_symptom;
   bool full_run = false;  ///< ran to the end of the run (else only a recorded prefix)
+  /// A prefix replay whose stages were checked against the golden model (PrefixCheck).
+  bool prefix_checked = false;
   run::RunReport report;  ///< valid when full_run
   PacketEvidence evidence;  ///< armed and hit triggers, recorded counters (any readable packet)
   int exit_code() const { return verdict_exit_code(verdict); }

@@ -661,13 +661,12 @@ BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& bo
                 " (use --allow-revision-mismatch)";
     return r;
   }
+  // A packet whose embedded run cannot be prepared here is unusable (exit 125), never a verdict
+  // about the design.
   auto prepared = replay::prepare_spec(*spec, true);
   if (!prepared) {
-    r.verdict = BisectVerdict::Fail;
-    r.first_failing_stage = Rung::Ingress;
-    r.persistent = true;
-    r.message = prepared.error();
-    r.ladder.push_back("ingress: FAILS (" + r.message + ")");
+    r.message = packet.name + ": unusable packet: " + prepared.error();
+    r.ladder.push_back("ingress: cannot prepare the packet's run (" + prepared.error() + ")");
     return r;
   }
   const auto& p = *prepared;

@@ -97,6 +97,9 @@ struct BisectReport {
 /// entry, lane or tensor index, and both values). Shared with the debugger's stage check.
 void describe_element(const Divergence& d, const run::PreparedRun& p, BisectReport& r);
 
+/// "stage gemm diverged at cycle C: command #N, element E, expected X, actual Y": a divergence
+/// as the debugger's stop reasons and prefix packets' symptoms say it.
+std::string render_divergence(const Divergence& d, const run::PreparedRun& prepared);
 /// Bisects a recorded failure.
 BisectReport bisect_packet(const replay::Packet& packet, const BisectOptions& options);
 /// Bisects a run without a packet (re-simulates it once from reset, checking every transaction).

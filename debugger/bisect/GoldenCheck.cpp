@@ -113,9 +113,11 @@ void GoldenCheck::resync() {
   if (emu.state() == emu::RunState::Finished) finish_run(nullptr);
 }
 
-std::string GoldenCheck::render(const Divergence& d) const {
+std::string GoldenCheck::render(const Divergence& d) const { return render_divergence(d, prepared_); }
+
+std::string render_divergence(const Divergence& d, const run::PreparedRun& prepared) {
   BisectReport r;
-  describe_element(d, prepared_, r);
+  describe_element(d, prepared, r);
   std::string s = std::string("stage ") + emu::stage_name(d.stage) + " diverged at cycle " +
                   std::to_string(d.cycle) + ": command #" + std::to_string(d.cmd_id);
   if (d.kind != Divergence::Kind::Wrong) s += " (" + std::string(d.kind_name()) + ")";

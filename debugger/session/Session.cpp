@@ -211,6 +211,10 @@ StopInfo Session::run(uint64_t cycles, bool use_breakpoints, StopKind limit_kind
   driver.add(timeline_);
   PaceParticipant pace(progress_, config_.chunk);
   driver.add(pace);
+  // Interventions ahead of the current cycle (an adopted packet's) happen as the run reaches
+  // them; those at the current cycle are applied already, and applying one again changes nothing.
+  drive::InterventionActor actor(emu, interventions_);
+  if (!interventions_.empty() && interventions_.back().cycle > emu.cycle()) driver.add(actor);
   timeline_.set_log(&interventions_);
   driver.set_rewinder(&timeline_);
   interrupt_flag().store(false);
@@ -307,6 +311,15 @@ std::optional<StopInfo> Session::reverse_continue(std::string& error) {
   restore_hits();
   if (error.empty()) error = "no breakpoint or watchpoint fired before cycle " + std::to_string(now);
   return std::nullopt;
+}
+
+std::string Session::adopt_interventions(std::vector<Intervention> log) {
+  interventions_ = std::move(log);
+  for (const auto& i : interventions_)
+    if (i.cycle == emu_->cycle() && !i.apply(*emu_))
+      return std::string("cannot apply the recorded ") + Intervention::kind_name(i.kind) +
+             " at cycle " + std::to_string(i.cycle);
+  return {};
 }
 
 bool Session::record(Intervention i) {

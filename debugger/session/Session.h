@@ -127,6 +127,10 @@ class Session {
   void release(emu::SignalId id, uint32_t element);
   bool write_memory(const std::string& memory, uint64_t offset, const std::vector<uint8_t>& bytes);
   const std::vector<Intervention>& interventions() const { return interventions_; }
+  /// Takes a recorded log of interventions (a packet's, sorted by cycle) as this session's: each
+  /// is applied when execution reaches its cycle, running forward or re-executing, and those at
+  /// the current cycle now. Error (naming the intervention) or empty.
+  std::string adopt_interventions(std::vector<Intervention> log);
 
   /// Counters at the stop before the current one: `counters` shows the change since then.
   /// Index = the design's counter index (emu().describe().counters), sized when the session

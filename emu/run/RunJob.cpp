@@ -20,9 +20,21 @@ workload::Result<std::string> import_text(const std::string& path, std::optional
   if (seed) io.seed = *seed;
   io.per_channel = choices.per_channel;
   io.host_attention = choices.host_attention;
-  auto r = onnx_import::import_file(path, io);
+  auto bytes = onnx_model_bytes(path, choices);
+  if (!bytes) return workload::Error{bytes.error()};
+  auto r = onnx_import::import_bytes(*bytes, path, io);
   if (!r) return workload::Error{r.error()};
   return std::move(r->text);
+}
+
+workload::Result<std::string> onnx_model_bytes(const std::string& path, const ImportChoices& c) {
+  if (!c.model.empty()) return c.model;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return workload::Error{path + ": cannot open ONNX file"};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return workload::Error{path + ": cannot read ONNX file"};
+  return ss.str();
 }
 
 workload::Result<workload::Workload> load_workload(const RunOptions& o) {
@@ -139,7 +151,9 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
     p.min_snr_db = applied->min_snr_db;
     p.agreement = workload::output_agreement(p.workload, p.program.array);
     // An imported model: also against the ONNX model's own fp32 network, at these precisions.
-    if (onnx_import::is_onnx_path(options.workload)) {
+    if (onnx_import::is_onnx_path(options.workload) && options.import.model_available) {
+      auto bytes = onnx_model_bytes(options.workload, options.import);
+      if (!bytes) return workload::Error{bytes.error()};
       onnx_import::ImportOptions io;
       if (options.seed) io.seed = *options.seed;
       io.per_channel = options.import.per_channel;
@@ -147,7 +161,7 @@ workload::Result<PreparedRun> prepare_workload(workload::Workload w, const RunOp
       io.precision = applied->text;
       io.precision_origin = applied->origin;
       io.array = p.program.array;
-      auto imported = onnx_import::import_file(options.workload, io);
+      auto imported = onnx_import::import_bytes(*bytes, options.workload, io);
       if (!imported) return workload::Error{imported.error()};
       for (const auto& q : imported->quality) {
         workload::LayerQuality lq;

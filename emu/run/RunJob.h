@@ -28,7 +28,17 @@ namespace bud::run {
 struct ImportChoices {
   bool per_channel = false;     ///< conv/dense weights quantised per output channel
   bool host_attention = false;  ///< activation x activation MatMuls on the host
+  /// The ONNX model's bytes when they come from a packet (or are read once); empty: read the
+  /// file RunOptions::workload names.
+  std::string model;
+  /// False for a packet from before format 2.3, which names an ONNX model it does not embed:
+  /// the run is defined by its workload text alone, without the quality against the model.
+  bool model_available = true;
 };
+
+/// The bytes of the ONNX model `options` names: the embedded ones, else the file's. Error
+/// names the file.
+workload::Result<std::string> onnx_model_bytes(const std::string& path, const ImportChoices& c);
 
 struct RunOptions {
   std::string workload = "gemm_small";     ///< built-in name, path to a .textpb or .onnx file

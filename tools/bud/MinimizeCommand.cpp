@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "debugger/bisect/GoldenPrefixChecker.h"
 #include "debugger/bisect/Minimizer.h"
 #include "emu/run/Designs.h"
 #include "replay/PacketReader.h"
@@ -91,7 +92,9 @@ int run_minimize(const MinimizeCommandOptions& o) {
   if (!rec.error.empty()) {
     return fail_command("minimize", o.json, 1, rec.error);
   }
-  const auto check = replay::replay_file(o.output, {});
+  replay::ReplayOptions ro;
+  ro.prefix_check = debugger::golden_prefix_check();
+  const auto check = replay::replay_file(o.output, ro);
   json::Json j = r.to_json();
   std::error_code ec;
   const auto before = std::filesystem::file_size(o.packet, ec);

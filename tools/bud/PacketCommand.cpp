@@ -56,6 +56,7 @@ Json packet_json(const replay::Packet& p) {
   w["name"] = h.workload().name();
   w["origin"] = h.workload().origin();
   w["text_bytes"] = static_cast<uint64_t>(h.workload().text().size());
+  w["onnx_model_bytes"] = static_cast<uint64_t>(h.workload().onnx_model().size());
   w["commands"] = h.stimulus().commands();
   j["workload"] = std::move(w);
   const auto& m = h.memory();
@@ -162,7 +163,12 @@ std::string packet_text(const replay::Packet& p) {
   for (const auto& t : h.build_tags()) o << "; " << P(t);
   o << "\n";
   o << "workload     " << P(h.workload().name()) << " (from " << P(h.workload().origin()) << ", "
-    << h.stimulus().commands() << " commands, text embedded)\n";
+    << h.stimulus().commands() << " commands, text embedded"
+    << (h.workload().onnx_model().empty()
+            ? std::string()
+            : ", ONNX model embedded (" + std::to_string(h.workload().onnx_model().size()) +
+                  " bytes)")
+    << ")\n";
   o << "seeds        workload " << h.seeds().workload() << ", memory " << h.seeds().memory()
     << ", verilator " << h.seeds().verilator() << "\n";
   const auto& m = h.memory();

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "debugger/bisect/GoldenPrefixChecker.h"
 #include "emu/run/Designs.h"
 #include "replay/PacketWriter.h"
 #include "replay/Recorder.h"
@@ -31,7 +32,14 @@ std::string attach_packet(debugger::Session& session, const replay::Packet& pack
     if (i == 0) first = std::move(*state);
   }
   if (!first.empty() && !session.emu().restore(first, error)) return error;
-  return {};
+  // The recorded changes from outside the design (a prompt's deposits and forces) happen again.
+  std::vector<drive::Intervention> log;
+  for (const auto& r : packet.interventions) {
+    auto iv = replay::intervention_from(r, session.emu(), error);
+    if (!iv) return packet.name + ": " + error;
+    log.push_back(std::move(*iv));
+  }
+  return session.adopt_interventions(std::move(log));
 }
 
 std::string PacketRecordBackend::start(debugger::Session& session, const std::string& path) {
@@ -119,20 +127,30 @@ std::string PacketRecordBackend::record_range(const std::vector<uint8_t>* state,
   drive::InterventionActor actor(emu, log);
   driver.add(actor);
   driver.add(rec);
+  // The recording may stop before the run ends: its stages are then checked against the golden
+  // model over the recorded cycles, as the session's own check saw them.
+  auto checker = debugger::golden_prefix_check()(spec_, emu, error);
+  if (!checker) return "golden check of the recording: " + error;
+  driver.add(*checker);
   run::RunOptions ro = spec_.options;
   ro.progress = nullptr;
   ro.max_cycles = end;
   drive::DriveStop stop;
   const auto report = run::finish(prepared_, ro, driver, &stop);
   if (stop.failed) return rec.error().empty() ? stop.detail : rec.error();
-  const bool ok = emu.state() != emu::RunState::Ready ? rec.end(&report, false)
-                                                      : rec.end(nullptr, true);
+  const auto prefix_symptom = checker->symptom();
+  const bool ok = emu.state() != emu::RunState::Ready
+                      ? rec.end(&report, false)
+                      : rec.end(nullptr, true, prefix_symptom);
   if (!ok) return rec.error();
   const auto s = rec.summary();
   summary = "recorded cycles " + std::to_string(start_cycle) + ".." + std::to_string(end) +
             " to " + path + " (" + std::to_string(s.bytes) + " bytes, " +
             std::to_string(s.checkpoints) + " checkpoints" +
             (log.empty() ? "" : ", " + std::to_string(log.size()) + " interventions") + ")";
+  if (emu.state() == emu::RunState::Ready && prefix_symptom)
+    summary += "; symptom " + std::string(replay::symptom_kind_name(prefix_symptom->kind())) +
+               ": " + prefix_symptom->message();
   return {};
 }
 

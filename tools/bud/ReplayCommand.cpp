@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "bud/ModelRevision.h"
+#include "debugger/bisect/GoldenPrefixChecker.h"
 #include "debugger/json/Json.h"
 #include "replay/Corpus.h"
 #include "replay/InputFile.h"
@@ -139,6 +140,7 @@ int run_replay(const ReplayCommandOptions& options) {
   co.replay.at = options.at;
   co.replay.allow_revision_mismatch = options.allow_revision_mismatch;
   co.replay.allow_incomplete = options.allow_incomplete;
+  co.replay.prefix_check = debugger::golden_prefix_check();
   std::string error;
   bool corpus = !options.junit.empty() || !options.shard.empty();
   bool sharded = !options.shard.empty();
