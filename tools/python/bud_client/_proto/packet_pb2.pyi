@@ -274,6 +274,7 @@ class Symptom(_message.Message):
     KIND_UNSPECIFIED: Symptom.Kind
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     RESULT_MISMATCH: Symptom.Kind
+    STAGE_MISMATCH: Symptom.Kind
     TRIGGER: Symptom.Kind
     cycle: int
     details: _containers.RepeatedScalarFieldContainer[str]
@@ -320,16 +321,22 @@ class Window(_message.Message):
     def __init__(self, index: _Optional[int] = ..., start_cycle: _Optional[int] = ..., end_cycle: _Optional[int] = ..., digests: _Optional[_Iterable[_Union[DigestPoint, _Mapping]]] = ..., stages: _Optional[_Iterable[_Union[StageTotals, _Mapping]]] = ..., counters: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class WorkloadSpec(_message.Message):
-    __slots__ = ["name", "origin", "precision", "text"]
+    __slots__ = ["name", "onnx_host_attention", "onnx_model", "onnx_per_channel", "origin", "precision", "text"]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    ONNX_HOST_ATTENTION_FIELD_NUMBER: _ClassVar[int]
+    ONNX_MODEL_FIELD_NUMBER: _ClassVar[int]
+    ONNX_PER_CHANNEL_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_FIELD_NUMBER: _ClassVar[int]
     PRECISION_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     name: str
+    onnx_host_attention: bool
+    onnx_model: bytes
+    onnx_per_channel: bool
     origin: str
     precision: str
     text: str
-    def __init__(self, name: _Optional[str] = ..., text: _Optional[str] = ..., origin: _Optional[str] = ..., precision: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., text: _Optional[str] = ..., origin: _Optional[str] = ..., precision: _Optional[str] = ..., onnx_model: _Optional[bytes] = ..., onnx_per_channel: bool = ..., onnx_host_attention: bool = ...) -> None: ...
 
 class RecordKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
