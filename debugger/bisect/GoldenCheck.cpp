@@ -1,6 +1,7 @@
 #include "debugger/bisect/GoldenCheck.h"
 
 #include "debugger/bisect/Bisector.h"
+#include "debugger/bisect/DivergenceElement.h"
 
 namespace bud::debugger {
 
@@ -114,18 +115,6 @@ void GoldenCheck::resync() {
 }
 
 std::string GoldenCheck::render(const Divergence& d) const { return render_divergence(d, prepared_); }
-
-std::string render_divergence(const Divergence& d, const run::PreparedRun& prepared) {
-  BisectReport r;
-  describe_element(d, prepared, r);
-  std::string s = std::string("stage ") + emu::stage_name(d.stage) + " diverged at cycle " +
-                  std::to_string(d.cycle) + ": command #" + std::to_string(d.cmd_id);
-  if (d.kind != Divergence::Kind::Wrong) s += " (" + std::string(d.kind_name()) + ")";
-  if (!r.element.empty()) s += ", element " + r.element;
-  if (!r.expected.empty() || !r.actual.empty())
-    s += ", expected " + r.expected + ", actual " + r.actual;
-  return s;
-}
 
 std::vector<StageCheckStatus> GoldenCheck::status() {
   if (!in_sync()) resync();

@@ -1,6 +1,6 @@
 #include "debugger/bisect/GoldenPrefixChecker.h"
 
-#include "debugger/bisect/Bisector.h"
+#include "debugger/bisect/DivergenceElement.h"
 
 namespace bud::debugger {
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "debugger/bisect/Bisector.h"
+#include "debugger/bisect/FaultAnchor.h"
 #include "emu/drive/Driver.h"
 #include "emu/run/Designs.h"
 #include "emu/workload/Lowering.h"
@@ -47,269 +48,6 @@ std::optional<run::PreparedRun> prepare_input(const MinimizeInput& in) {
   auto prepared = run::prepare_workload(std::move(w).value(), opts);
   if (!prepared) return std::nullopt;
   return std::move(prepared).value();
-}
-
-// --- Faults that follow their command --------------------------------------------------------
-
-/// A command's identity across reductions: its layer, opcode and ordinal among the layer's
-/// commands of that opcode.
-struct CmdKey {
-  std::string layer;
-  isa::Opcode op = isa::Opcode::Sync;
-  uint32_t ordinal = 0;
-  uint32_t of = 0;  ///< the layer's commands of that opcode in the original run
-  std::string text() const {
-    return isa::opcode_name(static_cast<uint8_t>(op)) + " " + std::to_string(ordinal) + " of layer '" +
-           layer + "'";
-  }
-};
-
-std::optional<CmdKey> key_of(const run::PreparedRun& p, uint32_t cmd) {
-  const auto& cmds = p.program.commands;
-  if (cmd >= cmds.size()) return std::nullopt;
-  const auto layer = p.program.layer_of_command(cmd);
-  if (!layer || *layer < 0 || static_cast<size_t>(*layer) >= p.workload.layers.size())
-    return std::nullopt;
-  CmdKey k{p.workload.layers[*layer].name, cmds[cmd].opcode, 0, 0};
-  for (uint32_t i = 0; i < cmds.size(); ++i) {
-    if (cmds[i].opcode != k.op || p.program.layer_of_command(i) != layer) continue;
-    if (i < cmd) ++k.ordinal;
-    ++k.of;
-  }
-  return k;
-}
-
-/// The command with key `k` in `p`, or why there is none. When the layer has fewer commands of
-/// that opcode now (its rows were halved), the one at the same place in the layer, and `why`
-/// says so.
-std::optional<uint32_t> cmd_of(const run::PreparedRun& p, const CmdKey& k, std::string& why) {
-  std::optional<int> layer;
-  for (size_t l = 0; l < p.workload.layers.size(); ++l)
-    if (p.workload.layers[l].name == k.layer) layer = static_cast<int>(l);
-  if (!layer) {
-    why = "layer '" + k.layer + "' was removed";
-    return std::nullopt;
-  }
-  std::vector<uint32_t> same;  // the layer's commands of that opcode, in order
-  for (uint32_t i = 0; i < p.program.commands.size(); ++i)
-    if (p.program.commands[i].opcode == k.op && p.program.layer_of_command(i) == layer)
-      same.push_back(i);
-  if (k.ordinal < same.size()) return same[k.ordinal];
-  why = "layer '" + k.layer + "' has " + std::to_string(same.size()) + " " +
-        isa::opcode_name(static_cast<uint8_t>(k.op)) + " commands now, the fault's was number " +
-        std::to_string(k.ordinal) + " of " + std::to_string(k.of);
-  if (same.empty() || k.of == 0) return std::nullopt;
-  const auto at = static_cast<uint32_t>(uint64_t{k.ordinal} * same.size() / k.of);
-  why += ": moved to number " + std::to_string(at) + ", the same place in the layer";
-  return same[std::min<size_t>(at, same.size() - 1)];
-}
-
-/// The engine that executes commands of `op` ("" for none: SYNC, END).
-std::string engine_of(isa::Opcode op) {
-  switch (op) {
-    case isa::Opcode::Load: return "load";
-    case isa::Opcode::Gemm:
-    case isa::Opcode::Post: return "compute";
-    case isa::Opcode::Store: return "store";
-    default: return "";
-  }
-}
-
-/// The engine whose work a signal fault acts on ("compute.shift" -> compute), or "".
-std::string signal_engine(const emu::FaultSpec& f) {
-  if (f.kind != emu::FaultKind::Flip && f.kind != emu::FaultKind::Stuck) return "";
-  const auto dot = f.target.find('.');
-  const std::string unit = dot == std::string::npos ? "" : f.target.substr(0, dot);
-  return unit == "load" || unit == "compute" || unit == "store" ? unit : "";
-}
-
-/// Watches which command the load, compute and store engines hold, and since when (engines
-/// hold one command at a time), and calls `each` after every cycle (true: stop the run).
-class TakeWatch final : public emu::CycleHook, public drive::Participant {
- public:
-  using Each = std::function<bool(const TakeWatch&, uint64_t cycle)>;
-  TakeWatch(emu::Emulator& emu, Each each) : emu_(emu), each_(std::move(each)) {
-    for (const char* e : {"load", "compute", "store"}) {
-      auto st = emu.find_signal(std::string(e) + ".state");
-      auto id = emu.find_signal(std::string(e) + ".id_q");
-      if (st && id) engines_.push_back({e, *st, *id});
-    }
-  }
-  bool after_cycle(uint64_t cycle) override {
-    for (auto& e : engines_) {
-      const bool held = emu_.read_signal(e.state).low() != 0;
-      const auto cmd = static_cast<uint32_t>(emu_.read_signal(e.id).low());
-      if (held && (!e.held || cmd != e.cmd)) e.since = cycle;
-      e.held = held;
-      e.cmd = cmd;
-    }
-    done_ = each_(*this, cycle);
-    return done_;
-  }
-  // drive::Participant: watches every cycle; `each` saying stop halts the run.
-  emu::CycleHook* cycle_hook() override { return this; }
-  drive::PauseAction on_pause(uint64_t) override {
-    return done_ ? drive::PauseAction::Halt : drive::PauseAction::Continue;
-  }
-  /// The command `engine` holds now and the cycle it took it, if it holds one.
-  std::optional<std::pair<uint32_t, uint64_t>> holding(const std::string& engine) const {
-    for (const auto& e : engines_)
-      if (e.name == engine && e.held) return std::make_pair(e.cmd, e.since);
-    return std::nullopt;
-  }
-
- private:
-  struct Engine {
-    std::string name;
-    emu::SignalId state, id;
-    bool held = false;
-    uint32_t cmd = 0;
-    uint64_t since = 0;
-  };
-  emu::Emulator& emu_;
-  Each each_;
-  bool done_ = false;
-  std::vector<Engine> engines_;
-};
-
-/// Where a fault pinned to a cycle acts, in terms of the work: a command of its engine and the
-/// cycles from when the engine took that command to the fault's cycle (negative: before).
-struct Anchor {
-  std::string engine;
-  CmdKey key;
-  int64_t offset = 0;
-};
-
-/// Runs `p` without its faults, watching the engines, until `each` says stop or the run ends.
-void run_watching(const run::PreparedRun& p, const run::RunOptions& options, TakeWatch::Each each) {
-  run::RunOptions o = options;
-  o.faults.clear();
-  std::string error;
-  auto made = emu::make_emulator(o.emulator, error);
-  if (!made) return;
-  emu::Emulator& emu = *made;
-  if (!run::start(p, o, emu).empty()) return;
-  TakeWatch watch(emu, std::move(each));
-  drive::advance(emu, o.max_cycles, {&watch});
-}
-
-/// The anchors of the original run's faults, with one line each for the result. Positions come
-/// from the run without faults, so the faults' own effects cannot move them (and the candidates
-/// are located the same way).
-std::vector<std::optional<Anchor>> make_anchors(const MinimizeInput& in,
-                                                std::optional<uint32_t> verdict_cmd,
-                                                std::vector<std::string>& lines) {
-  const auto& faults = in.options.faults;
-  std::vector<std::optional<Anchor>> out(faults.size());
-  auto p = prepare_input(in);
-  if (!p) return out;
-  // A signal fault of a unit follows the command that unit holds at the fault's cycle (or takes
-  // next). Memory, DRAM and token faults act on data or responses that a later command uses:
-  // they follow the command the failure was pinned to.
-  struct Want {
-    std::string engine;
-    std::optional<uint32_t> cmd;
-    std::optional<uint64_t> taken;
-  };
-  std::vector<Want> want(faults.size());
-  for (size_t i = 0; i < faults.size(); ++i) {
-    want[i].engine = signal_engine(faults[i]);
-    if (want[i].engine.empty() && verdict_cmd && *verdict_cmd < p->program.commands.size()) {
-      want[i].engine = engine_of(p->program.commands[*verdict_cmd].opcode);
-      want[i].cmd = verdict_cmd;
-    }
-  }
-  run_watching(*p, in.options, [&](const TakeWatch& tw, uint64_t cycle) {
-    bool all = true;
-    for (size_t i = 0; i < faults.size(); ++i) {
-      auto& w = want[i];
-      if (w.engine.empty() || w.taken) continue;
-      const auto h = tw.holding(w.engine);
-      if (w.cmd) {
-        if (h && h->first == *w.cmd) w.taken = h->second;
-      } else if (cycle >= faults[i].cycle && h) {
-        w.cmd = h->first;
-        w.taken = h->second;
-      }
-      all &= w.taken.has_value();
-    }
-    return all;
-  });
-  for (size_t i = 0; i < faults.size(); ++i) {
-    const auto& w = want[i];
-    const std::string f = faults[i].to_string();
-    if (w.engine.empty()) {
-      lines.push_back(f + ": stays at its cycle: it acts on no engine's command");
-      continue;
-    }
-    if (!w.cmd || !w.taken) {
-      lines.push_back(f + ": stays at its cycle: " + w.engine + " takes no command at or after it");
-      continue;
-    }
-    auto key = key_of(*p, *w.cmd);
-    if (!key) {
-      lines.push_back(f + ": stays at its cycle: command #" + std::to_string(*w.cmd) +
-                      " belongs to no layer");
-      continue;
-    }
-    Anchor a{w.engine, *key, static_cast<int64_t>(faults[i].cycle) - static_cast<int64_t>(*w.taken)};
-    lines.push_back(f + ": follows command #" + std::to_string(*w.cmd) + " (" + key->text() +
-                    ") on " + w.engine + ", " + std::to_string(a.offset) +
-                    " cycles from when the engine took it");
-    out[i] = a;
-  }
-  return out;
-}
-
-/// Moves the faults of `in` with their anchors to the candidate's commands. Returns, per fault
-/// that cannot follow its own command, why (it moves to the same place in the layer, or keeps
-/// the reduction's own cycle).
-struct Reanchored {
-  std::vector<std::string> notes;  ///< one per fault not on its own command
-  bool moved_all = true;           ///< every anchored fault was moved
-};
-Reanchored reanchor(MinimizeInput& in, const run::PreparedRun& p,
-                    const std::vector<std::optional<Anchor>>& anchors) {
-  Reanchored out;
-  auto& why = out.notes;
-  auto& faults = in.options.faults;
-  std::vector<std::optional<uint32_t>> target(faults.size());
-  std::vector<std::optional<uint64_t>> taken(faults.size());
-  size_t wanted = 0;
-  for (size_t i = 0; i < faults.size() && i < anchors.size(); ++i) {
-    if (!anchors[i]) continue;
-    std::string reason;
-    target[i] = cmd_of(p, anchors[i]->key, reason);
-    if (!reason.empty()) why.push_back(reason + (target[i] ? "" : ": keeps the reduction's cycle"));
-    if (target[i])
-      ++wanted;
-    else
-      out.moved_all = false;
-  }
-  if (wanted == 0) return out;
-  size_t found = 0;
-  run_watching(p, in.options, [&](const TakeWatch& tw, uint64_t) {
-    for (size_t i = 0; i < faults.size(); ++i) {
-      if (!target[i] || taken[i]) continue;
-      if (const auto h = tw.holding(anchors[i]->engine); h && h->first == *target[i]) {
-        taken[i] = h->second;
-        ++found;
-      }
-    }
-    return found == wanted;
-  });
-  for (size_t i = 0; i < faults.size(); ++i) {
-    if (!target[i]) continue;
-    if (!taken[i]) {
-      why.push_back(anchors[i]->engine + " never takes its command (" + anchors[i]->key.text() +
-                    "): keeps the reduction's cycle");
-      out.moved_all = false;
-      continue;
-    }
-    const int64_t c = static_cast<int64_t>(*taken[i]) + anchors[i]->offset;
-    faults[i].cycle = static_cast<uint64_t>(std::max<int64_t>(1, c));
-  }
-  return out;
 }
 
 Outcome evaluate(const run::PreparedRun& p, const MinimizeInput& in) {
@@ -460,7 +198,7 @@ MinimizeResult minimize(const MinimizeInput& input, const MinimizeOptions& mo) {
   r.cycles_before = base.cycles;
   r.commands_before = base.commands;
   r.layers_before = base.layers;
-  const auto anchors = make_anchors(input, base.command, r.anchors);
+  const auto anchors = make_anchors(*base_run, input.options, base.command, r.anchors);
   const bool anchored = std::any_of(anchors.begin(), anchors.end(),
                                     [](const auto& a) { return a.has_value(); });
   std::map<std::string, uint32_t> not_followed;  // reason -> candidates
@@ -482,7 +220,7 @@ MinimizeResult minimize(const MinimizeInput& input, const MinimizeOptions& mo) {
       auto p = prepare_input(cand);
       // Faults pinned to a cycle follow their command into the smaller run.
       if (p && anchored) {
-        const auto moved = reanchor(cand, *p, anchors);
+        const auto moved = reanchor(cand.options, *p, anchors);
         for (const auto& w : moved.notes) ++not_followed[w];
         if (moved.moved_all)
           if (auto at = what.find(" and bring the faults twice as early"); at != std::string::npos)

@@ -47,3 +47,22 @@ for w in $("$bud" workloads | awk 'NF { print $1 }'); do
     'BEGIN { printf "%-14s %9d %12d %12d %7.1fx %10d %10d  %s\n", w, a, cb, ca, cb / ca, mb, ma,
              (f > 0 ? "yes" : "no") }'
 done
+
+# Faults on one element (field trial 3): an accumulator flip and an OUT scratchpad flip follow
+# the element's transaction (or its last writer), not only the command.
+echo
+echo "## Minimize (faults on one element)"
+echo
+printf "%-14s %-9s %-34s %9s %9s %8s\n" workload precision fault cycles after ratio
+while read -r w prec fault; do
+  pkt="$tmp/el.bpk"
+  "$bud" run "$w" --precision "$prec" --fault "$fault" --record "$pkt" >/dev/null 2>&1 || true
+  j=$("$bud" minimize --json "$pkt" -o "$tmp/el.min.bpk" || true)
+  awk -v w="$w" -v p="$prec" -v f="$fault" -v cb="$(num cycles_before <<<"$j")" \
+    -v ca="$(num cycles_after <<<"$j")" \
+    'BEGIN { printf "%-14s %-9s %-34s %9d %9d %7.1fx\n", w, p, f, cb, ca, cb / ca }'
+done <<'CASES'
+gemm_small bf16 flip:compute.accum[3][20]@900
+gemm_small bf16 memflip:out:0x2d1[6]@1280
+compute_bound int8 flip:compute.accum[3][5]@200001
+CASES

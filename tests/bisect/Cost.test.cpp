@@ -54,3 +54,33 @@ TEST_CASE("bisecting a 3M-cycle failure re-simulates far less than the run", "[b
   CHECK(live.first_divergence_cycle == r.first_divergence_cycle);
   CHECK(live.resimulated_cycles == live.run_cycles);
 }
+
+// A weight flip that goes wrong inside a gemm command spanning a checkpoint: the window before
+// the checkpoint looks clean (the open command is witnessed only by its sum), the re-execution
+// from the checkpoint finds the command closing wrong and goes back one checkpoint, and stops as
+// soon as the divergence is pinned: about one interval plus the rest of that command, not the
+// run (12,288 of 13,161 cycles before).
+TEST_CASE("a divergence inside a command caught at a checkpoint costs about one interval",
+          "[bisect][cost]") {
+  const auto dir = test::temp_dir("cost_mid");
+  const std::string path = (dir / "mlp.bpk").string();
+  replay::RecordConfig config;
+  config.digest_interval = 1024;
+  config.checkpoint_interval = 4096;
+  const auto out =
+      test::record(path, test::options_with("mlp", {"memflip:wgt:0x10[2]@1500"}), config);
+  REQUIRE_FALSE(out.report.passed);
+  const auto r = debugger::bisect_packet(test::read(path), {});
+  INFO(r.text());
+  REQUIRE(r.verdict == debugger::BisectVerdict::Fail);
+  CHECK(test::stage_of(r) == "gemm");
+  REQUIRE(r.first_divergence_cycle);
+  CHECK(*r.first_divergence_cycle > 1500);
+  CHECK(*r.first_divergence_cycle < config.checkpoint_interval);
+  // The same answer as checking the whole run from reset.
+  const auto live = test::bisect_live(test::options_with("mlp", {"memflip:wgt:0x10[2]@1500"}));
+  CHECK(live.first_divergence_cycle == r.first_divergence_cycle);
+  CHECK(live.command_index == r.command_index);
+  CHECK(r.resimulated_cycles < 2 * config.checkpoint_interval);
+  CHECK(r.resimulated_cycles < r.run_cycles / 2);
+}

@@ -185,3 +185,35 @@ TEST_CASE("minimize halves the passes of a repeated workload first", "[bisect][m
   CHECK(r.cycles_after * 3 < r.cycles_before * 2);
   CHECK(r.first_failing_stage == debugger::Rung::Load);
 }
+
+TEST_CASE("cycle-pinned faults of a one-layer program follow their element into the reduction",
+          "[bisect][minimize][anchor]") {
+  // Field trial 3: a bf16 gemm_small accumulator flip and an OUT scratchpad flip did not shrink
+  // (1.0x): with fewer rows the fault's cycle, kept at its offset from when the engine took the
+  // command, fell after the command's work. Re-addressed by the transaction it corrupts (the ACC
+  // entry being accumulated, the OUT entry POST wrote), both shrink at least 3x.
+  struct Case {
+    const char* fault;
+    debugger::Rung stage;
+  };
+  for (const Case c : {Case{"flip:compute.accum[3][20]@900", debugger::Rung::Gemm},
+                       Case{"memflip:out:0x2d1[6]@1280", debugger::Rung::Store}}) {
+    DYNAMIC_SECTION(c.fault) {
+      auto in = input_of("gemm_small", c.fault);
+      in.options.precision = "bf16";
+      const auto r = debugger::minimize(in, {});
+      INFO(r.text() << r.error);
+      REQUIRE(r.ok);
+      CHECK(r.first_failing_stage == c.stage);
+      CHECK(r.cycles_after * 3 <= r.cycles_before);
+      REQUIRE(r.anchors.size() == 1);
+      CHECK(test::contains(r.anchors[0], "; element "));
+      const auto [options, b] = bisect_minimized(r);
+      INFO(b.text());
+      CHECK(b.verdict == debugger::BisectVerdict::Fail);
+      CHECK(b.first_failing_stage == c.stage);
+      // A scratchpad flip moves with its entry: its address is an entry of the reduced POST.
+      if (c.stage == debugger::Rung::Store) CHECK(options.faults[0].addr != 0x2d1);
+    }
+  }
+}
