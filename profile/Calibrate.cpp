@@ -152,6 +152,21 @@ double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 // dram_rd_latency_sum against the DRAM model with the throttle on (docs/counters.md).
 constexpr double kThrottledLatencyTolerance = 0.02;
 
+// The two peaks the roofline's empirical ceilings are: MACs/cycle from `compute`, DRAM read
+// bytes/cycle from `read_stream`.
+Peak mac_peak(const BenchRun& compute) {
+  const uint32_t m = compute.run.attribution->array_macs();
+  return {"MACs/cycle", "compute", static_cast<double>(m),
+          ratio(compute.counter("macs_issued"), compute.engine(Engine::Gemm, CycleClass::Active)),
+          "macs_issued / gemm.active (operands resident: the array's own cycles)"};
+}
+Peak read_peak(const BenchRun& read, double dram_bw) {
+  return {"DRAM read bytes/cycle", "read_stream", dram_bw,
+          ratio(read.counter("dram_rd_bytes"), read.engine(Engine::Load, CycleClass::Active) +
+                                                   read.engine(Engine::Load, CycleClass::StallMem)),
+          "dram_rd_bytes / (load.active + load.stall_mem)"};
+}
+
 }  // namespace
 
 Calibration calibrate(const emu::EmulatorConfig& config) {
@@ -237,17 +252,9 @@ Calibration calibrate(const emu::EmulatorConfig& config) {
   const auto& ping = runs[3];
   const auto& banks = runs[4];
   const auto& thr = runs[5];
-  const uint32_t m = compute.run.attribution->array_macs();
   const double dram_bw = config.dram.bytes_per_cycle;
-  cal.peaks.push_back(
-      {"MACs/cycle", "compute", static_cast<double>(m),
-       ratio(compute.counter("macs_issued"), compute.engine(Engine::Gemm, CycleClass::Active)),
-       "macs_issued / gemm.active (operands resident: the array's own cycles)"});
-  cal.peaks.push_back(
-      {"DRAM read bytes/cycle", "read_stream", dram_bw,
-       ratio(read.counter("dram_rd_bytes"), read.engine(Engine::Load, CycleClass::Active) +
-                                                read.engine(Engine::Load, CycleClass::StallMem)),
-       "dram_rd_bytes / (load.active + load.stall_mem)"});
+  cal.peaks.push_back(mac_peak(compute));
+  cal.peaks.push_back(read_peak(read, dram_bw));
   cal.peaks.push_back(
       {"DRAM write bytes/cycle", "write_stream", dram_bw,
        ratio(write.counter("dram_wr_bytes"), write.engine(Engine::Store, CycleClass::Active) +
@@ -276,6 +283,15 @@ Calibration calibrate(const emu::EmulatorConfig& config) {
 
 Ceilings datasheet_ceilings(const emu::EmulatorConfig& config, uint32_t array_macs) {
   return {static_cast<double>(array_macs), static_cast<double>(config.dram.bytes_per_cycle)};
+}
+
+std::optional<Ceilings> measure_ceilings(const emu::EmulatorConfig& config, std::string& error) {
+  auto compute = run_bench(kBenches[0], config, error);
+  if (!compute) return std::nullopt;
+  auto read = run_bench(kBenches[1], config, error);
+  if (!read) return std::nullopt;
+  return Ceilings{mac_peak(*compute).measured,
+                  read_peak(*read, config.dram.bytes_per_cycle).measured};
 }
 
 Ceilings empirical_ceilings(const Calibration& c) {
@@ -356,45 +372,73 @@ std::string calibration_text(const Calibration& c) {
   return o.str();
 }
 
-std::string ceilings_text(const Profile& p, const Ceilings& datasheet,
-                          const std::optional<Ceilings>& empirical) {
+RooflineCeilings roofline_ceilings(const emu::EmulatorConfig& config, const MachineModel& machine,
+                                   std::optional<Ceilings> empirical, std::string empirical_how) {
+  RooflineCeilings c;
+  c.datasheet = datasheet_ceilings(config, machine.array_macs);
+  c.effective = {c.datasheet.macs_per_cycle, machine.effective_bytes_per_cycle()};
+  c.effective_how = std::to_string(machine.in_flight) + " requests x " +
+                    std::to_string(isa::kMaxRequestBytes) + " B / " +
+                    fmt("%.0f", machine.latency) + " cycles = " +
+                    fmt("%.2f", machine.in_flight * double{isa::kMaxRequestBytes} /
+                                    std::max(machine.latency, 1.0)) +
+                    " B/cycle" +
+                    (c.effective.bytes_per_cycle < c.datasheet.bytes_per_cycle
+                         ? " (below the channel's " + fmt("%.0f", c.datasheet.bytes_per_cycle) +
+                               ": latency binds)"
+                         : " (at least the channel's " + fmt("%.0f", c.datasheet.bytes_per_cycle) +
+                               ": bandwidth binds)");
+  c.empirical = empirical;
+  c.empirical_how = std::move(empirical_how);
+  return c;
+}
+
+namespace {
+
+double attainable(const Ceilings& c, double intensity) {
+  return std::min(c.macs_per_cycle, intensity * c.bytes_per_cycle);
+}
+
+}  // namespace
+
+std::string ceilings_text(const Profile& p, const RooflineCeilings& c) {
   std::ostringstream o;
   char buf[256];
   o << "\nroofline ceilings (MACs/cycle; attainable = min(peak, intensity x bytes/cycle))\n";
-  o << "  datasheet  " << fmt("%.1f", datasheet.macs_per_cycle) << " MACs/cycle, "
-    << fmt("%.1f", datasheet.bytes_per_cycle) << " B/cycle\n";
-  if (empirical)
-    o << "  empirical  " << fmt("%.2f", empirical->macs_per_cycle) << " MACs/cycle, "
-      << fmt("%.2f", empirical->bytes_per_cycle) << " B/cycle (--calibrate)\n";
-  std::snprintf(buf, sizeof buf, "  %-12s %10s %10s %12s %12s\n", "layer", "intensity", "measured",
-                "datasheet", "empirical");
+  o << "  datasheet  " << fmt("%.1f", c.datasheet.macs_per_cycle) << " MACs/cycle, "
+    << fmt("%.1f", c.datasheet.bytes_per_cycle) << " B/cycle\n";
+  o << "  effective  " << fmt("%.1f", c.effective.macs_per_cycle) << " MACs/cycle, "
+    << fmt("%.2f", c.effective.bytes_per_cycle) << " B/cycle (Little's law: " << c.effective_how
+    << ")\n";
+  if (c.empirical)
+    o << "  empirical  " << fmt("%.2f", c.empirical->macs_per_cycle) << " MACs/cycle, "
+      << fmt("%.2f", c.empirical->bytes_per_cycle) << " B/cycle (" << c.empirical_how << ")\n";
+  else
+    o << "  empirical  - (" << c.empirical_how << ")\n";
+  std::snprintf(buf, sizeof buf, "  %-12s %10s %10s %10s %10s %10s\n", "layer", "intensity",
+                "measured", "datasheet", "effective", "empirical");
   o << buf;
   for (const auto& l : p.layers) {
     const double measured = l.cycles ? static_cast<double>(l.macs_useful) / l.cycles : 0;
-    const std::string emp = empirical
-                                ? fmt("%.2f", std::min(empirical->macs_per_cycle,
-                                                       l.intensity * empirical->bytes_per_cycle))
-                                : "-";
-    std::snprintf(buf, sizeof buf, "  %-12s %10.2f %10.2f %12.2f %12s\n", l.name.c_str(),
-                  l.intensity, measured,
-                  std::min(datasheet.macs_per_cycle, l.intensity * datasheet.bytes_per_cycle),
-                  emp.c_str());
+    const std::string emp = c.empirical ? fmt("%.2f", attainable(*c.empirical, l.intensity)) : "-";
+    std::snprintf(buf, sizeof buf, "  %-12s %10.2f %10.2f %10.2f %10.2f %10s\n", l.name.c_str(),
+                  l.intensity, measured, attainable(c.datasheet, l.intensity),
+                  attainable(c.effective, l.intensity), emp.c_str());
     o << buf;
   }
   return o.str();
 }
 
-Json ceilings_json(const Profile& p, const Ceilings& datasheet,
-                   const std::optional<Ceilings>& empirical) {
-  auto ceil_json = [](const Ceilings& c) {
-    return Json{{"macs_per_cycle", c.macs_per_cycle}, {"bytes_per_cycle", c.bytes_per_cycle}};
-  };
-  auto attainable = [](const Ceilings& c, double intensity) {
-    return std::min(c.macs_per_cycle, intensity * c.bytes_per_cycle);
+Json ceilings_json(const Profile& p, const RooflineCeilings& c) {
+  auto ceil_json = [](const Ceilings& x) {
+    return Json{{"macs_per_cycle", x.macs_per_cycle}, {"bytes_per_cycle", x.bytes_per_cycle}};
   };
   Json j;
-  j["datasheet"] = ceil_json(datasheet);
-  j["empirical"] = empirical ? ceil_json(*empirical) : Json(nullptr);
+  j["datasheet"] = ceil_json(c.datasheet);
+  j["effective"] = ceil_json(c.effective);
+  j["effective"]["how"] = c.effective_how;
+  j["empirical"] = c.empirical ? ceil_json(*c.empirical) : Json(nullptr);
+  j["empirical_how"] = c.empirical_how;
   Json layers = Json::array();
   for (const auto& l : p.layers) {
     Json lj;
@@ -402,9 +446,10 @@ Json ceilings_json(const Profile& p, const Ceilings& datasheet,
     lj["kind"] = l.kind;
     lj["intensity"] = l.intensity;
     lj["measured_macs_per_cycle"] = l.cycles ? static_cast<double>(l.macs_useful) / l.cycles : 0;
-    lj["attainable_datasheet"] = attainable(datasheet, l.intensity);
+    lj["attainable_datasheet"] = attainable(c.datasheet, l.intensity);
+    lj["attainable_effective"] = attainable(c.effective, l.intensity);
     lj["attainable_empirical"] =
-        empirical ? Json(attainable(*empirical, l.intensity)) : Json(nullptr);
+        c.empirical ? Json(attainable(*c.empirical, l.intensity)) : Json(nullptr);
     layers.push_back(lj);
   }
   j["layers"] = layers;

@@ -14,6 +14,7 @@
 #include "debugger/json/Json.h"
 #include "emu/core/EmulatorConfig.h"
 #include "profile/Profile.h"
+#include "profile/Roofline.h"
 
 namespace bud::profile {
 
@@ -50,7 +51,7 @@ struct Calibration {
 /// microbenchmark uses its own pattern) and checks the counters.
 Calibration calibrate(const emu::EmulatorConfig& config);
 
-/// Empirical ceilings for the roofline: peak MACs/cycle and DRAM bytes/cycle.
+/// A roofline ceiling: peak MACs per cycle and DRAM read bytes per cycle.
 struct Ceilings {
   double macs_per_cycle = 0;
   double bytes_per_cycle = 0;
@@ -59,6 +60,23 @@ struct Ceilings {
 /// measured ones.
 Ceilings datasheet_ceilings(const emu::EmulatorConfig& config, uint32_t array_macs);
 Ceilings empirical_ceilings(const Calibration& c);
+/// The empirical ceilings alone: runs only the `compute` and `read_stream` microbenchmarks on
+/// `config` (a few thousand cycles each), as every profile does. nullopt and `error` if one
+/// cannot run.
+std::optional<Ceilings> measure_ceilings(const emu::EmulatorConfig& config, std::string& error);
+
+/// The ceilings a roofline is drawn under (docs/profiling.md "Roofline ceilings"): the
+/// datasheet's; the effective one of Little's law (the peak MACs, and the read bandwidth the
+/// outstanding requests sustain at the DRAM latency, MachineModel::effective_bytes_per_cycle);
+/// and the microbenchmarks' measured one.
+struct RooflineCeilings {
+  Ceilings datasheet, effective;
+  std::string effective_how;  ///< "8 requests x 64 B / 132 cycles = 3.88 B/cycle"
+  std::optional<Ceilings> empirical;
+  std::string empirical_how;  ///< what measured it, or why it is missing
+};
+RooflineCeilings roofline_ceilings(const emu::EmulatorConfig& config, const MachineModel& machine,
+                                   std::optional<Ceilings> empirical, std::string empirical_how);
 
 /// {"ok", "benchmarks", "peaks": [{name, benchmark, datasheet, measured, how}], "fidelity":
 ///  [{benchmark, counter, oracle, expected, measured, error, tolerance, ok}]}.
@@ -66,12 +84,10 @@ json::Json calibration_json(const Calibration& c);
 /// The peaks and the fidelity table as text.
 std::string calibration_text(const Calibration& c);
 
-/// Per layer: measured MACs/cycle, arithmetic intensity and the attainable MACs/cycle under the
-/// datasheet ceilings and (when given) the empirical ones: min(peak, intensity x bandwidth).
-json::Json ceilings_json(const Profile& p, const Ceilings& datasheet,
-                         const std::optional<Ceilings>& empirical);
+/// Per layer: measured MACs/cycle, arithmetic intensity and the attainable MACs/cycle
+/// min(peak, intensity x bandwidth) under each ceiling.
+json::Json ceilings_json(const Profile& p, const RooflineCeilings& c);
 /// The same as a table.
-std::string ceilings_text(const Profile& p, const Ceilings& datasheet,
-                          const std::optional<Ceilings>& empirical);
+std::string ceilings_text(const Profile& p, const RooflineCeilings& c);
 
 }  // namespace bud::profile

@@ -268,8 +268,30 @@ workload::Result<ProfileInput> read_profile_json(const Json& j, const std::strin
       in.thermal = th;
     }
   }
+  if (prof && prof->contains("conditions") && (*prof)["conditions"].is_object())
+    in.conditions = read_conditions((*prof)["conditions"]);
+  // The roofline's memory split is optional (a profile written before bud recorded it).
+  if (prof && prof->contains("roofline") && (*prof)["roofline"].is_object()) {
+    const Json& rl = (*prof)["roofline"];
+    if (rl.contains("layers") && rl["layers"].is_array()) {
+      for (const Json& l : rl["layers"]) {
+        if (!l.is_object() || !l.contains("latency_cycles") || !l.contains("bandwidth_cycles") ||
+            !l["latency_cycles"].is_number_unsigned() || !l["bandwidth_cycles"].is_number_unsigned()) {
+          in.roofline.clear();
+          break;
+        }
+        LayerProjection lp;
+        lp.latency_cycles = l["latency_cycles"].get<uint64_t>();
+        lp.bandwidth_cycles = l["bandwidth_cycles"].get<uint64_t>();
+        lp.memory_cycles = lp.latency_cycles + lp.bandwidth_cycles;
+        in.roofline.push_back(lp);
+      }
+      if (in.roofline.size() != in.profile.layers.size()) in.roofline.clear();
+    }
+  }
   if (!r.ok()) return Error{r.error()};
   in.profile.ranking = rank_layers(in.profile.layers, in.profile.array_macs);
+  annotate_bounds(in.profile.ranking, in.roofline);
   return in;
 }
 
@@ -302,6 +324,12 @@ workload::Result<ProfileInput> read_profile_input(const std::string& path) {
   in.seed = r.seed;
   in.mem_seed = r.mem_seed;
   in.profile = build_profile(*profiled.attribution, recorded->prepared.program, r);
+  // The packet records the options it ran with, not the energy table's clock.
+  in.conditions = run_conditions(recorded->options, r, 0);
+  in.roofline = project(recorded->prepared.workload, recorded->prepared.program,
+                        recorded->options.emulator, in.profile)
+                    .layers;
+  annotate_bounds(in.profile.ranking, in.roofline);
   return in;
 }
 
@@ -376,6 +404,76 @@ Comparison compare(const Profile& base, const Profile& next, double tolerance) {
   return c;
 }
 
+namespace {
+
+// The order a differing condition is named as the cause in (docs/profiling.md, "Run
+// conditions"): what changes the machine first, then what the operating point derives (DRAM
+// timing in cycles), then the injected faults.
+constexpr const char* kCausePriority[] = {
+    "design",          "array",
+    "operating_point", "clock_mhz",
+    "thermal",         "throttle",
+    "precision",       "tile_max_rows",
+    "tile_max_blocks", "dram_bytes_per_cycle",
+    "dram_base_latency_cycles", "dram_jitter_cycles",
+    "dram_max_outstanding",     "dram_reorder",
+    "dram_bursty",     "faults"};
+
+size_t cause_rank(const std::string& name) {
+  size_t i = 0;
+  for (const char* n : kCausePriority) {
+    if (name == n) return i;
+    ++i;
+  }
+  return i;
+}
+
+}  // namespace
+
+Comparison compare(const ProfileInput& base, const ProfileInput& next, double tolerance) {
+  Comparison c = compare(base.profile, next.profile, tolerance);
+  if (base.conditions && next.conditions) {
+    c.conditions_known = true;
+    c.conditions = changed_conditions(*base.conditions, *next.conditions);
+  }
+  if (!c.divergence) return c;
+  auto& d = *c.divergence;
+  if (!c.conditions.empty()) {
+    const auto lead = std::min_element(
+        c.conditions.begin(), c.conditions.end(),
+        [](const ConditionChange& a, const ConditionChange& b) {
+          return cause_rank(a.name) < cause_rank(b.name);
+        });
+    d.cause = *lead;
+    d.cause_effect = condition_effect(*lead);
+  }
+  // Within memory, the roofline tells a longer wait from a slower transfer.
+  if (d.layer >= 0 && static_cast<size_t>(d.layer) < base.roofline.size() &&
+      static_cast<size_t>(d.layer) < next.roofline.size()) {
+    const auto& b = base.roofline[static_cast<size_t>(d.layer)];
+    const auto& n = next.roofline[static_cast<size_t>(d.layer)];
+    d.memory_split = true;
+    d.latency_cycles_change =
+        static_cast<int64_t>(n.latency_cycles) - static_cast<int64_t>(b.latency_cycles);
+    d.bandwidth_cycles_change =
+        static_cast<int64_t>(n.bandwidth_cycles) - static_cast<int64_t>(b.bandwidth_cycles);
+    if (d.mechanism == TopClass::Memory &&
+        (d.mechanism_sub == SubClass::DramWait || d.mechanism_sub == SubClass::LoadTransfer)) {
+      const int sign = c.cycles.change > 0 ? 1 : -1;
+      const SubClass sub = sign * d.bandwidth_cycles_change > sign * d.latency_cycles_change
+                               ? SubClass::LoadTransfer
+                               : SubClass::DramWait;
+      if (sub != d.mechanism_sub) {
+        d.mechanism_sub = sub;
+        const auto rule = triage_rule(d.mechanism, sub);
+        d.rule = rule.rule;
+        d.advice = rule.advice;
+      }
+    }
+  }
+  return c;
+}
+
 Json comparison_json(const Comparison& c, const ProfileInput& base, const ProfileInput& next) {
   Json j;
   j["base"] = input_json(base);
@@ -416,6 +514,16 @@ Json comparison_json(const Comparison& c, const ProfileInput& base, const Profil
     dj["class_cycles_change"] = d.class_cycles_change;
     dj["rule"] = d.rule;
     dj["advice"] = d.advice;
+    if (d.cause)
+      dj["cause"] = Json{{"condition", d.cause->name},
+                         {"base", d.cause->base},
+                         {"new", d.cause->next},
+                         {"effect", d.cause_effect}};
+    else
+      dj["cause"] = nullptr;
+    if (d.memory_split)
+      dj["memory_split"] = Json{{"latency_cycles_change", d.latency_cycles_change},
+                                {"bandwidth_cycles_change", d.bandwidth_cycles_change}};
     Json ev = Json::object();
     for (const auto& e : d.evidence) {
       Json ej;
@@ -427,6 +535,14 @@ Json comparison_json(const Comparison& c, const ProfileInput& base, const Profil
     j["divergence"] = dj;
   } else {
     j["divergence"] = nullptr;
+  }
+  if (c.conditions_known) {
+    Json conds = Json::array();
+    for (const auto& x : c.conditions)
+      conds.push_back(Json{{"condition", x.name}, {"base", x.base}, {"new", x.next}});
+    j["conditions"] = conds;
+  } else {
+    j["conditions"] = nullptr;
   }
   Json ranking;
   ranking["before"] = ranking_json(base.profile);
@@ -443,6 +559,17 @@ std::string comparison_text(const Comparison& c, const ProfileInput& base,
     << " cycles) -> " << next.file << " (" << grouped(next.profile.cycles) << " cycles), "
     << fmt("%+.1f%%", 100 * c.cycles.change) << " (tolerance " << fmt("%.1f%%", 100 * c.tolerance)
     << ")\n";
+  if (!c.conditions_known) {
+    o << "conditions not recorded in " << (base.conditions ? next.file : base.file)
+      << ": the run conditions could not be tested\n";
+  } else if (c.conditions.empty()) {
+    o << "conditions the same (design, array, operating point, DRAM, throttle, thermal, "
+         "precision, tiles, faults)\n";
+  } else {
+    o << "conditions differ:\n";
+    for (const auto& x : c.conditions)
+      o << "  " << x.name << " " << x.base << " -> " << x.next << "\n";
+  }
   o << "\nper layer (cycles: span; end: last retirement on the run's clock)\n";
   std::snprintf(buf, sizeof buf, "  %-12s %-7s %10s %10s %8s %8s %15s %15s\n", "name", "kind",
                 "base", "new", "change", "end", "%peak", "B/cycle");
@@ -495,11 +622,19 @@ std::string comparison_text(const Comparison& c, const ProfileInput& base,
           << fmt("%+.1f%%", 100 * d.cycles_change) << "\n";
         break;
     }
-    o << "mechanism  " << top_class_name(d.mechanism) << " / " << sub_class_name(d.mechanism_sub)
+    if (d.cause)
+      o << "cause      run condition " << d.cause->name << " " << d.cause->base << " -> "
+        << d.cause->next << ": " << d.cause_effect << "\n";
+    o << (d.cause ? "moved      " : "mechanism  ") << top_class_name(d.mechanism) << " / "
+      << sub_class_name(d.mechanism_sub)
       << ": share " << fmt("%+.2f", d.share_change_bp / 100.0) << " points, "
       << (d.class_cycles_change >= 0 ? "+" : "-")
       << grouped(static_cast<uint64_t>(std::llabs(d.class_cycles_change))) << " cycles  [" << d.rule
       << "]\n";
+    if (d.memory_split && d.mechanism == TopClass::Memory)
+      o << "           roofline: latency-bound time " << fmt("%+.0f", double(d.latency_cycles_change))
+        << " cycles, bandwidth-bound time " << fmt("%+.0f", double(d.bandwidth_cycles_change))
+        << " cycles\n";
     o << "           " << d.advice << "\n";
     if (!d.evidence.empty()) {
       o << "evidence  ";

@@ -14,6 +14,8 @@
 #include "debugger/json/Json.h"
 #include "emu/workload/Result.h"
 #include "profile/Profile.h"
+#include "profile/Roofline.h"
+#include "profile/RunConditions.h"
 
 namespace bud::profile {
 
@@ -45,6 +47,12 @@ struct ProfileInput {
   /// profiled as recorded carries neither).
   std::optional<RunEnergy> energy;
   std::optional<RunThermal> thermal;
+  /// What the run was measured under (`$.profile.conditions`; nullopt for a profile written
+  /// before bud recorded them).
+  std::optional<RunConditions> conditions;
+  /// The roofline's per-layer memory split (`$.profile.roofline.layers`: latency_cycles,
+  /// bandwidth_cycles; empty when the profile has none): which part of a memory change moved.
+  std::vector<LayerProjection> roofline;
 };
 
 /// Reads the object `j` (the whole output of `bud profile --json`, read from `file`). Errors
@@ -90,6 +98,15 @@ struct CompareDivergence {
   int32_t share_change_bp = 0;      ///< that class's share, new - base, basis points
   int64_t class_cycles_change = 0;  ///< its slots / array_macs, new - base
   std::string rule, advice;         ///< the triage rule of docs/profiling.md for the class
+  /// A memory mechanism's sub-class follows the roofline's split when both profiles have it:
+  /// load_transfer when the layer's bandwidth-bound time moved more than its latency-bound time,
+  /// dram_wait otherwise (the counters alone cannot tell a narrower channel from a longer wait).
+  int64_t latency_cycles_change = 0, bandwidth_cycles_change = 0;
+  bool memory_split = false;  ///< the two changes above are known
+  /// The recorded run condition that differs and explains the change before any mechanism (the
+  /// first of Comparison::conditions in the order of docs/profiling.md), and what it does.
+  std::optional<ConditionChange> cause;
+  std::string cause_effect;
   struct Evidence {
     std::string counter;
     uint64_t base = 0, next = 0;
@@ -104,6 +121,10 @@ struct Comparison {
   Delta cycles;          ///< the whole run (relative change)
   std::vector<LayerDelta> layers;
   std::optional<CompareDivergence> divergence;  ///< none: the run is within the tolerance
+  /// Recorded run conditions that differ (seeds apart); `conditions_known` is false when a
+  /// profile does not record them (then nothing was tested).
+  std::vector<ConditionChange> conditions;
+  bool conditions_known = false;
 };
 
 /// The profiles must be of the same workload with the same layers (names and kinds, in order):
@@ -111,6 +132,10 @@ struct Comparison {
 std::string check_comparable(const ProfileInput& base, const ProfileInput& next);
 /// Compares two comparable profiles; `tolerance` is a fraction (0.05 = 5%).
 Comparison compare(const Profile& base, const Profile& next, double tolerance);
+/// The same, and first tests the recorded run conditions: a change beyond the tolerance with a
+/// condition that differs names that condition as its cause; a memory mechanism is sub-classed by
+/// the roofline's latency/bandwidth split.
+Comparison compare(const ProfileInput& base, const ProfileInput& next, double tolerance);
 
 /// {"base": {...}, "new": {...}, "tolerance", "cycles", "layers", "divergence", "ranking":
 ///  {"before", "after"}}

@@ -114,6 +114,9 @@ struct Bottleneck {
   std::string rule;  ///< the triage rule that fired (docs/profiling.md)
   std::string advice;
   std::vector<std::pair<std::string, uint64_t>> evidence;  ///< counter name -> layer's value
+  /// A memory loss: what the roofline's projection says binds the layer's memory time,
+  /// "latency" or "bandwidth" (annotate_bounds); empty otherwise.
+  std::string bound;
 };
 
 /// Everything `bud profile` reports but the roofline.

@@ -124,6 +124,7 @@ Json ranking_json(const Profile& p) {
     Json ev = Json::object();
     for (const auto& [name, value] : b.evidence) ev[name] = value;
     bj["evidence"] = ev;
+    bj["bound"] = b.bound.empty() ? Json(nullptr) : Json(b.bound);
     ranking.push_back(bj);
   }
   return ranking;
@@ -134,9 +135,11 @@ std::string ranking_text(const Profile& p, bool details) {
   char buf[512];
   int rank = 1;
   for (const auto& b : p.ranking) {
-    std::snprintf(buf, sizeof buf, "  %d. %-12s %10s lost  %s / %s  [%s]\n", rank++,
+    const std::string bound = b.bound.empty() ? "" : " (" + b.bound + "-bound)";
+    std::snprintf(buf, sizeof buf, "  %d. %-12s %10s lost  %s / %s%s  [%s]\n", rank++,
                   p.layers[b.layer].name.c_str(), grouped(b.lost_cycles).c_str(),
-                  top_class_name(b.dominant), sub_class_name(b.dominant_sub), b.rule.c_str());
+                  top_class_name(b.dominant), sub_class_name(b.dominant_sub), bound.c_str(),
+                  b.rule.c_str());
     o << buf;
     if (!details) continue;
     o << "     " << b.advice << "\n";
@@ -168,6 +171,7 @@ Json profile_json(const Profile& p, const Roofline& roofline) {
   machine["dram_latency"] = roofline.machine.latency;
   machine["dram_bytes_per_cycle"] = roofline.machine.bytes_per_cycle;
   machine["requests_in_flight"] = roofline.machine.in_flight;
+  machine["effective_bytes_per_cycle"] = roofline.machine.effective_bytes_per_cycle();
   machine["clock_fraction"] = roofline.machine.clock_fraction;
   rf["machine"] = machine;
   Json rl = Json::array();
@@ -178,6 +182,8 @@ Json profile_json(const Profile& p, const Roofline& roofline) {
     lj["tiles"] = l.tiles;
     lj["compute_cycles"] = l.compute_cycles;
     lj["memory_cycles"] = l.memory_cycles;
+    lj["latency_cycles"] = l.latency_cycles;
+    lj["bandwidth_cycles"] = l.bandwidth_cycles;
     lj["bound"] = bound_name(l.bound);
     lj["projected"] = l.projected;
     lj["measured"] = l.measured;
@@ -293,13 +299,14 @@ std::string profile_text(const Profile& p, const Roofline& roofline) {
 
   o << "\nroofline (latency " << fmt("%.0f", roofline.machine.latency) << " cycles, "
     << fmt("%.0f", roofline.machine.bytes_per_cycle) << " B/cycle, " << roofline.machine.in_flight
-    << " requests in flight)\n";
-  std::snprintf(buf, sizeof buf, "  %-12s %-7s %5s %10s %10s %-7s %10s %10s %8s  %s\n", "layer",
+    << " requests in flight: Little's law sustains "
+    << fmt("%.2f", roofline.machine.effective_bytes_per_cycle()) << " B/cycle)\n";
+  std::snprintf(buf, sizeof buf, "  %-12s %-7s %5s %10s %10s %-9s %10s %10s %8s  %s\n", "layer",
                 "kind", "tiles", "compute", "memory", "bound", "projected", "measured", "error",
                 "residual");
   o << buf;
   for (const auto& l : roofline.layers) {
-    std::snprintf(buf, sizeof buf, "  %-12s %-7s %5d %10s %10s %-7s %10s %10s %+7.1f%%  %s\n",
+    std::snprintf(buf, sizeof buf, "  %-12s %-7s %5d %10s %10s %-9s %10s %10s %+7.1f%%  %s\n",
                   l.name.c_str(), l.kind.c_str(), l.tiles, grouped(l.compute_cycles).c_str(),
                   grouped(l.memory_cycles).c_str(), bound_name(l.bound),
                   grouped(l.projected).c_str(), grouped(l.measured).c_str(), 100 * l.error,

@@ -16,9 +16,15 @@ constexpr double kStoreOverhead = 3;
 constexpr double kStoreChunkOverhead = 3;   // plan the chunk, read pipeline, request
 constexpr uint32_t kLoadTags = 8;           // requests the load engine keeps in flight (isa.md)
 
+// A command's memory time and the part of it the binding term says is latency.
+struct MemoryTime {
+  double cycles = 0;
+  bool latency = false;  ///< bound by latency (else by a transfer rate)
+};
+
 // Engine work runs only on cycles the clock is enabled (divide by the clock fraction f); DRAM
 // latency and its response channel run on every cycle (throttle clamps the NPU, not the memory).
-double load_cycles(const isa::Command& c, const MachineModel& m) {
+MemoryTime load_cycles(const isa::Command& c, const MachineModel& m) {
   const double f = m.clock_fraction;
   const auto b = static_cast<size_t>(c.buffer);
   // Units: entries, or the 64-byte segments of entries wider than a request (docs/isa.md).
@@ -30,7 +36,7 @@ double load_cycles(const isa::Command& c, const MachineModel& m) {
   const double entries = static_cast<double>(c.y_size) * c.x_size * segs;
   const double nreq =
       static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) * segs / per_req);
-  if (nreq == 0) return kLoadOverhead / f;
+  if (nreq == 0) return {kLoadOverhead / f, false};
   const double req_bytes = entries * ebytes / nreq;
   const double resp = std::ceil(req_bytes / m.bytes_per_cycle);  // response channel occupancy
   const double per_req_entries = entries / nreq / f;
@@ -45,15 +51,17 @@ double load_cycles(const isa::Command& c, const MachineModel& m) {
           ? std::min<double>(kLoadTags, std::max(1.0, m.outstanding * nreq / (nreq + 1)))
           : m.in_flight;
   const double tags = nreq / slots * round_trip;
-  return kLoadOverhead / f + std::max({channel, write_port, tags, round_trip});
+  const double by_rate = std::max(channel, write_port), by_latency = std::max(tags, round_trip);
+  return {kLoadOverhead / f + std::max(by_rate, by_latency), by_latency > by_rate};
 }
 
-double store_cycles(const isa::Command& c, const MachineModel& m) {
+MemoryTime store_cycles(const isa::Command& c, const MachineModel& m) {
   const double chunk_entries = isa::kMaxRequestBytes / m.array.entry_bytes(isa::Buffer::Out);
   const double chunks =
       static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) / chunk_entries);
   const double entries = static_cast<double>(c.y_size) * c.x_size;
-  return (kStoreOverhead + entries + chunks * kStoreChunkOverhead) / m.clock_fraction + m.latency;
+  const double transfer = (kStoreOverhead + entries + chunks * kStoreChunkOverhead) / m.clock_fraction;
+  return {transfer + m.latency, m.latency > transfer};
 }
 
 double compute_cycles(const isa::Command& c, const MachineModel& m) {
@@ -70,6 +78,7 @@ double compute_cycles(const isa::Command& c, const MachineModel& m) {
 
 struct Tile {
   double load = 0, compute = 0, store = 0;
+  double latency = 0;  ///< the part of load + store bound by latency
   bool has_compute = false;
 };
 
@@ -98,7 +107,22 @@ std::string residual_of(const ScopeMetrics& m, double error) {
 
 }  // namespace
 
-const char* bound_name(Bound b) { return b == Bound::Compute ? "compute" : "memory"; }
+const char* bound_name(Bound b) {
+  switch (b) {
+    case Bound::Compute:
+      return "compute";
+    case Bound::Latency:
+      return "latency";
+    case Bound::Bandwidth:
+      return "bandwidth";
+  }
+  return "?";
+}
+
+double MachineModel::effective_bytes_per_cycle() const {
+  if (latency <= 0) return bytes_per_cycle;
+  return std::min(bytes_per_cycle, in_flight * static_cast<double>(isa::kMaxRequestBytes) / latency);
+}
 
 MachineModel machine_model(const emu::EmulatorConfig& config, uint32_t array_macs) {
   MachineModel m;
@@ -119,6 +143,18 @@ MachineModel machine_model(const emu::EmulatorConfig& config, uint32_t array_mac
         1.0 - static_cast<double>(config.throttle.on_cycles) / config.throttle.period;
   if (m.clock_fraction <= 0) m.clock_fraction = 1;
   return m;
+}
+
+void annotate_bounds(std::vector<Bottleneck>& ranking, const std::vector<LayerProjection>& layers) {
+  for (auto& b : ranking) {
+    b.bound.clear();
+    if (b.dominant != TopClass::Memory || b.layer < 0 ||
+        static_cast<size_t>(b.layer) >= layers.size())
+      continue;
+    const auto& l = layers[static_cast<size_t>(b.layer)];
+    if (l.memory_cycles > 0)
+      b.bound = l.latency_cycles >= l.bandwidth_cycles ? "latency" : "bandwidth";
+  }
 }
 
 Roofline project(const workload::Workload& w, const workload::Program& program,
@@ -143,18 +179,24 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
            c <= layer.last_cmd + off && c < program.commands.size(); ++c) {
         const auto& cmd = program.commands[c];
         switch (cmd.opcode) {
-          case isa::Opcode::Load:
+          case isa::Opcode::Load: {
             if (tiles.back().has_compute) tiles.emplace_back();
-            tiles.back().load += load_cycles(cmd, m);
+            const MemoryTime t = load_cycles(cmd, m);
+            tiles.back().load += t.cycles;
+            if (t.latency) tiles.back().latency += t.cycles;
             break;
+          }
           case isa::Opcode::Gemm:
           case isa::Opcode::Post:
             tiles.back().compute += compute_cycles(cmd, m);
             tiles.back().has_compute = true;
             break;
-          case isa::Opcode::Store:
-            tiles.back().store += store_cycles(cmd, m);
+          case isa::Opcode::Store: {
+            const MemoryTime t = store_cycles(cmd, m);
+            tiles.back().store += t.cycles;
+            if (t.latency) tiles.back().latency += t.cycles;
             break;
+          }
           default:
             break;
         }
@@ -171,10 +213,11 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
         p.residual = "tiling differs from plan_tiles";
     }
     p.tiles = static_cast<int>(tiles.size());
-    double compute = 0, memory = 0;
+    double compute = 0, memory = 0, latency = 0;
     for (const auto& t : tiles) {
       compute += t.compute;
       memory += t.load + t.store;
+      latency += t.latency;
     }
     double total = tiles.front().load + tiles.back().store;
     if (w.double_buffer) {
@@ -196,7 +239,11 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
     p.compute_cycles = static_cast<uint64_t>(std::llround(compute));
     p.memory_cycles = static_cast<uint64_t>(std::llround(memory));
     p.projected = static_cast<uint64_t>(std::llround(total));
-    p.bound = compute >= memory ? Bound::Compute : Bound::Memory;
+    p.latency_cycles = static_cast<uint64_t>(std::llround(latency));
+    p.bandwidth_cycles = p.memory_cycles - std::min(p.memory_cycles, p.latency_cycles);
+    p.bound = compute >= memory                           ? Bound::Compute
+              : p.latency_cycles >= p.bandwidth_cycles ? Bound::Latency
+                                                        : Bound::Bandwidth;
     p.measured = profile.layers[li].cycles;
     p.error = p.measured ? (static_cast<double>(p.projected) - static_cast<double>(p.measured)) /
                                static_cast<double>(p.measured)

@@ -24,12 +24,19 @@ struct MachineModel {
   uint32_t in_flight = 0;      ///< min(load tags (8), DRAM outstanding limit)
   uint32_t outstanding = 0;    ///< the DRAM outstanding limit (fetch reads share it with load)
   double clock_fraction = 1;   ///< 1 - throttled share of cycles (throttle on/period)
+  /// Little's law: the read bandwidth `in_flight` requests of kMaxRequestBytes sustain when each
+  /// waits `latency` cycles, capped by the channel's `bytes_per_cycle`. Below the channel's
+  /// bandwidth, latency with bounded outstanding requests binds, not bandwidth.
+  double effective_bytes_per_cycle() const;
 };
 MachineModel machine_model(const emu::EmulatorConfig& config, uint32_t array_macs);
 
-/// Which of a layer's projected times is larger.
-enum class Bound : uint8_t { Compute, Memory };
-const char* bound_name(Bound b);  ///< "compute", "memory"
+/// What binds a layer: compute, or memory time that is mostly waiting on DRAM latency with
+/// bounded requests in flight (the Little's-law term of a LOAD, a STORE's ack wait) or mostly
+/// moving bytes (the response channel, the scratchpad write port).
+enum class Bound : uint8_t { Compute, Latency, Bandwidth };
+const char* bound_name(Bound b);  ///< "compute", "latency", "bandwidth"
+inline bool memory_bound(Bound b) { return b != Bound::Compute; }
 
 /// One layer's projection.
 struct LayerProjection {
@@ -37,11 +44,14 @@ struct LayerProjection {
   int tiles = 0;
   uint64_t compute_cycles = 0;   ///< sum over tiles: GEMM iterations + POST entries + overheads
   uint64_t memory_cycles = 0;    ///< sum over tiles: LOAD and STORE time
+  /// memory_cycles split by the term that binds each command: latency (tags, round trip, ack
+  /// wait) or bandwidth (response channel, scratchpad write port).
+  uint64_t latency_cycles = 0, bandwidth_cycles = 0;
   uint64_t projected = 0;        ///< fill + sum of per-tile max(compute, next load, previous store)
                                  ///< + drain (engine work scaled by the clock fraction)
   uint64_t measured = 0;         ///< the layer's measured cycles (first dispatch..last retire)
   double error = 0;              ///< (projected - measured) / measured
-  Bound bound = Bound::Compute;  ///< the larger of the two sums
+  Bound bound = Bound::Compute;  ///< compute if compute >= memory, else the larger memory part
   std::string residual;          ///< |error| > 10%: the top-down classes that explain it
 };
 
@@ -60,6 +70,10 @@ struct Roofline {
   double mape = 0;       ///< over all layers
   int within_10pct = 0;  ///< layers with |error| <= 10%
 };
+
+/// Names latency-bound and bandwidth-bound separately in the ranking: every memory loss gets
+/// the bound its layer's projected memory time has (LayerProjection latency/bandwidth cycles).
+void annotate_bounds(std::vector<Bottleneck>& ranking, const std::vector<LayerProjection>& layers);
 
 /// Projects every layer of `program` (lowered from `w`) and compares with `profile`.
 Roofline project(const workload::Workload& w, const workload::Program& program,

@@ -43,9 +43,12 @@ void register_record_commands(Interpreter& interp) {
            "record start FILE | record stop",
            "Record a replay packet of this run from now until `record stop`",
            "The packet starts with a checkpoint of the current cycle and covers the cycles up to "
-           "the one `record stop` is given at (re-simulated deterministically from that "
-           "checkpoint; interventions made in between are not part of it). Replay it with "
-           "`bud replay FILE`; debug it with `bud debug --packet FILE`.",
+           "the one `record stop` is given at, re-simulated deterministically from that "
+           "checkpoint. Every intervention made in between (deposit, force, release, memory "
+           "writes) is in the packet at its cycle and replayed there; when they make the run "
+           "leave the golden model, the packet's symptom is that stage mismatch, so `bud "
+           "replay FILE` reports it as reproduced (exit 1) instead of calling the session "
+           "clean. Debug it with `bud debug --packet FILE`.",
            {"record start hang.bpk", "continue", "record stop"},
            kNeedsNothing,
            false,

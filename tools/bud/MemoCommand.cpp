@@ -44,7 +44,7 @@ int run_memo(const MemoOptions& o) {
   auto next = profile::read_profile_input(o.next);
   if (!next) return fail(2, next.error());
   if (auto e = profile::check_comparable(*base, *next); !e.empty()) return fail(2, e);
-  const auto c = profile::compare(base->profile, next->profile, o.tolerance_pct / 100);
+  const auto c = profile::compare(*base, *next, o.tolerance_pct / 100);
   const profile::Memo memo = profile::make_memo(c, *base, *next);
   const std::string text = profile::memo_markdown(memo);
   json::Json j = json::Json::object();

@@ -56,7 +56,7 @@ int run_compare(const ProfileCommandOptions& options) {
   auto next = profile::read_profile_input(options.compare[1]);
   if (!next) return fail(next.error());
   if (auto e = profile::check_comparable(*base, *next); !e.empty()) return fail(e);
-  const auto c = profile::compare(base->profile, next->profile, options.tolerance_pct / 100);
+  const auto c = profile::compare(*base, *next, options.tolerance_pct / 100);
   if (options.json) {
     json::Json j = json::Json::object();
     j["compare"] = profile::comparison_json(c, *base, *next);
@@ -262,6 +262,7 @@ int run_profile(const ProfileCommandOptions& options) {
   auto at_point = resolve_power_options(resolved);
   if (!at_point) return fail_command("profile", options.json, 2, at_point.error());
   if (options.dvfs) return run_dvfs(options, resolved, *at_point);
+  const double clock_mhz = at_point->frequency_mhz;
   std::optional<power::EnergyTable> table;
   if (!options.no_energy) table = std::move(at_point).value();
   std::optional<profile::RecordedRun> recorded;
@@ -303,17 +304,30 @@ int run_profile(const ProfileCommandOptions& options) {
                         profiled.error);
   }
   const auto& report = profiled.report;
-  const auto p = profile::build_profile(*profiled.attribution, prepared->program, report);
+  auto p = profile::build_profile(*profiled.attribution, prepared->program, report);
   const auto roofline = profile::project(prepared->workload, prepared->program, ro.emulator, p);
+  profile::annotate_bounds(p.ranking, roofline.layers);
+  // The empirical ceilings: from the full calibration with --calibrate, else from its two peak
+  // microbenchmarks alone (a few thousand cycles), so every roofline shows what the machine
+  // reaches beside what the datasheet and Little's law say.
   std::optional<profile::Calibration> calibration;
   std::optional<profile::Ceilings> empirical;
+  std::string empirical_how;
   if (options.calibrate) {
     calibration = profile::calibrate(ro.emulator);
     if (calibration->error.empty()) empirical = profile::empirical_ceilings(*calibration);
+    empirical_how = calibration->error.empty() ? "--calibrate" : calibration->error;
+  } else {
+    empirical = profile::measure_ceilings(ro.emulator, empirical_how);
+    if (empirical) empirical_how = "microbenchmarks compute, read_stream";
   }
-  const auto datasheet = profile::datasheet_ceilings(ro.emulator, p.array_macs);
+  const auto ceilings =
+      profile::roofline_ceilings(ro.emulator, roofline.machine, empirical, empirical_how);
   json::Json profile_j = profile::profile_json(p, roofline);
-  profile_j["ceilings"] = profile::ceilings_json(p, datasheet, empirical);
+  profile_j["ceilings"] = profile::ceilings_json(p, ceilings);
+  // A packet's run is at the point it recorded, whose clock the table given here need not know.
+  profile_j["conditions"] =
+      profile::conditions_json(profile::run_conditions(ro, report, recorded ? 0 : clock_mhz));
   std::optional<profile::EnergyProfile> energy;
   if (table) {
     auto names = report.counter_names;
@@ -389,7 +403,7 @@ int run_profile(const ProfileCommandOptions& options) {
     std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   } else {
     std::cout << report_text(report, *prepared) << profile::profile_text(p, roofline)
-              << profile::ceilings_text(p, datasheet, empirical);
+              << profile::ceilings_text(p, ceilings);
     if (energy) std::cout << profile::energy_text(*energy);
     if (thermal) std::cout << profile::thermal_text(*thermal);
     if (calibration) std::cout << "\n" << profile::calibration_text(*calibration);

@@ -55,8 +55,10 @@ def roofline(page, prof):
                 color="#333", label=label)
 
     ceiling(ceil["datasheet"], "-", "datasheet ceiling")
+    eff = ceil["effective"]
+    ceiling(eff, ":", f'effective ceiling (Little\'s law: {eff["how"]})')
     if ceil.get("empirical"):
-        ceiling(ceil["empirical"], "--", "empirical ceiling (--calibrate)")
+        ceiling(ceil["empirical"], "--", f'empirical ceiling ({ceil["empirical_how"]})')
     for i, l in enumerate(points):
         color = bp.PALETTE[i % len(bp.PALETTE)]
         ax.plot([l["intensity"]], [l["measured_macs_per_cycle"]], "o", color=color,
@@ -72,7 +74,10 @@ def roofline(page, prof):
     ax.legend(fontsize=7, loc="lower right", ncol=2)
     page.figure(fig, "Roofline: each layer's useful MACs per cycle (o measured, x projected by "
                 "the analytic model) under the datasheet ceiling (array size, configured DRAM "
-                "bandwidth) and, with --calibrate, the empirical one.")
+                "bandwidth), the effective one (the read bandwidth the outstanding requests "
+                "sustain at the DRAM latency: below the datasheet's, a layer under it is "
+                "latency-bound, not bandwidth-bound) and the empirical one the microbenchmarks "
+                "reach.")
     rows = [[l["layer"], l["kind"], l["tiles"], l["bound"], l["projected"], l["measured"],
              f'{100 * l["error"]:+.1f}%', l["residual"]] for l in prof["roofline"]["layers"]]
     page.table(["layer", "kind", "tiles", "bound", "projected", "measured", "error", "residual"],
@@ -97,8 +102,9 @@ def ranking(page, prof):
     rows = []
     for i, b in enumerate(prof["ranking"]):
         evidence = ", ".join(f"{k} {v:,}" for k, v in b["evidence"].items())
-        rows.append([i + 1, b["layer"], b["lost_cycles"], f'{b["dominant"]} / {b["dominant_sub"]}',
-                     b["rule"], evidence])
+        bound = f' ({b["bound"]}-bound)' if b.get("bound") else ""
+        rows.append([i + 1, b["layer"], b["lost_cycles"],
+                     f'{b["dominant"]} / {b["dominant_sub"]}{bound}', b["rule"], evidence])
     page.table(["#", "layer", "lost cycles", "dominant class", "rule", "evidence"], rows,
                caption="Bottleneck ranking: layers by lost cycles (cycles the array could have "
                        "been busy), with the triage rule that fired")
