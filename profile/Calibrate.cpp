@@ -399,9 +399,16 @@ double attainable(const Ceilings& c, double intensity) {
   return std::min(c.macs_per_cycle, intensity * c.bytes_per_cycle);
 }
 
+// Under Little's law for layer `i`'s own loads (nullopt: it has none, or no projection).
+std::optional<double> attainable_latency(const RooflineCeilings& c, const Roofline& r, size_t i,
+                                         double intensity) {
+  if (i >= r.layers.size() || r.layers[i].effective_bytes_per_cycle <= 0) return std::nullopt;
+  return std::min(c.datasheet.macs_per_cycle, intensity * r.layers[i].effective_bytes_per_cycle);
+}
+
 }  // namespace
 
-std::string ceilings_text(const Profile& p, const RooflineCeilings& c) {
+std::string ceilings_text(const Profile& p, const RooflineCeilings& c, const Roofline& roofline) {
   std::ostringstream o;
   char buf[256];
   o << "\nroofline ceilings (MACs/cycle; attainable = min(peak, intensity x bytes/cycle))\n";
@@ -415,21 +422,26 @@ std::string ceilings_text(const Profile& p, const RooflineCeilings& c) {
       << fmt("%.2f", c.empirical->bytes_per_cycle) << " B/cycle (" << c.empirical_how << ")\n";
   else
     o << "  empirical  - (" << c.empirical_how << ")\n";
-  std::snprintf(buf, sizeof buf, "  %-12s %10s %10s %10s %10s %10s\n", "layer", "intensity",
-                "measured", "datasheet", "effective", "empirical");
+  o << "  per layer, `its loads`: Little's law for the layer's own LOADs (min(8 tags, their mean "
+       "requests) x their mean bytes / latency)\n";
+  std::snprintf(buf, sizeof buf, "  %-12s %10s %10s %10s %10s %10s %10s\n", "layer", "intensity",
+                "measured", "datasheet", "effective", "empirical", "its loads");
   o << buf;
-  for (const auto& l : p.layers) {
+  for (size_t i = 0; i < p.layers.size(); ++i) {
+    const auto& l = p.layers[i];
     const double measured = l.cycles ? static_cast<double>(l.macs_useful) / l.cycles : 0;
     const std::string emp = c.empirical ? fmt("%.2f", attainable(*c.empirical, l.intensity)) : "-";
-    std::snprintf(buf, sizeof buf, "  %-12s %10.2f %10.2f %10.2f %10.2f %10s\n", l.name.c_str(),
-                  l.intensity, measured, attainable(c.datasheet, l.intensity),
-                  attainable(c.effective, l.intensity), emp.c_str());
+    const auto lat = attainable_latency(c, roofline, i, l.intensity);
+    const std::string own = lat ? fmt("%.2f", *lat) : "-";
+    std::snprintf(buf, sizeof buf, "  %-12s %10.2f %10.2f %10.2f %10.2f %10s %10s\n",
+                  l.name.c_str(), l.intensity, measured, attainable(c.datasheet, l.intensity),
+                  attainable(c.effective, l.intensity), emp.c_str(), own.c_str());
     o << buf;
   }
   return o.str();
 }
 
-Json ceilings_json(const Profile& p, const RooflineCeilings& c) {
+Json ceilings_json(const Profile& p, const RooflineCeilings& c, const Roofline& roofline) {
   auto ceil_json = [](const Ceilings& x) {
     return Json{{"macs_per_cycle", x.macs_per_cycle}, {"bytes_per_cycle", x.bytes_per_cycle}};
   };
@@ -440,7 +452,8 @@ Json ceilings_json(const Profile& p, const RooflineCeilings& c) {
   j["empirical"] = c.empirical ? ceil_json(*c.empirical) : Json(nullptr);
   j["empirical_how"] = c.empirical_how;
   Json layers = Json::array();
-  for (const auto& l : p.layers) {
+  for (size_t i = 0; i < p.layers.size(); ++i) {
+    const auto& l = p.layers[i];
     Json lj;
     lj["name"] = l.name;
     lj["kind"] = l.kind;
@@ -450,6 +463,10 @@ Json ceilings_json(const Profile& p, const RooflineCeilings& c) {
     lj["attainable_effective"] = attainable(c.effective, l.intensity);
     lj["attainable_empirical"] =
         c.empirical ? Json(attainable(*c.empirical, l.intensity)) : Json(nullptr);
+    const auto lat = attainable_latency(c, roofline, i, l.intensity);
+    lj["attainable_latency"] = lat ? Json(*lat) : Json(nullptr);
+    lj["latency_bytes_per_cycle"] =
+        lat ? Json(roofline.layers[i].effective_bytes_per_cycle) : Json(nullptr);
     layers.push_back(lj);
   }
   j["layers"] = layers;

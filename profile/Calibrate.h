@@ -85,9 +85,11 @@ json::Json calibration_json(const Calibration& c);
 std::string calibration_text(const Calibration& c);
 
 /// Per layer: measured MACs/cycle, arithmetic intensity and the attainable MACs/cycle
-/// min(peak, intensity x bandwidth) under each ceiling.
-json::Json ceilings_json(const Profile& p, const RooflineCeilings& c);
+/// min(peak, intensity x bandwidth) under each ceiling, and under Little's law for the layer's
+/// own access pattern (`attainable_latency`, LayerProjection::effective_bytes_per_cycle of
+/// `roofline`'s layer).
+json::Json ceilings_json(const Profile& p, const RooflineCeilings& c, const Roofline& roofline);
 /// The same as a table.
-std::string ceilings_text(const Profile& p, const RooflineCeilings& c);
+std::string ceilings_text(const Profile& p, const RooflineCeilings& c, const Roofline& roofline);
 
 }  // namespace bud::profile

@@ -184,6 +184,7 @@ Json profile_json(const Profile& p, const Roofline& roofline) {
     lj["memory_cycles"] = l.memory_cycles;
     lj["latency_cycles"] = l.latency_cycles;
     lj["bandwidth_cycles"] = l.bandwidth_cycles;
+    lj["effective_bytes_per_cycle"] = l.effective_bytes_per_cycle;
     lj["bound"] = bound_name(l.bound);
     lj["projected"] = l.projected;
     lj["measured"] = l.measured;

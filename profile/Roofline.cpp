@@ -16,10 +16,13 @@ constexpr double kStoreOverhead = 3;
 constexpr double kStoreChunkOverhead = 3;   // plan the chunk, read pipeline, request
 constexpr uint32_t kLoadTags = 8;           // requests the load engine keeps in flight (isa.md)
 
-// A command's memory time and the part of it the binding term says is latency.
+// A command's memory time, the part of its binding term that is DRAM latency (the rest is
+// moving bytes: the response channel, the scratchpad write port, per-command overhead), and
+// for a LOAD its requests and bytes (the layer's access pattern, for Little's law).
 struct MemoryTime {
   double cycles = 0;
-  bool latency = false;  ///< bound by latency (else by a transfer rate)
+  double latency = 0;
+  double requests = 0, bytes = 0;
 };
 
 // Engine work runs only on cycles the clock is enabled (divide by the clock fraction f); DRAM
@@ -36,7 +39,7 @@ MemoryTime load_cycles(const isa::Command& c, const MachineModel& m) {
   const double entries = static_cast<double>(c.y_size) * c.x_size * segs;
   const double nreq =
       static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) * segs / per_req);
-  if (nreq == 0) return {kLoadOverhead / f, false};
+  if (nreq == 0) return {kLoadOverhead / f, 0, 0, 0};
   const double req_bytes = entries * ebytes / nreq;
   const double resp = std::ceil(req_bytes / m.bytes_per_cycle);  // response channel occupancy
   const double per_req_entries = entries / nreq / f;
@@ -51,8 +54,14 @@ MemoryTime load_cycles(const isa::Command& c, const MachineModel& m) {
           ? std::min<double>(kLoadTags, std::max(1.0, m.outstanding * nreq / (nreq + 1)))
           : m.in_flight;
   const double tags = nreq / slots * round_trip;
-  const double by_rate = std::max(channel, write_port), by_latency = std::max(tags, round_trip);
-  return {kLoadOverhead / f + std::max(by_rate, by_latency), by_latency > by_rate};
+  // Every term waits out the latency once, but the tags term once per round of `slots`
+  // requests: a LOAD of few requests cannot hide it behind others (Little's law).
+  const double terms[] = {channel, write_port, tags, round_trip};
+  const double waits[] = {m.latency, m.latency, nreq / slots * m.latency, m.latency};
+  size_t bind = 0;
+  for (size_t i = 1; i < 4; ++i)
+    if (terms[i] > terms[bind]) bind = i;
+  return {kLoadOverhead / f + terms[bind], waits[bind], nreq, entries * ebytes};
 }
 
 MemoryTime store_cycles(const isa::Command& c, const MachineModel& m) {
@@ -61,7 +70,7 @@ MemoryTime store_cycles(const isa::Command& c, const MachineModel& m) {
       static_cast<double>(c.y_size) * std::ceil(static_cast<double>(c.x_size) / chunk_entries);
   const double entries = static_cast<double>(c.y_size) * c.x_size;
   const double transfer = (kStoreOverhead + entries + chunks * kStoreChunkOverhead) / m.clock_fraction;
-  return {transfer + m.latency, m.latency > transfer};
+  return {transfer + m.latency, m.latency, 0, 0};
 }
 
 double compute_cycles(const isa::Command& c, const MachineModel& m) {
@@ -78,7 +87,8 @@ double compute_cycles(const isa::Command& c, const MachineModel& m) {
 
 struct Tile {
   double load = 0, compute = 0, store = 0;
-  double latency = 0;  ///< the part of load + store bound by latency
+  double latency = 0;  ///< the part of load + store that is DRAM latency
+  double requests = 0, bytes = 0, loads = 0;
   bool has_compute = false;
 };
 
@@ -183,7 +193,10 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
             if (tiles.back().has_compute) tiles.emplace_back();
             const MemoryTime t = load_cycles(cmd, m);
             tiles.back().load += t.cycles;
-            if (t.latency) tiles.back().latency += t.cycles;
+            tiles.back().latency += t.latency;
+            tiles.back().requests += t.requests;
+            tiles.back().bytes += t.bytes;
+            tiles.back().loads += 1;
             break;
           }
           case isa::Opcode::Gemm:
@@ -194,7 +207,7 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
           case isa::Opcode::Store: {
             const MemoryTime t = store_cycles(cmd, m);
             tiles.back().store += t.cycles;
-            if (t.latency) tiles.back().latency += t.cycles;
+            tiles.back().latency += t.latency;
             break;
           }
           default:
@@ -213,11 +226,21 @@ Roofline project(const workload::Workload& w, const workload::Program& program,
         p.residual = "tiling differs from plan_tiles";
     }
     p.tiles = static_cast<int>(tiles.size());
-    double compute = 0, memory = 0, latency = 0;
+    double compute = 0, memory = 0, latency = 0, requests = 0, bytes = 0, loads = 0;
     for (const auto& t : tiles) {
       compute += t.compute;
       memory += t.load + t.store;
       latency += t.latency;
+      requests += t.requests;
+      bytes += t.bytes;
+      loads += t.loads;
+    }
+    // Little's law for this layer's access pattern: a LOAD keeps at most its own requests (and
+    // at most the tags) in flight, each of the layer's mean size, for one latency.
+    if (requests > 0 && m.latency > 0) {
+      const double in_flight = std::min<double>(m.in_flight, requests / loads);
+      p.effective_bytes_per_cycle =
+          std::min(m.bytes_per_cycle, in_flight * (bytes / requests) / m.latency);
     }
     double total = tiles.front().load + tiles.back().store;
     if (w.double_buffer) {

@@ -44,9 +44,13 @@ struct LayerProjection {
   int tiles = 0;
   uint64_t compute_cycles = 0;   ///< sum over tiles: GEMM iterations + POST entries + overheads
   uint64_t memory_cycles = 0;    ///< sum over tiles: LOAD and STORE time
-  /// memory_cycles split by the term that binds each command: latency (tags, round trip, ack
-  /// wait) or bandwidth (response channel, scratchpad write port).
+  /// memory_cycles split within the term that binds each command: the DRAM latency it waits out
+  /// (once, or once per round of requests for the tags term) and the rest (bytes moved).
   uint64_t latency_cycles = 0, bandwidth_cycles = 0;
+  /// Little's law for the layer's own access pattern: min(bandwidth, min(tags, its LOADs' mean
+  /// requests) x their mean bytes / latency). 0 without loads. Short LOADs of few requests
+  /// cannot keep the tags busy: their layer is bound far below the machine's effective roof.
+  double effective_bytes_per_cycle = 0;
   uint64_t projected = 0;        ///< fill + sum of per-tile max(compute, next load, previous store)
                                  ///< + drain (engine work scaled by the clock fraction)
   uint64_t measured = 0;         ///< the layer's measured cycles (first dispatch..last retire)

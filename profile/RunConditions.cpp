@@ -100,12 +100,9 @@ std::vector<ConditionChange> changed_conditions(const RunConditions& base,
   std::vector<ConditionChange> out;
   for (const auto& b : base.items) {
     const RunCondition* n = next.find(b.name);
-    if (n && n->text == b.text) continue;
-    out.push_back({b.name, b.text, n ? n->text : "-", b.number,
-                   n ? n->number : std::nullopt});
+    if (!n || n->text == b.text) continue;
+    out.push_back({b.name, b.text, n->text, b.number, n->number});
   }
-  for (const auto& n : next.items)
-    if (!base.find(n.name)) out.push_back({n.name, "-", n.text, std::nullopt, n.number});
   return out;
 }
 
@@ -119,8 +116,10 @@ std::string condition_effect(const ConditionChange& c) {
            " cycles at the new clock; cycles and time move differently: compare time, and "
            "profile both at one operating point (--point) to find a mechanism";
   if (n == "operating_point")
-    return "another operating point: its clock and the DRAM timing in cycles differ, so cycles "
-           "and time move differently; profile both at one point (--point) to find a mechanism";
+    return "another operating point: engine work takes the same cycles at its clock, but DRAM "
+           "timing is in ns, so its DRAM timing in cycles differs too; cycles and time move "
+           "differently - compare time, and profile both at one point (--point) to find a "
+           "mechanism";
   if (n == "dram_bytes_per_cycle")
     return std::string(up ? "a wider" : "a narrower") +
            " DRAM channel: every response takes " + (up ? "fewer" : "more") +

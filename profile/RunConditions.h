@@ -38,13 +38,13 @@ json::Json conditions_json(const RunConditions& c);
 /// Reads the object written by conditions_json (numbers stay numbers); unknown keys are kept.
 RunConditions read_conditions(const json::Json& j);
 
-/// A condition whose value differs between two runs (missing on one side: "-").
+/// A condition whose value differs between two runs.
 struct ConditionChange {
   std::string name, base, next;
   std::optional<double> base_number, next_number;
 };
-/// The conditions that differ, in `base`'s order, then those only `next` has. Seeds are
-/// left out (they are run identity, compared separately).
+/// The conditions both runs record whose values differ, in `base`'s order (one a side does not
+/// record, e.g. a packet's clock, is not compared).
 std::vector<ConditionChange> changed_conditions(const RunConditions& base,
                                                 const RunConditions& next);
 

@@ -103,9 +103,17 @@ TEST_CASE("bud profile --calibrate: the fidelity table, JSON, the empirical roof
   CHECK(ceilings["layers"][0]["attainable_empirical"].get<double>() <=
         ceilings["layers"][0]["attainable_datasheet"].get<double>());
   CHECK(wj["calibration"]["ok"] == true);
-  // Without --calibrate the profile still has the datasheet ceilings, no empirical ones.
+  CHECK(ceilings["empirical_how"] == "--calibrate");
+  // Without --calibrate the profile runs the two peak microbenchmarks alone: the same empirical
+  // ceilings, and Little's law (effective) between them and the datasheet's bandwidth.
   const auto plain = one_object(run_bud("profile gemm_small --json").out);
-  CHECK(plain["profile"]["ceilings"]["empirical"].is_null());
+  const auto& pc = plain["profile"]["ceilings"];
+  REQUIRE(pc["empirical"].is_object());
+  CHECK(pc["empirical"] == ceilings["empirical"]);
+  CHECK(pc["empirical_how"] == "microbenchmarks compute, read_stream");
+  CHECK(pc["effective"]["bytes_per_cycle"].get<double>() <=
+        pc["datasheet"]["bytes_per_cycle"].get<double>());
+  CHECK(plain.find("calibration") == plain.end());
 
   const auto bad = run_bud("profile --calibrate --trace t.json --json");
   CHECK(bad.status == 2);

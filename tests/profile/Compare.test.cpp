@@ -273,9 +273,24 @@ TEST_CASE("bud profile --compare end to end", "[profile][compare][cli]") {
   CHECK(j["compare"]["divergence"]["kind"] == "layer");
   CHECK(j["compare"]["layers"].size() == 3);
 
+  // The recorded conditions differ in the DRAM latency alone: it is named as the cause, and the
+  // counters' memory class as what it moved (a longer wait: dram_wait, latency-bound).
+  CHECK(j["compare"]["conditions"].size() == 1);
+  CHECK(j["compare"]["conditions"][0]["condition"] == "dram_base_latency_cycles");
+  CHECK(j["compare"]["divergence"]["cause"]["condition"] == "dram_base_latency_cycles");
+  CHECK(j["compare"]["divergence"]["cause"]["base"] == "40");
+  CHECK(j["compare"]["divergence"]["cause"]["new"] == "160");
+  CHECK(j["compare"]["divergence"]["mechanism_sub"] == "dram_wait");
+  CHECK(j["compare"]["divergence"]["memory_split"]["latency_cycles_change"].get<int64_t>() >
+        j["compare"]["divergence"]["memory_split"]["bandwidth_cycles_change"].get<int64_t>());
+
   auto text = run_bud("profile --compare " + base + " " + next + " --tolerance 5");
   CHECK(text.status == 1);
-  CHECK(text.out.find("mechanism  memory") != std::string::npos);
+  CHECK(text.out.find("conditions differ:\n  dram_base_latency_cycles 40 -> 160") !=
+        std::string::npos);
+  CHECK(text.out.find("cause      run condition dram_base_latency_cycles 40 -> 160") !=
+        std::string::npos);
+  CHECK(text.out.find("moved      memory / dram_wait") != std::string::npos);
 
   auto same = run_bud("profile --compare " + base + " " + base + " --json");
   CHECK(same.status == 0);
@@ -306,6 +321,65 @@ TEST_CASE("bud profile --compare end to end", "[profile][compare][cli]") {
   std::remove(other.c_str());
 }
 
+TEST_CASE("bud profile --compare names a clock change and a bandwidth cut before a mechanism",
+          "[profile][compare][conditions][cli]") {
+  using profile_test::one_object;
+  using profile_test::run_bud;
+  const std::string nominal = profile_test::scratch("nominal.json");
+  const std::string low = profile_test::scratch("low.json");
+  const std::string narrow = profile_test::scratch("narrow.json");
+  auto b = run_bud("profile mem_bound --json");
+  REQUIRE(b.status == 0);
+  profile_test::write_file(nominal, b.out);
+  CHECK(one_object(b.out)["profile"]["conditions"]["operating_point"] == "nominal");
+  CHECK(one_object(b.out)["profile"]["conditions"]["clock_mhz"] == 1000);
+  auto l = run_bud("profile mem_bound --point low --json");
+  REQUIRE(l.status == 0);
+  profile_test::write_file(low, l.out);
+  auto n = run_bud("profile mem_bound --mem-bw 2 --json");
+  REQUIRE(n.status == 0);
+  profile_test::write_file(narrow, n.out);
+
+  // The operating point: the clock and the DRAM timing in cycles it derives differ; the point
+  // leads, whatever the counters moved.
+  auto c = run_bud("profile --compare " + nominal + " " + low + " --json");
+  INFO(c.err);
+  CHECK(c.status == 1);
+  auto j = one_object(c.out)["compare"];
+  bool clock = false;
+  for (const auto& x : j["conditions"]) {
+    if (x["condition"] == "clock_mhz") {
+      clock = true;
+      CHECK(x["base"] == "1000");
+      CHECK(x["new"] == "500");
+    }
+  }
+  CHECK(clock);
+  CHECK(j["divergence"]["cause"]["condition"] == "operating_point");
+  CHECK(j["divergence"]["cause"]["new"] == "low");
+  CHECK(j["divergence"]["cause"]["effect"].get<std::string>().find("DRAM timing is in ns") !=
+        std::string::npos);
+  auto text = run_bud("profile --compare " + nominal + " " + low);
+  CHECK(text.out.find("cause      run condition operating_point nominal -> low") !=
+        std::string::npos);
+
+  // A narrower channel: the cause is the bandwidth, and the memory change is a slower
+  // transfer (load_transfer, T3b), not a longer wait, though the counters count both as
+  // load.stall_mem.
+  c = run_bud("profile --compare " + nominal + " " + narrow + " --json");
+  CHECK(c.status == 1);
+  j = one_object(c.out)["compare"];
+  CHECK(j["conditions"].size() == 1);
+  CHECK(j["divergence"]["cause"]["condition"] == "dram_bytes_per_cycle");
+  CHECK(j["divergence"]["mechanism"] == "memory");
+  CHECK(j["divergence"]["mechanism_sub"] == "load_transfer");
+  CHECK(j["divergence"]["rule"].get<std::string>().rfind("T3b", 0) == 0);
+  CHECK(j["ranking"]["after"][0]["bound"] == "bandwidth");
+  std::remove(nominal.c_str());
+  std::remove(low.c_str());
+  std::remove(narrow.c_str());
+}
+
 TEST_CASE("bud profile --compare on two packets, or a packet and a profile",
           "[profile][compare][packet][cli]") {
   using profile_test::one_object;
@@ -326,6 +400,8 @@ TEST_CASE("bud profile --compare on two packets, or a packet and a profile",
   auto j = one_object(packets.out);
   CHECK(j["compare"]["divergence"]["mechanism"] == "memory");
   CHECK(j["compare"]["base"]["file"] == before);
+  // A packet's conditions come from the options it recorded.
+  CHECK(j["compare"]["divergence"]["cause"]["condition"] == "dram_base_latency_cycles");
   const auto mixed = run_bud("profile --compare " + base + " " + after + " --json");
   CHECK(mixed.status == 1);
   CHECK(one_object(mixed.out)["compare"]["layers"] == j["compare"]["layers"]);

@@ -74,7 +74,47 @@ TEST_CASE("the roofline follows the memory configuration", "[profile][roofline]"
   CHECK(slow.machine.latency > base.machine.latency);
   CHECK(slow.layers[0].projected > base.layers[0].projected);
   CHECK(slow.layers[0].measured > base.layers[0].measured);
-  CHECK(slow.layers[0].bound == Bound::Memory);
+  // 8 requests of 64 bytes over 164 cycles sustain 3.1 B/cycle, under the channel's 16: the
+  // waits bind, not the channel.
+  CHECK(slow.machine.effective_bytes_per_cycle() ==
+        Approx(8.0 * 64 / slow.machine.latency));
+  CHECK(slow.layers[0].bound == Bound::Latency);
+  CHECK(slow.layers[0].latency_cycles > slow.layers[0].bandwidth_cycles);
+  CHECK(slow.layers[0].latency_cycles + slow.layers[0].bandwidth_cycles ==
+        slow.layers[0].memory_cycles);
+}
+
+TEST_CASE("the roofline tells a narrow DRAM channel (bandwidth) from a long wait (latency)",
+          "[profile][roofline]") {
+  run::RunOptions o;
+  o.workload = "mem_bound";
+  o.emulator.dram.bytes_per_cycle = 2;
+  Profile narrow_p;
+  const auto narrow = roofline_of(o, &narrow_p);
+  check_consistent(narrow, narrow_p);
+  // 8 x 64 B / 44 cycles = 11.6 B/cycle of Little's law, capped by the 2 B/cycle channel.
+  CHECK(narrow.machine.effective_bytes_per_cycle() == Approx(2.0));
+  CHECK(narrow.layers[0].bound == Bound::Bandwidth);
+  CHECK(narrow.layers[0].bandwidth_cycles > narrow.layers[0].latency_cycles);
+  // The ranking names the bound of each memory loss the same way.
+  annotate_bounds(narrow_p.ranking, narrow.layers);
+  bool named = false;
+  for (const auto& b : narrow_p.ranking)
+    if (b.dominant == TopClass::Memory) {
+      CHECK(b.bound == "bandwidth");
+      named = true;
+    } else {
+      CHECK(b.bound.empty());
+    }
+  CHECK(named);
+  o.emulator.dram.bytes_per_cycle = 16;
+  o.emulator.dram.base_latency = 200;
+  Profile wait_p;
+  const auto wait = roofline_of(o, &wait_p);
+  CHECK(wait.layers[0].bound == Bound::Latency);
+  annotate_bounds(wait_p.ranking, wait.layers);
+  for (const auto& b : wait_p.ranking)
+    if (b.dominant == TopClass::Memory) CHECK(b.bound == "latency");
 }
 
 TEST_CASE("the roofline stays within 10% under bursts, throttling and a small outstanding limit",

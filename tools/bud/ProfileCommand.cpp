@@ -324,10 +324,12 @@ int run_profile(const ProfileCommandOptions& options) {
   const auto ceilings =
       profile::roofline_ceilings(ro.emulator, roofline.machine, empirical, empirical_how);
   json::Json profile_j = profile::profile_json(p, roofline);
-  profile_j["ceilings"] = profile::ceilings_json(p, ceilings);
-  // A packet's run is at the point it recorded, whose clock the table given here need not know.
+  profile_j["ceilings"] = profile::ceilings_json(p, ceilings, roofline);
+  // A packet's run is at the point it recorded: its clock is the table's when that is the
+  // point the table was resolved at (the energy above is priced there too), else unknown.
+  const bool same_point = !recorded || ro.point == resolved.point;
   profile_j["conditions"] =
-      profile::conditions_json(profile::run_conditions(ro, report, recorded ? 0 : clock_mhz));
+      profile::conditions_json(profile::run_conditions(ro, report, same_point ? clock_mhz : 0));
   std::optional<profile::EnergyProfile> energy;
   if (table) {
     auto names = report.counter_names;
@@ -403,7 +405,7 @@ int run_profile(const ProfileCommandOptions& options) {
     std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
   } else {
     std::cout << report_text(report, *prepared) << profile::profile_text(p, roofline)
-              << profile::ceilings_text(p, ceilings);
+              << profile::ceilings_text(p, ceilings, roofline);
     if (energy) std::cout << profile::energy_text(*energy);
     if (thermal) std::cout << profile::thermal_text(*thermal);
     if (calibration) std::cout << "\n" << profile::calibration_text(*calibration);

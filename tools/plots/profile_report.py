@@ -47,7 +47,7 @@ def roofline(page, prof):
         return
     lo = min(l["intensity"] for l in points) / 4
     hi = max(l["intensity"] for l in points) * 4
-    fig, ax = bp.figure(8.0, 4.0)
+    fig, ax = bp.figure(8.0, 6.0)
     xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
 
     def ceiling(c, style, label):
@@ -63,6 +63,9 @@ def roofline(page, prof):
         color = bp.PALETTE[i % len(bp.PALETTE)]
         ax.plot([l["intensity"]], [l["measured_macs_per_cycle"]], "o", color=color,
                 label=f'{l["name"]} measured')
+        if l.get("attainable_latency") is not None:
+            ax.plot([l["intensity"]], [l["attainable_latency"]], "v", color=color,
+                    markersize=7, label=f'{l["name"]} Little\'s law of its loads')
         p = proj.get(l["name"])
         if p and p["projected"] > 0:
             ax.plot([l["intensity"]], [macs[l["name"]] / p["projected"]], "x", color=color,
@@ -71,13 +74,15 @@ def roofline(page, prof):
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (MACs per DRAM byte)")
     ax.set_ylabel("MACs per cycle")
-    ax.legend(fontsize=7, loc="lower right", ncol=2)
+    # Below the axes: the ceilings and every layer's markers would hide the points inside.
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False)
     page.figure(fig, "Roofline: each layer's useful MACs per cycle (o measured, x projected by "
                 "the analytic model) under the datasheet ceiling (array size, configured DRAM "
                 "bandwidth), the effective one (the read bandwidth the outstanding requests "
                 "sustain at the DRAM latency: below the datasheet's, a layer under it is "
-                "latency-bound, not bandwidth-bound) and the empirical one the microbenchmarks "
-                "reach.")
+                "latency-bound, not bandwidth-bound), the empirical one the microbenchmarks "
+                "reach, and per layer (v) what Little's law allows its own loads: their requests "
+                "in flight x their bytes / the latency.")
     rows = [[l["layer"], l["kind"], l["tiles"], l["bound"], l["projected"], l["measured"],
              f'{100 * l["error"]:+.1f}%', l["residual"]] for l in prof["roofline"]["layers"]]
     page.table(["layer", "kind", "tiles", "bound", "projected", "measured", "error", "residual"],
