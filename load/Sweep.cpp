@@ -73,7 +73,8 @@ SweepResult sweep(const Service& service, const SweepSpec& spec) {
     if (s.completed > 0) p.joules_per_request = joules / static_cast<double>(s.completed);
     if (seconds > 0) p.watts = joules / seconds;
     if (joules > 0) p.requests_per_joule = static_cast<double>(s.completed) / joules;
-    p.meets_sla = spec.sla_p99_us > 0 && s.dropped == 0 && s.completed > 0 &&
+    p.saturated = load >= 1;
+    p.meets_sla = !p.saturated && spec.sla_p99_us > 0 && s.dropped == 0 && s.completed > 0 &&
                   to_us(service, p.latency.p99) <= spec.sla_p99_us;
     if (p.meets_sla && (!r.sustained || p.served_rps > r.points[*r.sustained].served_rps))
       r.sustained = r.points.size();

@@ -44,6 +44,10 @@ struct LoadPoint {
   double watts = 0;
   double requests_per_joule = 0;  ///< throughput per watt
   bool meets_sla = false;
+  /// The offered load is at or above capacity (load >= 1): the queue has no steady state, so
+  /// the finite run's percentiles are not latencies to quote (reported as saturated, never as
+  /// meeting an SLA).
+  bool saturated = false;
 };
 
 struct SweepResult {

@@ -122,6 +122,9 @@ TEST_CASE("a load sweep's figures follow from the batch costs", "[load][sweep]")
   // Past capacity the bounded queue drops requests: that point misses any SLA.
   CHECK(r.points[3].dropped > 0);
   CHECK_FALSE(r.points[3].meets_sla);
+  // At or above capacity there is no steady state: the point is saturated, not a finite p99.
+  CHECK(r.points[3].saturated);
+  CHECK_FALSE(r.points[2].saturated);
   // The sustained point is the fastest one that meets the SLA.
   REQUIRE(r.sustained);
   for (const auto& p : r.points)

@@ -75,9 +75,15 @@ Json sweep_json(const load::Service& s, const load::SweepResult& r, const load::
     q["dropped"] = p.dropped;
     q["latency_cycles"] = {{"mean", p.latency.mean}, {"p50", p.latency.p50}, {"p95", p.latency.p95},
                            {"p99", p.latency.p99}, {"max", p.latency.max}};
-    q["latency_us"] = {{"p50", load::to_us(s, p.latency.p50)},
-                       {"p95", load::to_us(s, p.latency.p95)},
-                       {"p99", load::to_us(s, p.latency.p99)}};
+    // Saturated: no steady state, so no percentile to quote (latency_cycles keeps the finite
+    // run's figures).
+    q["saturated"] = p.saturated;
+    if (p.saturated)
+      q["latency_us"] = {{"p50", nullptr}, {"p95", nullptr}, {"p99", nullptr}};
+    else
+      q["latency_us"] = {{"p50", load::to_us(s, p.latency.p50)},
+                         {"p95", load::to_us(s, p.latency.p95)},
+                         {"p99", load::to_us(s, p.latency.p99)}};
     q["batches_by_size"] = p.batches_by_size;
     q["busy_cycles"] = p.busy_cycles;
     q["end_cycle"] = p.end_cycle;
@@ -140,9 +146,9 @@ std::string text_report(const load::Service& s, const load::SweepResult& r,
     std::snprintf(b, sizeof b, "  %5s %10.0f %10.0f %7llu %9s %9s %9s %9s %7s %9.0f %s\n",
                   fixed(p.load, 2).c_str(), p.offered_rps, p.served_rps,
                   static_cast<unsigned long long>(p.dropped),
-                  fixed(load::to_us(s, p.latency.p50), 1).c_str(),
-                  fixed(load::to_us(s, p.latency.p95), 1).c_str(),
-                  fixed(load::to_us(s, p.latency.p99), 1).c_str(),
+                  p.saturated ? "saturated" : fixed(load::to_us(s, p.latency.p50), 1).c_str(),
+                  p.saturated ? "saturated" : fixed(load::to_us(s, p.latency.p95), 1).c_str(),
+                  p.saturated ? "saturated" : fixed(load::to_us(s, p.latency.p99), 1).c_str(),
                   fixed(p.joules_per_request * 1e6, 3).c_str(), fixed(p.watts, 3).c_str(),
                   p.requests_per_joule,
                   spec.sla_p99_us <= 0 ? "" : (r.sustained == i ? "meets (sustained)" : p.meets_sla ? "meets" : "misses"));

@@ -32,11 +32,14 @@ if sla > 0:
 
 page.heading("Latency against throughput")
 fig, ax = bp.figure()
-served = [p["served_rps"] for p in pts]
+# Saturated load points (offered >= capacity) have no steady-state latency to plot.
+steady = [p for p in pts if not p.get("saturated")]
+served = [p["served_rps"] for p in steady]
 for key, label, color, marker in (("p50", "p50", bp.PALETTE[0], "o"),
                                   ("p95", "p95", bp.PALETTE[1], "s"),
                                   ("p99", "p99", bp.PALETTE[3], "^")):
-    ax.plot(served, [p["latency_us"][key] for p in pts], color=color, marker=marker, label=label)
+    ax.plot(served, [p["latency_us"][key] for p in steady], color=color, marker=marker,
+            label=label)
 if sla > 0:
     ax.axhline(sla, color="black", linestyle="--", linewidth=1, label=f"SLA p99 {sla} us")
 if best is not None:
@@ -76,8 +79,9 @@ page.table(["batch", "NPU cycles", "service cycles", "per request", "energy uJ",
 page.heading("Load points")
 page.table(["load", "offered/s", "served/s", "dropped", "p50 us", "p95 us", "p99 us", "uJ/request",
             "W", "requests/J", "SLA"],
-           [[p["load"], p["offered_rps"], p["served_rps"], p["dropped"], p["latency_us"]["p50"],
-             p["latency_us"]["p95"], p["latency_us"]["p99"], p["joules_per_request"] * 1e6,
-             p["watts"], p["requests_per_joule"],
-             ("meets" if p["meets_sla"] else "misses") if sla > 0 else "-"] for p in pts])
+           [[p["load"], p["offered_rps"], p["served_rps"], p["dropped"]]
+            + (["saturated"] * 3 if p.get("saturated") else
+               [p["latency_us"]["p50"], p["latency_us"]["p95"], p["latency_us"]["p99"]])
+            + [p["joules_per_request"] * 1e6, p["watts"], p["requests_per_joule"],
+               ("meets" if p["meets_sla"] else "misses") if sla > 0 else "-"] for p in pts])
 page.write()
