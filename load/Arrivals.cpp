@@ -20,6 +20,8 @@ std::string ArrivalSpec::validate() const {
   if (!(rate_per_s > 0) || !std::isfinite(rate_per_s)) return "rate must be > 0 requests/s";
   if (!(frequency_mhz > 0) || !std::isfinite(frequency_mhz)) return "frequency must be > 0 MHz";
   if (count == 0) return "count must be > 0 requests";
+  if (kind == Kind::Trace && (trace_us.size() < 2 || !(trace_us.back() > trace_us.front())))
+    return "the arrival trace needs two or more distinct timestamps to have a rate";
   if (kind == Kind::Bursty) {
     if (!(burst_factor > 1)) return "burst factor must be > 1";
     if (!(burst_fraction > 0) || !(burst_fraction * burst_factor < 1))
@@ -35,6 +37,16 @@ std::vector<uint64_t> arrivals(const ArrivalSpec& spec) {
   std::vector<uint64_t> out;
   out.reserve(spec.count);
   double t = 0;  // cycles
+  if (spec.kind == ArrivalSpec::Kind::Trace) {
+    // Scale the recorded time axis to the offered rate (docs/serving.md).
+    const double trace_rate = static_cast<double>(spec.trace_us.size()) * 1e6 /
+                              (spec.trace_us.back() - spec.trace_us.front());
+    const double cycles_per_us = spec.frequency_mhz * trace_rate / spec.rate_per_s;
+    out.reserve(spec.trace_us.size());
+    for (double us : spec.trace_us)
+      out.push_back(static_cast<uint64_t>((us - spec.trace_us.front()) * cycles_per_us));
+    return out;
+  }
   if (spec.kind == ArrivalSpec::Kind::Poisson) {
     const double mean_gap = cycles_per_s / spec.rate_per_s;
     for (uint32_t i = 0; i < spec.count; ++i) {

@@ -9,7 +9,7 @@
 namespace bud::load {
 
 struct ArrivalSpec {
-  enum class Kind : uint8_t { Poisson, Bursty };
+  enum class Kind : uint8_t { Poisson, Bursty, Trace };
   Kind kind = Kind::Poisson;
   double rate_per_s = 1000;    ///< mean offered load, requests per second
   double frequency_mhz = 1000; ///< the NPU clock the cycles count
@@ -21,6 +21,10 @@ struct ArrivalSpec {
   double burst_factor = 4;
   double burst_fraction = 0.2;
   double burst_period_us = 2000;
+  /// Trace: recorded timestamps (us, non-decreasing; load/ArrivalTrace.h). Its time axis is
+  /// scaled so that its mean rate, size / (last - first), is `rate_per_s`; `count` is ignored
+  /// (every timestamp is one request).
+  std::vector<double> trace_us;
 
   /// Empty when usable, else which field is wrong and why.
   std::string validate() const;

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "load/ArrivalTrace.h"
+#include "load/Arrivals.h"
 
 using namespace bud::load;
 
@@ -22,4 +23,16 @@ TEST_CASE("bad arrival traces name the file, line or index and the reason", "[lo
   CHECK(parse_arrival_trace("t.json", "[3, 2]").error == "t.json: index 1: decreasing timestamp");
   CHECK(parse_arrival_trace("t.json", "[]").error == "t.json: empty trace (no timestamps)");
   CHECK(parse_arrival_trace("t.json", "[1,").error == "t.json: not a JSON array of numbers");
+}
+
+TEST_CASE("a trace's time axis is scaled to the offered rate", "[load][trace]") {
+  ArrivalSpec s;
+  s.kind = ArrivalSpec::Kind::Trace;
+  s.trace_us = {100, 101, 103, 110};  // 4 requests over 10 us: 400,000 requests/s
+  s.frequency_mhz = 1000;
+  s.rate_per_s = 200000;  // half the trace's rate: twice as slow
+  REQUIRE(s.validate().empty());
+  CHECK(arrivals(s) == std::vector<uint64_t>{0, 2000, 6000, 20000});
+  s.trace_us = {5, 5};
+  CHECK_FALSE(s.validate().empty());
 }

@@ -7,6 +7,10 @@
 #include <memory>
 
 #include "debugger/json/Json.h"
+#include <fstream>
+#include <sstream>
+
+#include "load/ArrivalTrace.h"
 #include "load/Sweep.h"
 #include "power/EnergyTable.h"
 #include "tools/bud/Output.h"
@@ -297,7 +301,7 @@ std::string plan_text(const Served& served, const ServeLoadOptions& o) {
 
 bool is_serving_option(const std::string& name) {
   for (const char* n :
-       {"--arrivals", "--requests", "--arrival-seed", "--burst-factor", "--burst-fraction",
+       {"--arrivals", "--arrival-trace", "--requests", "--arrival-seed", "--burst-factor", "--burst-fraction",
         "--burst-period-us", "--max-batch", "--window-us", "--queue-bound", "--admission", "--load",
         "--sla-p99-us", "--sweep-windows-us", "--sweep-tile-rows",
         "--sweep-tile-blocks"})
@@ -308,8 +312,11 @@ bool is_serving_option(const std::string& name) {
 void add_serving_options(CLI::App& app, ServeLoadOptions& options) {
   auto* sub = &app;
   sub->add_option("--arrivals", options.arrivals, "Arrival process: poisson or bursty")
-      ->check(CLI::IsMember({"poisson", "bursty"}))
+      ->check(CLI::IsMember({"poisson", "bursty", "trace"}))
       ->capture_default_str();
+  sub->add_option("--arrival-trace", options.arrival_trace,
+                  "With --arrivals trace: timestamps in us, one per line or a JSON array; each "
+                  "load point scales its time axis to the offered rate");
   sub->add_option("--requests", options.requests, "Requests per load point")->capture_default_str();
   sub->add_option("--arrival-seed", options.arrival_seed, "Seed of the arrival stream")
       ->capture_default_str();
@@ -404,6 +411,18 @@ int serve_options(const std::string& command, const ServeLoadOptions& o, Served&
   spec.arrivals.burst_factor = o.burst_factor;
   spec.arrivals.burst_fraction = o.burst_fraction;
   spec.arrivals.burst_period_us = o.burst_period_us;
+  if (o.arrivals == "trace") {
+    if (o.arrival_trace.empty()) return fail(2, "--arrivals trace needs --arrival-trace FILE");
+    std::ifstream in(o.arrival_trace, std::ios::binary);
+    if (!in) return fail(2, o.arrival_trace + ": cannot read");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto trace = load::parse_arrival_trace(o.arrival_trace, text.str());
+    if (!trace.error.empty()) return fail(2, trace.error);
+    spec.arrivals.kind = load::ArrivalSpec::Kind::Trace;
+    spec.arrivals.trace_us = std::move(trace.times_us);
+    spec.arrivals.count = static_cast<uint32_t>(spec.arrivals.trace_us.size());
+  }
   if (auto e = spec.arrivals.validate(); !e.empty()) return fail(2, e);
   spec.policy.max_batch = o.max_batch;
   spec.policy.queue_bound = o.queue_bound;

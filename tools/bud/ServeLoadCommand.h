@@ -17,7 +17,8 @@ namespace bud::cli {
 
 struct ServeLoadOptions {
   run::RunOptions run;
-  std::string arrivals = "poisson";    ///< --arrivals poisson|bursty
+  std::string arrivals = "poisson";    ///< --arrivals poisson|bursty|trace
+  std::string arrival_trace;           ///< --arrival-trace FILE (with --arrivals trace)
   uint32_t requests = 2000;            ///< --requests N per load point
   uint64_t arrival_seed = 1;           ///< --arrival-seed
   double burst_factor = 4, burst_fraction = 0.2, burst_period_us = 2000;
