@@ -4,12 +4,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <memory>
-
-#include "debugger/json/Json.h"
 #include <fstream>
+#include <memory>
 #include <sstream>
 
+#include "debugger/json/Json.h"
 #include "load/ArrivalTrace.h"
 #include "load/Sweep.h"
 #include "power/EnergyTable.h"
