@@ -55,6 +55,10 @@ struct View {
   Shape shape;              // the shape the consumer sees (same memory layout)
   double mult = 1;          // Mul/Div by a positive scalar: real = int8 * scale * mult
   bool transposed = false;  // a 2-D transpose only a host MatMul can absorb
+  // Flatten of an image [1, C, H, W] -> [1, C*H*W]: the ONNX order (channel-major) differs from
+  // the NHWC bytes, so only a dense layer with constant weights can read it, as a convolution
+  // over the whole image with its weight rows permuted (docs/import.md, "Flatten").
+  std::optional<Shape> nchw_image;
 };
 
 struct Node {
@@ -63,7 +67,8 @@ struct Node {
   View in, other;    // other: add / host matmul second operand
   int out = -1;
   // conv / dense: float weights K x N (K index (ky*kw + kx)*cg + ci), bias N
-  int64_t c_out = 0, kh = 1, kw = 1, stride = 1, pad = 0, groups = 1;
+  int64_t c_out = 0, kh = 1, kw = 1, stride = 1, groups = 1;
+  workload::Pads pads;
   std::vector<float> w, b;
   // QLinear*: the model's weight scale, one value (per tensor) or one per output channel.
   std::vector<double> fixed_w_scale;
@@ -271,7 +276,8 @@ FloatTensor run_node(const Node& n, const std::vector<Value>& values,
             double acc = n.b[static_cast<size_t>(co)];
             for (int64_t ky = 0; ky < n.kh; ++ky)
               for (int64_t kx = 0; kx < n.kw; ++kx) {
-                const int64_t iy = oy * n.stride + ky - n.pad, ix = ox * n.stride + kx - n.pad;
+                const int64_t iy = oy * n.stride + ky - n.pads.top,
+                              ix = ox * n.stride + kx - n.pads.left;
                 if (iy < 0 || iy >= is.h || ix < 0 || ix >= is.w) continue;
                 for (int64_t ci = 0; ci < cg; ++ci)
                   acc += x[static_cast<size_t>((iy * is.w + ix) * is.c + g * cg + ci)] *
@@ -299,11 +305,11 @@ FloatTensor run_node(const Node& n, const std::vector<Value>& values,
       break;
     }
     case Kind::Host: {
-      const bool mm = n.host.op == HostOp::MatMul;
-      const std::vector<double> b = mm ? view_data(vals, n.other) : std::vector<double>{};
-      const Shape bs = mm ? values[static_cast<size_t>(n.other.value)].shape : Shape{};
+      const bool two = workload::host_op_reads_other(n.host.op);
+      const std::vector<double> b = two ? view_data(vals, n.other) : std::vector<double>{};
+      const Shape bs = two ? values[static_cast<size_t>(n.other.value)].shape : Shape{};
       workload::HostParams p = n.host;
-      p.transpose_other = mm && n.other.transposed;
+      p.transpose_other = two && n.other.transposed;
       y = workload::host_op_values(p, is, os, x, bs, b);
       break;
     }
@@ -332,6 +338,13 @@ class Importer {
                                    int64_t heads, int batch, const std::string& out_name);
   std::optional<Error> map_heads(const onnx::NodeProto& node, int index, const NodeRef& ref);
   std::optional<Error> map_merged(const onnx::NodeProto& node, int index, const NodeRef& ref);
+  // CNN ops: Concat along channels (host concat layers), BatchNormalization (folded into the
+  // producing conv or dense layer, else a depthwise 1x1 conv), a dense layer reading a
+  // flattened image (a convolution over the whole image).
+  std::optional<Error> map_concat(const onnx::NodeProto& node, int index, const NodeRef& ref);
+  std::optional<Error> map_batch_norm(const onnx::NodeProto& node, int index, const NodeRef& ref,
+                                      const View& x);
+  static Node whole_image_conv(Node dense, const View& x);
   std::optional<Error> quantise();
   void keep_transposes_private();
   Result<std::string> emit() const;
@@ -360,7 +373,7 @@ class Importer {
     n.out = add_value(out_shape, static_cast<int>(nodes_.size()));
     if (n.in.value >= 0) ++values_[static_cast<size_t>(n.in.value)].consumers;
     if (n.other.value >= 0) ++values_[static_cast<size_t>(n.other.value)].consumers;
-    views_[out_name] = View{n.out, out_shape, 1, false};
+    views_[out_name] = View{n.out, out_shape, 1, false, {}};
     nodes_.push_back(std::move(n));
   }
   std::string layer_name(const onnx::NodeProto& node, int index) {
@@ -578,7 +591,7 @@ std::optional<Error> Importer::read_graph(const onnx::GraphProto& g) {
     if (!s) return Error{file_ + ": graph input '" + in.name() + "': " + why};
     input_value_ = add_value(*s, -1);
     input_name_ = in.name();
-    views_[in.name()] = View{input_value_, *s, 1, false};
+    views_[in.name()] = View{input_value_, *s, 1, false, {}};
   }
   if (input_value_ < 0) return Error{file_ + ": graph has no (non-initializer) input"};
   if (g.output_size() != 1)
@@ -592,6 +605,10 @@ std::optional<Error> Importer::read_graph(const onnx::GraphProto& g) {
   auto out = view_of(output_name_);
   if (!out || out->value == input_value_)
     return Error{file_ + ": graph output '" + output_name_ + "' is not produced by any layer"};
+  if (out->nchw_image)
+    return Error{file_ + ": graph output '" + output_name_ + "' flattens the image " +
+                 shape_string(*out->nchw_image) +
+                 " in NCHW order, which is not bud's NHWC layout (end the graph with a dense layer)"};
   return std::nullopt;
 }
 
@@ -632,6 +649,15 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
                      "topological order, or truncated)");
   }
   const Shape& xs = x->shape;
+  // A flattened image keeps its ONNX (channel-major) order only through to a dense layer.
+  if (op != "Gemm" && op != "MatMul" && op != "QLinearMatMul" && op != "Identity" &&
+      op != "Dropout")
+    for (int i = 0; i < node.input_size(); ++i)
+      if (auto v = view_of(input(i)); v && v->nchw_image)
+        return ref.error("input '" + input(i) + "' flattens the image " +
+                         shape_string(*v->nchw_image) +
+                         " in NCHW order: only a Gemm or MatMul with constant weights can read "
+                         "it (bud permutes the weight rows), not " + op);
   auto need_scalar = [&](int i, double& out) -> std::optional<Error> {
     const Constant* c = constant(input(i));
     if (!c || c->v.size() != 1)
@@ -685,7 +711,7 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       nodes_[static_cast<size_t>(v.producer)].relu = true;
       nodes_[static_cast<size_t>(v.producer)].relu_hi = hi;
       if (!std::isinf(hi)) v.fixed_scale = hi / 127.0;  // ReLU6: 6.0 is int8 127
-      views_[out_name] = View{x->value, xs, 1, false};
+      views_[out_name] = View{x->value, xs, 1, false, {}};
       return std::nullopt;
     }
     Node n;
@@ -729,12 +755,14 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
       if (d != 1) return ref.error("dilations " + dims_string(dil) + " unsupported (only 1)");
     if (!strides.empty() && (strides.size() != 2 || strides[0] != strides[1] || strides[0] < 1))
       return ref.error("strides " + dims_string(strides) + " must be equal and positive");
-    if (!pads.empty() && (pads.size() != 4 || pads[0] != pads[1] || pads[0] != pads[2] ||
-                          pads[0] != pads[3] || pads[0] < 0 || pads[0] > 255))
-      return ref.error("pads " + dims_string(pads) + " must be symmetric, in [0, 255]");
+    if (!pads.empty() && (pads.size() != 4 || *std::min_element(pads.begin(), pads.end()) < 0 ||
+                          *std::max_element(pads.begin(), pads.end()) > 255))
+      return ref.error("pads " + dims_string(pads) +
+                       " must be 4 values [top, left, bottom, right] in [0, 255]");
     n.stride = strides.empty() ? 1 : strides[0];
-    n.pad = pads.empty() ? 0 : pads[0];
-    if (xs.h + 2 * n.pad < n.kh || xs.w + 2 * n.pad < n.kw)
+    if (!pads.empty()) n.pads = workload::Pads{pads[0], pads[1], pads[2], pads[3]};
+    const int64_t ph = n.pads.top + n.pads.bottom, pw = n.pads.left + n.pads.right;
+    if (xs.h + ph < n.kh || xs.w + pw < n.kw)
       return ref.error("kernel does not fit the input " + shape_string(xs));
     const int64_t cg = xs.c / n.groups;
     const int64_t ng = n.c_out / n.groups;
@@ -775,8 +803,8 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
         n.b[static_cast<size_t>(c)] = static_cast<float>(
             b->v[static_cast<size_t>(c)] * (q ? x_scale * wscale[static_cast<size_t>(c)] : 1.0));
     }
-    const Shape os{(xs.h + 2 * n.pad - n.kh) / n.stride + 1,
-                   (xs.w + 2 * n.pad - n.kw) / n.stride + 1, n.c_out, 3};
+    const Shape os{(xs.h + ph - n.kh) / n.stride + 1, (xs.w + pw - n.kw) / n.stride + 1,
+                   n.c_out, 3};
     add_node(std::move(n), out_name, os);
     if (q) values_.back().fixed_scale = y_scale;
     return std::nullopt;
@@ -800,6 +828,9 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     if (!w) {
       // Two activations (attention): the NPU cannot load an activation as weights.
       if (op == "Gemm") return ref.error("B must be a constant (weights)");
+      if (x->nchw_image)
+        return ref.error("A flattens the image " + shape_string(*x->nchw_image) +
+                         " in NCHW order: B must be constant weights to absorb it");
       const std::optional<View> b = view_of(bname);
       if (!b) return ref.error("input '" + bname + "' is not produced by an earlier node");
       if (q)
@@ -874,6 +905,7 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     }
     Shape os = xs;
     os.c = nn;
+    if (x->nchw_image) n = whole_image_conv(std::move(n), *x);
     add_node(std::move(n), out_name, os);
     if (q) values_.back().fixed_scale = y_scale;
     return std::nullopt;
@@ -960,6 +992,20 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     return std::nullopt;
   }
 
+  if (op == "Sigmoid") {
+    // Host fallback, as Softmax: the POST has no exponential (docs/import.md, "Host fallback").
+    Node n;
+    n.kind = Kind::Host;
+    n.name = layer_name(node, index);
+    n.in = *x;
+    n.host.op = HostOp::Sigmoid;
+    add_node(std::move(n), out_name, xs);
+    values_.back().fixed_scale = 1.0 / 127;  // in (0, 1)
+    return std::nullopt;
+  }
+  if (op == "Concat") return map_concat(node, index, ref);
+  if (op == "BatchNormalization") return map_batch_norm(node, index, ref, *x);
+
   if (op == "Softmax" || op == "LayerNormalization" || op == "Gelu") {
     const int64_t axis = attr_int(node, "axis", -1);
     const int rank = xs.rank == 3 ? 4 : 2;
@@ -1042,8 +1088,18 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
           return split_heads(ref, *x, input(0), h, batch, out_name);
       }
       Shape ns = xs;
+      // Flatten [1, C, H, W] -> [1, C*H*W] (Flatten axis 0 or 1, Reshape to [1, -1]).
+      const bool flattens =
+          xs.rank == 3 &&
+          (op == "Flatten" ? attr_int(node, "axis", 1) == 1 || attr_int(node, "axis", 1) == 0 ||
+                                 attr_int(node, "axis", 1) == -3
+                           : op == "Reshape" && target.size() == 2 && target[0] == 1 &&
+                                 (target[1] == -1 || target[1] == xs.elements()));
       if (xs.pixels() == 1) {
         ns = Shape{1, 1, xs.c, 2};
+      } else if (flattens) {
+        ns = Shape{1, 1, xs.elements(), 2};
+        v.nchw_image = xs;
       } else if (op == "Reshape") {
         int64_t last = target.empty() ? 0 : target.back();
         int64_t lead = 1;
@@ -1086,6 +1142,129 @@ std::optional<Error> Importer::map_node(const onnx::NodeProto& node, int index) 
     return std::nullopt;
   }
   return ref.error("unsupported operator (docs/import.md lists what bud imports)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// CNN ops (docs/import.md): Concat, BatchNormalization, Flatten into a dense layer.
+
+// Concat of N activations along channels: N - 1 host concat layers, each appending the next
+// input's channels. A host layer dequantises each operand with its own scale, so the branches
+// keep their calibrated scales.
+std::optional<Error> Importer::map_concat(const onnx::NodeProto& node, int index,
+                                          const NodeRef& ref) {
+  if (node.input_size() < 2) return ref.error("needs two or more inputs");
+  std::vector<View> in;
+  for (int i = 0; i < node.input_size(); ++i) {
+    auto v = view_of(node.input(i));
+    if (!v)
+      return ref.error("input '" + node.input(i) +
+                       (constant(node.input(i)) ? "' is a constant: bud concatenates activations"
+                                                : "' is not produced by an earlier node"));
+    if (v->transposed) return ref.error("input '" + node.input(i) + "' is a transposed view");
+    in.push_back(*v);
+  }
+  const Shape& s0 = in[0].shape;
+  const int64_t axis = attr_int(node, "axis", 1);
+  const bool channels = s0.rank == 3 ? axis == 1 || axis == -3 : axis == 1 || axis == -1;
+  if (!channels)
+    return ref.error("axis " + std::to_string(axis) + " unsupported on " + shape_string(s0) +
+                     ": only the channel axis (1)");
+  View acc = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (in[i].shape.h != acc.shape.h || in[i].shape.w != acc.shape.w)
+      return ref.error("input '" + node.input(static_cast<int>(i)) + "' is " +
+                       shape_string(in[i].shape) + " but the others are " +
+                       shape_string(acc.shape) + " (concatenated along channels)");
+    Node n;
+    n.kind = Kind::Host;
+    n.name = layer_name(node, index);
+    n.in = acc;
+    n.other = in[i];
+    n.host.op = HostOp::Concat;
+    Shape os = acc.shape;
+    os.c += in[i].shape.c;
+    const std::string name = i + 1 == in.size()
+                                 ? node.output(0)
+                                 : node.output(0) + "#concat" + std::to_string(i);
+    add_node(std::move(n), name, os);
+    acc = *view_of(name);
+  }
+  return std::nullopt;
+}
+
+// BatchNormalization (inference): y = (x - mean) * g + beta with g = scale / sqrt(var + eps),
+// per channel. Folded into the producer's weights and bias when x is a conv or dense output read
+// only here (what inference compilers do), else a depthwise 1x1 conv of weights g, bias
+// beta - mean * g.
+std::optional<Error> Importer::map_batch_norm(const onnx::NodeProto& node, int index,
+                                              const NodeRef& ref, const View& x) {
+  if (attr_int(node, "training_mode", 0) != 0)
+    return ref.error("training_mode = 1 unsupported (inference only)");
+  const Shape& xs = x.shape;
+  const char* what[] = {"scale", "B", "input_mean", "input_var"};
+  std::vector<const Constant*> p(4);
+  for (int i = 0; i < 4; ++i) {
+    p[static_cast<size_t>(i)] = i + 1 < node.input_size() ? constant(node.input(i + 1)) : nullptr;
+    if (!p[static_cast<size_t>(i)] || static_cast<int64_t>(p[static_cast<size_t>(i)]->v.size()) != xs.c)
+      return ref.error(std::string(what[i]) + " must be a constant of " + std::to_string(xs.c) +
+                       " values (one per channel)");
+  }
+  const double eps = attr_float(node, "epsilon", 1e-5);
+  std::vector<double> g(static_cast<size_t>(xs.c)), t(static_cast<size_t>(xs.c));
+  for (size_t c = 0; c < g.size(); ++c) {
+    const double var = p[3]->v[c] + eps;
+    if (!(var > 0)) return ref.error("input_var + epsilon must be positive");
+    g[c] = p[0]->v[c] / std::sqrt(var);
+    t[c] = p[1]->v[c] - p[2]->v[c] * g[c];
+  }
+  const Value& v = values_[static_cast<size_t>(x.value)];
+  Node* pn = v.producer >= 0 ? &nodes_[static_cast<size_t>(v.producer)] : nullptr;
+  const bool foldable = pn && (pn->kind == Kind::Conv || pn->kind == Kind::Dense) && !pn->relu &&
+                        !pn->transpose_out && pn->fixed_w_scale.empty() && !v.fixed_scale &&
+                        x.mult == 1 && v.consumers == 0 && uses_[node.input(0)] == 1 &&
+                        node.input(0) != output_name_;
+  if (foldable) {
+    const auto cols = static_cast<size_t>(pn->c_out);
+    for (size_t j = 0; j < pn->w.size(); ++j)
+      pn->w[j] = static_cast<float>(pn->w[j] * g[j % cols]);
+    for (size_t c = 0; c < cols; ++c) pn->b[c] = static_cast<float>(pn->b[c] * g[c] + t[c]);
+    views_[node.output(0)] = x;
+    return std::nullopt;
+  }
+  if (xs.rank != 3)
+    return ref.error("on " + shape_string(xs) +
+                     ": only foldable into the conv or dense layer that produces its input");
+  Node n;
+  n.kind = Kind::Conv;
+  n.name = layer_name(node, index);
+  n.in = x;
+  n.groups = n.c_out = xs.c;
+  n.w.assign(g.begin(), g.end());
+  n.b.assign(t.begin(), t.end());
+  add_node(std::move(n), node.output(0), xs);
+  return std::nullopt;
+}
+
+// A dense layer over an image flattened in NCHW order: the same products as a convolution whose
+// kernel is the whole image, with the weight row of ONNX element (c, y, x) moved to the NHWC
+// position ((y * W + x) * C + c). The NPU then reads the image as it is.
+Node Importer::whole_image_conv(Node dense, const View& x) {
+  const Shape& im = *x.nchw_image;
+  Node n = std::move(dense);
+  const std::vector<float> rows = std::move(n.w);
+  const int64_t cols = n.c_out;
+  n.w.assign(rows.size(), 0.0f);
+  for (int64_t c = 0; c < im.c; ++c)
+    for (int64_t y = 0; y < im.h; ++y)
+      for (int64_t xx = 0; xx < im.w; ++xx) {
+        const int64_t from = (c * im.h + y) * im.w + xx, to = (y * im.w + xx) * im.c + c;
+        std::copy_n(rows.begin() + from * cols, cols, n.w.begin() + to * cols);
+      }
+  n.kind = Kind::Conv;
+  n.kh = im.h;
+  n.kw = im.w;
+  n.in = View{x.value, im, x.mult, false, std::nullopt};
+  return n;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1135,7 +1314,7 @@ std::optional<Error> Importer::split_heads(const NodeRef& ref, const View& x,
       // The first head takes the projection's place (its value keeps the index).
       nodes_[static_cast<size_t>(pi)] = std::move(p);
       values_[static_cast<size_t>(x.value)].shape = hs;
-      hd.views.push_back(View{x.value, hs, 1, false});
+      hd.views.push_back(View{x.value, hs, 1, false, {}});
     } else {
       add_node(std::move(p), out_name + "#h" + std::to_string(h), hs);
       values_.back().fixed_scale = fixed;
@@ -1488,7 +1667,11 @@ Result<std::string> Importer::emit() const {
           c->set_kh(static_cast<int32_t>(n.kh));
           c->set_kw(static_cast<int32_t>(n.kw));
           if (n.stride != 1) c->set_stride(static_cast<int32_t>(n.stride));
-          if (n.pad != 0) c->set_pad(static_cast<int32_t>(n.pad));
+          if (!n.pads.symmetric())
+            for (int64_t p : {n.pads.top, n.pads.left, n.pads.bottom, n.pads.right})
+              c->add_pads(static_cast<int32_t>(p));
+          else if (n.pads.top != 0)
+            c->set_pad(static_cast<int32_t>(n.pads.top));
           if (n.groups != 1) c->set_groups(static_cast<int32_t>(n.groups));
           c->set_relu(n.relu);
         } else {
@@ -1536,6 +1719,15 @@ Result<std::string> Importer::emit() const {
             break;
           case HostOp::Gelu:
             h->set_op(workload::HostSpec::GELU);
+            break;
+          case HostOp::Sigmoid:
+            h->set_op(workload::HostSpec::SIGMOID);
+            break;
+          case HostOp::Concat:
+            h->set_op(workload::HostSpec::CONCAT);
+            h->set_other(ref_name(n.other));
+            h->set_other_scale(static_cast<float>(
+                values_[static_cast<size_t>(n.other.value)].scale * n.other.mult));
             break;
           case HostOp::LayerNorm:
             h->set_op(workload::HostSpec::LAYER_NORM);

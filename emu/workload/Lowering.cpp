@@ -65,7 +65,7 @@ TensorInfo blocks_of(const TensorInfo& t, int64_t lanes, uint64_t& bytes) {
 int64_t border_for(const Workload& w, int producer) {
   int64_t border = 0;
   for (const Layer& l : w.layers)
-    if (l.kind == LayerKind::Conv2d && l.input == producer) border = std::max(border, l.pad);
+    if (l.kind == LayerKind::Conv2d && l.input == producer) border = std::max(border, l.pads.max());
   return border;
 }
 
@@ -627,11 +627,12 @@ void lower_matmul(Emitter& em, const Layer& l, const TilePlan& plan, const GemmT
         // im2col: one LOAD per output pixel, KH rows of KW*C_in_padded bytes from the
         // zero-bordered input.
         const int64_t ow = l.out_shape.w;
-        const int64_t off = static_cast<int64_t>(in.border) - l.pad;
+        const int64_t off_y = static_cast<int64_t>(in.border) - l.pads.top,
+                      off_x = static_cast<int64_t>(in.border) - l.pads.left;
         for (int64_t q = 0; q < rows; ++q) {
           const int64_t p = p0 + q, oy = p / ow, ox = p % ow;
-          const int64_t addr = in.addr + (oy * l.stride + off) * in.row_pitch +
-                               (ox * l.stride + off) * in.pixel_pitch;
+          const int64_t addr = in.addr + (oy * l.stride + off_y) * in.row_pitch +
+                               (ox * l.stride + off_x) * in.pixel_pitch;
           em.xfer(Opcode::Load, Buffer::Inp,
                   {static_cast<uint32_t>(addr), static_cast<uint32_t>(inp_base + q * plan.kb),
                    static_cast<uint32_t>(l.kh), static_cast<uint32_t>(l.kw * cb_in), in.row_pitch});
@@ -698,11 +699,12 @@ void lower_matmul_chunked(Emitter& em, const Layer& l, const TilePlan& plan, con
           // f is input row ky = f / (KW * C_in blocks) at offset f % (KW * C_in blocks); each
           // row's entries are contiguous in the zero-bordered input.
           const int64_t ow = l.out_shape.w, row_entries = l.kw * cb_in;
-          const int64_t off = static_cast<int64_t>(in.border) - l.pad;
+          const int64_t off_y = static_cast<int64_t>(in.border) - l.pads.top,
+                        off_x = static_cast<int64_t>(in.border) - l.pads.left;
           for (int64_t q = 0; q < rows; ++q) {
             const int64_t p = p0 + q, oy = p / ow, ox = p % ow;
-            const int64_t base = in.addr + (oy * l.stride + off) * in.row_pitch +
-                                 (ox * l.stride + off) * in.pixel_pitch;
+            const int64_t base = in.addr + (oy * l.stride + off_y) * in.row_pitch +
+                                 (ox * l.stride + off_x) * in.pixel_pitch;
             for (int64_t f = kb0; f < kb0 + kbc;) {
               const int64_t ky = f / row_entries, e0 = f % row_entries;
               const int64_t n = std::min(row_entries - e0, kb0 + kbc - f);
@@ -799,7 +801,11 @@ uint64_t host_op_cycles(const Layer& l) {
       compute = kHostLayerNormCycles * in;
       break;
     case HostOp::Gelu:
+    case HostOp::Sigmoid:  // one exp and a division, as GELU's erf
       compute = kHostGeluCycles * in;
+      break;
+    case HostOp::Concat:  // a copy: the bytes only
+      other = static_cast<uint64_t>(l.out_shape.elements()) - in;
       break;
     case HostOp::MaxPool:
       compute = out * static_cast<uint64_t>(l.host.kh * l.host.kw);

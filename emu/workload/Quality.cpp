@@ -62,7 +62,8 @@ std::vector<std::vector<double>> float_network(const Workload& w) {
               double acc = data.bias[static_cast<size_t>(co)];
               for (int64_t ky = 0; ky < l.kh; ++ky)
                 for (int64_t kx = 0; kx < l.kw; ++kx) {
-                  const int64_t iy = oy * l.stride + ky - l.pad, ix = ox * l.stride + kx - l.pad;
+                  const int64_t iy = oy * l.stride + ky - l.pads.top,
+                                ix = ox * l.stride + kx - l.pads.left;
                   if (iy < 0 || iy >= is.h || ix < 0 || ix >= is.w) continue;
                   for (int64_t c = 0; c < cg; ++c)
                     acc += x[static_cast<size_t>((iy * is.w + ix) * is.c + g * cg + c)] *
@@ -88,7 +89,7 @@ std::vector<std::vector<double>> float_network(const Workload& w) {
         std::vector<double> xs = x, other;
         for (double& v : xs) v *= p.in_scale;
         Shape other_shape;
-        if (p.op == HostOp::MatMul) {
+        if (host_op_reads_other(p.op)) {
           other = operand(l.other);
           for (double& v : other) v *= p.other_scale;
           other_shape = l.other == kInputTensor ? w.input

@@ -119,8 +119,8 @@ std::vector<uint32_t> bf16_accumulators(const Layer& l, const Tensor& x, const T
               if (row < l.k && o < os.c) wv = wbf16(row, o);
             } else {
               const int64_t tap = row / cp, ci = row % cp;
-              const int64_t iy = oy * l.stride + tap / l.kw - l.pad,
-                            ix = ox * l.stride + tap % l.kw - l.pad;
+              const int64_t iy = oy * l.stride + tap / l.kw - l.pads.top,
+                            ix = ox * l.stride + tap % l.kw - l.pads.left;
               if (iy >= 0 && iy < is.h && ix >= 0 && ix < is.w) xv = x.bf16_at(iy, ix, ci);
               if (ci < is.c && o < os.c && ci / cg == o / ng) wv = wbf16(tap * cg + ci % cg, o);
             }
@@ -247,6 +247,18 @@ std::vector<double> host_op_values(const HostParams& p, const Shape& is, const S
       for (size_t i = 0; i < y.size(); ++i)
         y[i] = 0.5 * x[i] * (1.0 + std::erf(x[i] / std::sqrt(2.0)));
       break;
+    case HostOp::Sigmoid:
+      for (size_t i = 0; i < y.size(); ++i) y[i] = 1.0 / (1.0 + std::exp(-x[i]));
+      break;
+    case HostOp::Concat: {
+      const int64_t bc = other_shape.c, n = os.c;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t j = 0; j < c; ++j) y[static_cast<size_t>(r * n + j)] = at(r, j);
+        for (int64_t j = 0; j < bc; ++j)
+          y[static_cast<size_t>(r * n + c + j)] = other[static_cast<size_t>(r * bc + j)];
+      }
+      break;
+    }
     case HostOp::MaxPool:
       for (int64_t oy = 0; oy < os.h; ++oy)
         for (int64_t ox = 0; ox < os.w; ++ox)
@@ -291,7 +303,7 @@ Tensor host_layer_output(const Workload& w, int index, const Tensor& input,
   const Tensor& x = operand(l.input, input, earlier);
   Shape other_shape;
   std::vector<double> other;
-  if (p.op == HostOp::MatMul) {
+  if (host_op_reads_other(p.op)) {
     const Tensor& b = operand(l.other, input, earlier);
     other_shape = b.shape;
     other = dequantised(b, p.other_scale);
@@ -372,8 +384,8 @@ std::vector<int32_t> layer_accumulators(const Workload& w, int index, const Tens
           for (int64_t co = 0; co < os.c; ++co) out[co] = data.bias[static_cast<size_t>(co)];
           for (int64_t ky = 0; ky < l.kh; ++ky)
             for (int64_t kx = 0; kx < l.kw; ++kx) {
-              const int64_t iy = oy * l.stride + ky - l.pad;
-              const int64_t ix = ox * l.stride + kx - l.pad;
+              const int64_t iy = oy * l.stride + ky - l.pads.top;
+              const int64_t ix = ox * l.stride + kx - l.pads.left;
               if (iy < 0 || iy >= is.h || ix < 0 || ix >= is.w) continue;  // zero padding
               // Group g: input channels [g*cg, (g+1)*cg) feed outputs [g*ng, (g+1)*ng).
               const int64_t cg = is.c / l.groups, ng = os.c / l.groups;

@@ -92,6 +92,14 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
 
 }  // namespace
 
+int64_t Pads::max() const { return std::max({top, left, bottom, right}); }
+
+std::string Pads::to_string() const {
+  if (symmetric()) return std::to_string(top);
+  return "[" + std::to_string(top) + ", " + std::to_string(left) + ", " + std::to_string(bottom) +
+         ", " + std::to_string(right) + "]";
+}
+
 std::string Shape::to_string() const {
   if (rank == 2) return std::to_string(h) + "x" + std::to_string(c);
   return std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c);
@@ -252,9 +260,15 @@ const char* host_op_name(HostOp op) {
       return "max_pool";
     case HostOp::MatMul:
       return "matmul";
+    case HostOp::Sigmoid:
+      return "sigmoid";
+    case HostOp::Concat:
+      return "concat";
   }
   return "?";
 }
+
+bool host_op_reads_other(HostOp op) { return op == HostOp::MatMul || op == HostOp::Concat; }
 
 int64_t Layer::reduction() const {
   switch (kind) {
@@ -377,6 +391,25 @@ std::optional<Error> validate_host(const Workload& w, const HostSpec& h, const T
     case HostSpec::GELU:
       p.op = HostOp::Gelu;
       break;
+    case HostSpec::SIGMOID:
+      p.op = HostOp::Sigmoid;
+      break;
+    case HostSpec::CONCAT: {
+      p.op = HostOp::Concat;
+      auto j = resolve(w, h.other());
+      if (!j)
+        return fail(where("other"),
+                    lname + ": host.other " + quoted(h.other()) + " names no earlier layer");
+      l.other = *j;
+      if (!(p.other_scale > 0))
+        return fail(where("other_scale"), lname + ": host.other_scale must be positive");
+      const Shape& o = *j == kInputTensor ? w.input : w.layers[static_cast<size_t>(*j)].out_shape;
+      if (o.h != in.h || o.w != in.w)
+        return fail(where("other"), lname + ": host concat needs the same H x W: " + in_desc +
+                                        " but other is " + o.to_string());
+      l.out_shape = Shape{in.h, in.w, in.c + o.c, in.rank};
+      break;
+    }
     case HostSpec::LAYER_NORM:
       p.op = HostOp::LayerNorm;
       if (static_cast<int64_t>(p.gamma.size()) != in.c ||
@@ -579,14 +612,22 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
         l.kh = c.kh();
         l.kw = c.kw();
         l.stride = c.has_stride() ? c.stride() : 1;
-        l.pad = c.has_pad() ? c.pad() : 0;
+        l.pads = Pads::all(c.has_pad() ? c.pad() : 0);
+        if (c.pads_size() > 0) {
+          if (c.has_pad() || c.pads_size() != 4)
+            return fail(fwhere(c, ct, "pads"),
+                        lname + ": conv2d.pads needs 4 values [top, left, bottom, right] and no pad");
+          l.pads = Pads{c.pads(0), c.pads(1), c.pads(2), c.pads(3)};
+        }
         l.relu = c.relu();
         for (auto [f, v] : {std::pair{"c_out", l.c_out}, std::pair{"kh", l.kh},
                             std::pair{"kw", l.kw}, std::pair{"stride", l.stride}})
           if (auto e = check_dim(fwhere(c, ct, f), lname + ": conv2d." + f, v)) return *e;
-        if (l.pad < 0 || l.pad > 255)
-          return fail(fwhere(c, ct, "pad"), lname + ": conv2d.pad must be in [0, 255] (got " +
-                                                std::to_string(l.pad) + ")");
+        if (std::min({l.pads.top, l.pads.left, l.pads.bottom, l.pads.right}) < 0 ||
+            l.pads.max() > 255)
+          return fail(fwhere(c, ct, c.pads_size() > 0 ? "pads" : "pad"),
+                      lname + ": conv2d padding must be in [0, 255] (got " + l.pads.to_string() +
+                          ")");
         l.groups = c.has_groups() ? c.groups() : 1;
         if (auto e = check_dim(fwhere(c, ct, "groups"), lname + ": conv2d.groups", l.groups))
           return *e;
@@ -598,11 +639,12 @@ Result<Workload> validate(const WorkloadSpec& pw, const Tree& tree, const std::s
         if (c.has_c_in() && c.c_in() != in.c)
           return fail(fwhere(c, ct, "c_in"), lname + ": input shape mismatch: conv2d.c_in = " +
                                                  std::to_string(c.c_in()) + " but " + in_desc);
-        const int64_t oh = (in.h + 2 * l.pad - l.kh) / l.stride + 1;
-        const int64_t ow = (in.w + 2 * l.pad - l.kw) / l.stride + 1;
-        if (in.h + 2 * l.pad < l.kh || in.w + 2 * l.pad < l.kw)
+        const int64_t pad_h = l.pads.top + l.pads.bottom, pad_w = l.pads.left + l.pads.right;
+        const int64_t oh = (in.h + pad_h - l.kh) / l.stride + 1;
+        const int64_t ow = (in.w + pad_w - l.kw) / l.stride + 1;
+        if (in.h + pad_h < l.kh || in.w + pad_w < l.kw)
           return fail(lwhere, lname + ": a " + std::to_string(l.kh) + "x" + std::to_string(l.kw) +
-                                  " kernel with pad " + std::to_string(l.pad) +
+                                  " kernel with pad " + l.pads.to_string() +
                                   " does not fit: " + in_desc);
         l.out_shape = Shape{oh, ow, l.c_out, 3};
         break;

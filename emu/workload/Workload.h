@@ -30,6 +30,18 @@ struct Shape {
   std::string to_string() const;
 };
 
+/// Zero padding of a convolution: rows above and below, columns left and right of the input
+/// (ONNX `pads` order [top, left, bottom, right]; TF-style SAME padding is asymmetric).
+struct Pads {
+  int64_t top = 0, left = 0, bottom = 0, right = 0;
+  static Pads all(int64_t p) { return {p, p, p, p}; }
+  bool symmetric() const { return top == left && top == bottom && top == right; }
+  int64_t max() const;
+  /// "1" (symmetric) or "[0, 0, 1, 1]".
+  std::string to_string() const;
+  bool operator==(const Pads&) const = default;
+};
+
 enum class LayerKind : uint8_t { Dense, Conv2d, Add, Relu, Host, MatMul };
 /// "dense", "conv2d", "add", "relu", "host", "matmul".
 const char* layer_kind_name(LayerKind k);
@@ -49,11 +61,14 @@ struct Quant {
 };
 
 /// An operator run on the host between NPU layers (workload.proto HostSpec, docs/import.md).
-enum class HostOp : uint8_t { Softmax, LayerNorm, Gelu, MaxPool, MatMul };
-/// "softmax", "layer_norm", "gelu", "max_pool", "matmul".
+enum class HostOp : uint8_t { Softmax, LayerNorm, Gelu, MaxPool, MatMul, Sigmoid, Concat };
+/// "softmax", "layer_norm", "gelu", "max_pool", "matmul", "sigmoid", "concat".
 const char* host_op_name(HostOp op);
+/// The op reads a second operand (Layer::other): matmul, concat.
+bool host_op_reads_other(HostOp op);
 
 /// Parameters of a host layer. Values are dequantised with in_scale (other_scale for the MATMUL
+/// and CONCAT
 /// operand) and requantised with out_scale.
 struct HostParams {
   HostOp op = HostOp::Softmax;
@@ -80,7 +95,8 @@ struct Layer {
   int64_t m = 0, k = 0, n = 0;
   bool transpose_output = false;
   // conv2d (groups > 1: grouped, groups == c_in == c_out: depthwise)
-  int64_t c_out = 0, kh = 0, kw = 0, stride = 1, pad = 0, groups = 1;
+  int64_t c_out = 0, kh = 0, kw = 0, stride = 1, groups = 1;
+  Pads pads;
   /// The primary input: an earlier layer index or kInputTensor.
   int input = kInputTensor;
   // add, matmul, host matmul: the second operand (an earlier layer index, kInputTensor or

@@ -17,6 +17,14 @@ Reduced-size production shapes, float32 with weights from a fixed numpy seed:
                          residual + LayerNorm
   qlinear_tiny.onnx      an already-quantised model: QuantizeLinear, QLinearConv,
                          DequantizeLinear, GlobalAveragePool, QLinearMatMul
+  lenet_tiny.onnx        LeNet-style, as TF and PyTorch export it: a stride-2 conv with
+                         TF-style SAME padding (pads [0, 0, 1, 1]), BatchNormalization after each
+                         conv, max pool, Flatten of the 4x4x12 image into a dense head, Sigmoid
+                         (multi-label) output
+  inception_tiny.onnx    an Inception block: 1x1, 3x3 and pool-projection branches concatenated
+                         along channels (Concat), BatchNormalization after the Concat (not
+                         foldable: a depthwise 1x1 conv) and after a 1x1 conv (folded), global
+                         average pool, FC
   outlier_tiny.onnx      three dense layers whose middle one has a few weights 300x the rest:
                          its per-tensor int8 scale flushes the ordinary weights, so that layer
                          alone loses quality (the precision guardrail's test case)
@@ -255,6 +263,52 @@ def bert_attention(s=128, d=768, dh=64):
     return g.model("bert_attention", "x", [s, d], a, [s, dh])
 
 
+def batch_norm(g, x, c):
+    scale = 1.0 + 0.1 * g.rng.standard_normal(c)
+    bias = 0.1 * g.rng.standard_normal(c)
+    mean = 0.1 * g.rng.standard_normal(c)
+    var = g.rng.uniform(0.5, 1.5, c)
+    return g.node("BatchNormalization",
+                  [x] + [g.const(a.astype(np.float32), n)
+                         for a, n in [(scale, "gamma"), (bias, "beta"), (mean, "mean"), (var, "var")]],
+                  "bn", epsilon=1e-5)
+
+
+def conv_pads(g, x, cin, cout, k, stride, pads):
+    w = g.rng.standard_normal((cout, cin, k, k)) * np.sqrt(2.0 / (cin * k * k))
+    b = g.rng.standard_normal(cout) * 0.05
+    return g.node("Conv", [x, g.const(w.astype(np.float32)), g.const(b.astype(np.float32), "b")],
+                  "conv", kernel_shape=[k, k], strides=[stride, stride], pads=pads)
+
+
+def lenet_tiny():
+    g = Graph(5)
+    x = conv_pads(g, "x", 1, 6, 3, 2, [0, 0, 1, 1])           # 16x16 -> 8x8 (SAME)
+    x = g.node("Relu", [batch_norm(g, x, 6)])
+    x = g.node("Relu", [batch_norm(g, g.conv(x, 6, 12, 3), 12)])
+    x = g.node("MaxPool", [x], "pool", kernel_shape=[2, 2], strides=[2, 2])  # 4x4x12
+    x = g.node("Flatten", [x], axis=1)                        # [1, 192], channel-major
+    x = g.node("Relu", [g.gemm(x, 192, 32)])
+    x = g.node("Sigmoid", [g.gemm(x, 32, 10)])
+    return g.model("lenet_tiny", "x", [1, 1, 16, 16], x, [1, 10])
+
+
+def inception_tiny():
+    g = Graph(6)
+    x = g.node("Relu", [g.conv("x", 3, 8, 3)])               # 16x16x8
+    a = g.node("Relu", [g.conv(x, 8, 8, 1)])
+    b = g.node("Relu", [g.conv(x, 8, 8, 3)])
+    p = g.node("MaxPool", [x], "pool", kernel_shape=[3, 3], strides=[1, 1], pads=[1] * 4)
+    c = g.node("Relu", [g.conv(p, 8, 4, 1)])
+    x = g.node("Concat", [a, b, c], "concat", axis=1)         # 16x16x20
+    x = g.node("Relu", [batch_norm(g, x, 20)])
+    x = g.node("Relu", [batch_norm(g, g.conv(x, 20, 16, 1), 16)])
+    x = g.node("GlobalAveragePool", [x], "gap")
+    x = g.node("Flatten", [x])
+    x = g.gemm(x, 16, 10)
+    return g.model("inception_tiny", "x", [1, 3, 16, 16], x, [1, 10])
+
+
 def outlier_tiny():
     g = Graph(11)
     x = g.node("Relu", [g.gemm("x", 64, 64)])
@@ -283,6 +337,10 @@ def error_models():
     y = g.conv("x", 3, 8, 3)
     g.nodes[-1].attribute[2].CopyFrom(helper.make_attribute("pads", [1, 1, 0, 0]))
     out.append(("asym_pads.onnx", g.model("asym_pads", "x", [1, 3, 8, 8], y, [1, 8, 7, 7])))
+    # A flattened image read by something other than a dense layer.
+    g = Graph(1)
+    y = g.node("Softmax", [g.node("Flatten", [g.conv("x", 3, 8, 3)])], "probs")
+    out.append(("flatten_softmax.onnx", g.model("flatten_softmax", "x", [1, 3, 8, 8], y, [1, 512])))
     # Heads split straight from the graph input: no projection to split.
     g = Graph(1)
     y = g.node("Reshape", ["x", g.const(np.array([16, 4, 8], dtype=np.int64), "shape")], "split")
@@ -307,7 +365,8 @@ def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     for name, fn in [("resnet_tiny", resnet_tiny), ("mobilenet_tiny", mobilenet_tiny),
                      ("transformer_tiny", transformer_tiny), ("qlinear_tiny", qlinear_tiny),
-                     ("outlier_tiny", outlier_tiny), ("mha_tiny", mha_tiny)]:
+                     ("outlier_tiny", outlier_tiny), ("mha_tiny", mha_tiny),
+                     ("lenet_tiny", lenet_tiny), ("inception_tiny", inception_tiny)]:
         onnx.save(fn(), f"{out_dir}/{name}.onnx")
     if "--full" in sys.argv:
         full_dir = sys.argv[sys.argv.index("--full") + 1]
