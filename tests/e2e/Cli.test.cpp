@@ -443,17 +443,21 @@ TEST_CASE("bud debug --packet keeps at most 64 of a long recording's checkpoints
 TEST_CASE("bud run MODEL.onnx passes bit-exactly on the imported production-shape models",
           "[e2e][onnx][models]") {
   for (const char* m :
-       {"resnet_tiny", "mobilenet_tiny", "transformer_tiny", "mha_tiny", "qlinear_tiny"}) {
+       {"resnet_tiny", "mobilenet_tiny", "transformer_tiny", "mha_tiny", "qlinear_tiny",
+        "lenet_tiny", "inception_tiny"}) {
     const auto r = bud({"run", std::string("examples/onnx/") + m + ".onnx", "--json"});
     INFO(m << ": " << r.out << r.err);
     CHECK(r.status == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["passed"] == true);
     // ResNet: the max pool; transformer: softmax, 2 layer norms, gelu (the attention matmuls
-    // run on the NPU); multi-head: a softmax per head and the layer norm.
+    // run on the NPU); multi-head: a softmax per head and the layer norm; LeNet: the max pool
+    // and the sigmoid; Inception: the max pool and two concats.
     const size_t host = std::string(m) == "resnet_tiny"        ? 1
                         : std::string(m) == "transformer_tiny" ? 4
                         : std::string(m) == "mha_tiny"         ? 5
+                        : std::string(m) == "lenet_tiny"       ? 2
+                        : std::string(m) == "inception_tiny"   ? 3
                                                                : 0;
     CHECK(j["host_layers"].size() == host);
     CHECK((j["host_cycles"].get<uint64_t>() > 0) == (host > 0));
