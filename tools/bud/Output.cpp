@@ -356,6 +356,8 @@ int fail_command(const std::string& command, bool json, int code, const std::str
     const char* kind = code == 2               ? "bad_input"
                        : code == 125           ? "untestable"
                        : code == kExitNotBuilt ? "not_built"
+                       : code == 6             ? "rtl_mismatch"   // design::kExitRtlMismatch
+                       : code == 7             ? "elaboration"    // design::kExitElaboration
                                                : "error";
     std::cout << error_object(kind, "bud " + command + ": " + message, code)
                      .dump(-1, ' ', false, json::Json::error_handler_t::replace)

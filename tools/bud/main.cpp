@@ -10,6 +10,7 @@
 #include "tools/bud/BisectCommand.h"
 #include "tools/bud/CorpusCommand.h"
 #include "tools/bud/DebugCommand.h"
+#include "tools/bud/DesignCommand.h"
 #include "tools/bud/ImportCommand.h"
 #include "tools/bud/MinimizeCommand.h"
 #include "tools/bud/Output.h"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
       "  bud serve-load mlp --sla-p99-us 200  # latency and perf/W under load (docs/serving.md)\n"
       "  bud debug conv                # interactive: break, step, print, goto, wave dump\n"
       "  bud trigger check my.trig     # validate a trigger file (docs/triggers.md)\n"
+      "  bud design check my.toml      # your own design: check its file (docs/designs.md)\n"
       "  bud serve conv --listen unix:/tmp/conv.sock; bud attach unix:/tmp/conv.sock  # remote\n"
       "Run `bud COMMAND --help` for each command's options.");
   app.set_version_flag("--version", std::string("bud 0.1.0, model ") +
@@ -112,6 +114,8 @@ int main(int argc, char** argv) {
   bud::cli::setup_attach(app, attach_options);
   bud::cli::CorpusOptions corpus_options;
   bud::cli::setup_corpus(app, corpus_options);
+  bud::cli::DesignOptions design_options;
+  bud::cli::setup_design(app, design_options);
   // `bud help [SUBCOMMAND]` is `bud [SUBCOMMAND] --help`; an unknown first word gets a suggestion
   // instead of CLI11's "arguments were not expected".
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -173,5 +177,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("serve")) return bud::cli::run_serve(serve_options);
   if (app.got_subcommand("attach")) return bud::cli::run_attach(attach_options);
   if (app.got_subcommand("corpus")) return bud::cli::run_corpus(corpus_options);
+  if (app.got_subcommand("design")) return bud::cli::run_design(design_options);
   return 2;
 }

@@ -1,0 +1,178 @@
+#include "tools/bud/DesignCommand.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "debugger/json/Json.h"
+#include "design/DesignCheck.h"
+#include "tools/bud/Output.h"
+
+namespace bud::cli {
+
+using json::Json;
+
+void setup_design(CLI::App& app, DesignOptions& options) {
+  auto* sub = app.add_subcommand("design", "Check a design file against its RTL (docs/designs.md)");
+  sub->require_subcommand(1);
+  auto* check = sub->add_subcommand(
+      "check", "Parse FILE, elaborate its sources with Verilator and check every port, width, "
+               "counter and stage it names");
+  check->add_option("FILE", options.file, "The design file (TOML)")->required();
+  check->add_flag("--json", options.json, "One JSON object (errors too)");
+  check->footer(
+      "Exit status: 0 the file matches its RTL; 2 unreadable or bad TOML/key (FILE:LINE:COL);\n"
+      "6 it names a port, width or signal the RTL lacks; 7 Verilator cannot elaborate the sources.\n"
+      "Example:\n"
+      "  bud design check examples/designs/stream_acc/stream_acc.toml");
+}
+
+namespace {
+
+const char* dir_name(design::RtlSignal::Dir d) {
+  using D = design::RtlSignal::Dir;
+  return d == D::Input ? "in" : d == D::Output ? "out" : "internal";
+}
+
+Json port_json(const std::vector<design::RequiredSignal>& req, const design::RtlSignals& rtl) {
+  Json a = Json::array();
+  for (const auto& r : req) {
+    const auto* s = rtl.find(r.name);
+    if (!s) continue;  // an optional signal the design does not have
+    Json j = Json::object();
+    j["signal"] = r.name;
+    j["dir"] = dir_name(s->dir);
+    j["width"] = s->width;
+    a.push_back(j);
+  }
+  return a;
+}
+
+}  // namespace
+
+int run_design(const DesignOptions& o) {
+  const auto parsed = design::parse_design_file(o.file);
+  if (!parsed.ok())
+    return fail_command("design check", o.json, parsed.error.exit_code, parsed.error.to_string());
+  const design::DesignSpec& d = *parsed.spec;
+  design::DesignError err;
+  const auto rtl = design::read_rtl_signals(d, err);
+  if (!rtl) return fail_command("design check", o.json, err.exit_code, err.to_string());
+  const auto checked = design::check_design(d, *rtl);
+  if (!checked.ok())
+    return fail_command("design check", o.json, checked.error->exit_code, checked.error->to_string());
+
+  size_t ports = 0;
+  for (const auto& [n, s] : rtl->signals) ports += s.is_port();
+  Json j = Json::object();
+  j["design"] = d.name;
+  j["top"] = d.top;
+  j["file"] = d.file;
+  j["sources"] = d.sources;
+  j["ports"] = ports;
+  j["signals"] = rtl->signals.size();
+  j["clock"] = d.clock.name;
+  if (d.has_reset) {
+    Json r = Json::object();
+    r["name"] = d.reset.name;
+    r["active"] = d.reset.active_low ? "low" : "high";
+    r["cycles"] = d.reset.cycles;
+    j["reset"] = r;
+  }
+  Json mem = Json::array();
+  for (const auto& m : d.memories) {
+    Json x = Json::object();
+    x["name"] = m.name;
+    x["base"] = m.base;
+    x["size"] = m.size;
+    x["init"] = m.init;
+    mem.push_back(x);
+  }
+  j["memories"] = mem;
+  Json axi = Json::array();
+  for (const auto& p : d.axi4) {
+    Json x = Json::object();
+    x["name"] = p.name;
+    x["prefix"] = p.prefix;
+    x["memory"] = p.memory;
+    x["signals"] = port_json(design::axi4_master_signals(p), *rtl);
+    axi.push_back(x);
+  }
+  j["axi4"] = axi;
+  if (d.control) {
+    Json x = Json::object();
+    x["prefix"] = d.control->prefix;
+    x["firmware"] = d.control->firmware;
+    x["interrupt"] = d.control->interrupt;
+    x["signals"] = port_json(design::axi_lite_slave_signals(*d.control), *rtl);
+    j["control"] = x;
+  }
+  Json streams = Json::array();
+  for (const auto& s : d.streams) {
+    Json x = Json::object();
+    x["name"] = s.name;
+    x["direction"] = s.direction == design::StreamPort::Direction::Source ? "source" : "sink";
+    x["data_bits"] = s.data_bits;
+    x["file"] = s.file;
+    x["rate"] = s.rate;
+    x["signals"] = port_json(design::stream_signals(s), *rtl);
+    streams.push_back(x);
+  }
+  j["streams"] = streams;
+  Json counters = Json::array();
+  for (const auto& c : d.counters) {
+    Json x = Json::object();
+    x["name"] = c.name;
+    if (!c.signal.empty()) x["signal"] = c.signal;
+    else x["when"] = c.when;
+    counters.push_back(x);
+  }
+  j["counters"] = counters;
+  Json stages = Json::array();
+  for (const auto& s : d.stages) {
+    Json x = Json::object();
+    x["name"] = s.name;
+    x["valid"] = s.valid;
+    x["ready"] = s.ready;
+    x["payload"] = s.payload;
+    stages.push_back(x);
+  }
+  j["stages"] = stages;
+  j["valid"] = true;
+  if (o.json) {
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+    return 0;
+  }
+  std::printf("design     %s (top %s, %zu source%s, %zu ports, %zu signals)\n", d.name.c_str(),
+              d.top.c_str(), d.sources.size(), d.sources.size() == 1 ? "" : "s", ports,
+              rtl->signals.size());
+  std::printf("clock      %s", d.clock.name.c_str());
+  if (d.has_reset)
+    std::printf("   reset %s (active %s, %u cycles)", d.reset.name.c_str(),
+                d.reset.active_low ? "low" : "high", d.reset.cycles);
+  std::printf("\n");
+  for (const auto& m : d.memories)
+    std::printf("memory     %-10s base 0x%llx size %llu%s%s\n", m.name.c_str(),
+                static_cast<unsigned long long>(m.base), static_cast<unsigned long long>(m.size),
+                m.init.empty() ? "" : " init ", m.init.c_str());
+  for (const auto& p : d.axi4)
+    std::printf("axi4       %-10s %s* (%u data, %u addr, %u id bits) -> %s\n", p.name.c_str(),
+                p.prefix.c_str(), p.data_bits, p.addr_bits, p.id_bits, p.memory.c_str());
+  if (d.control)
+    std::printf("control    axi4-lite  %s* firmware %s%s%s\n", d.control->prefix.c_str(),
+                d.control->firmware.c_str(), d.control->interrupt.empty() ? "" : " interrupt ",
+                d.control->interrupt.c_str());
+  for (const auto& s : d.streams)
+    std::printf("stream     %-10s %s %s* %u bits, rate %.2f, %s\n", s.name.c_str(),
+                s.direction == design::StreamPort::Direction::Source ? "source" : "sink  ",
+                s.prefix.c_str(), s.data_bits, s.rate, s.file.c_str());
+  for (const auto& c : d.counters)
+    std::printf("counter    %-10s %s\n", c.name.c_str(),
+                (c.signal.empty() ? "cycles where " + c.when : c.signal).c_str());
+  for (size_t i = 0; i < d.stages.size(); ++i)
+    std::printf("stage %zu    %-10s %s%s%s\n", i, d.stages[i].name.c_str(), d.stages[i].valid.c_str(),
+                d.stages[i].ready.empty() ? "" : " && ", d.stages[i].ready.c_str());
+  std::printf("result     OK: every port, width, counter and stage matches the RTL\n");
+  return 0;
+}
+
+}  // namespace bud::cli
