@@ -301,7 +301,7 @@ std::string plan_text(const Served& served, const ServeLoadOptions& o) {
 bool is_serving_option(const std::string& name) {
   for (const char* n :
        {"--arrivals", "--arrival-trace", "--requests", "--arrival-seed", "--burst-factor", "--burst-fraction",
-        "--burst-period-us", "--max-batch", "--window-us", "--queue-bound", "--admission", "--load",
+        "--burst-period-us", "--diurnal-amplitude", "--diurnal-period-us", "--max-batch", "--window-us", "--queue-bound", "--admission", "--load",
         "--sla-p99-us", "--sweep-windows-us", "--sweep-tile-rows",
         "--sweep-tile-blocks"})
     if (name == n) return true;
@@ -310,8 +310,9 @@ bool is_serving_option(const std::string& name) {
 
 void add_serving_options(CLI::App& app, ServeLoadOptions& options) {
   auto* sub = &app;
-  sub->add_option("--arrivals", options.arrivals, "Arrival process: poisson or bursty")
-      ->check(CLI::IsMember({"poisson", "bursty", "trace"}))
+  sub->add_option("--arrivals", options.arrivals,
+                  "Arrival process: poisson, bursty, diurnal (a sine day curve) or trace")
+      ->check(CLI::IsMember({"poisson", "bursty", "diurnal", "trace"}))
       ->capture_default_str();
   sub->add_option("--arrival-trace", options.arrival_trace,
                   "With --arrivals trace: timestamps in us, one per line or a JSON array; each "
@@ -327,6 +328,12 @@ void add_serving_options(CLI::App& app, ServeLoadOptions& options) {
       ->capture_default_str();
   sub->add_option("--burst-period-us", options.burst_period_us,
                   "Bursty: mean burst plus quiet period, microseconds")
+      ->capture_default_str();
+  sub->add_option("--diurnal-amplitude", options.diurnal_amplitude,
+                  "Diurnal: rate = mean x (1 + A sin(2 pi t / period)), A in [0, 1)")
+      ->capture_default_str();
+  sub->add_option("--diurnal-period-us", options.diurnal_period_us,
+                  "Diurnal: the day curve's period, microseconds")
       ->capture_default_str();
   sub->add_option("--max-batch", options.max_batch, "Largest batch the server forms")
       ->capture_default_str();
@@ -403,13 +410,16 @@ int serve_options(const std::string& command, const ServeLoadOptions& o, Served&
   // The sweep tries batches up to 8 (or --max-batch if larger): measure them all.
   const uint32_t measure_up_to = o.sweep ? std::max<uint32_t>(o.max_batch, 8) : o.max_batch;
   load::SweepSpec& spec = out.spec;
-  spec.arrivals.kind =
-      o.arrivals == "bursty" ? load::ArrivalSpec::Kind::Bursty : load::ArrivalSpec::Kind::Poisson;
+  spec.arrivals.kind = o.arrivals == "bursty"    ? load::ArrivalSpec::Kind::Bursty
+                       : o.arrivals == "diurnal" ? load::ArrivalSpec::Kind::Diurnal
+                                                 : load::ArrivalSpec::Kind::Poisson;
   spec.arrivals.count = o.requests;
   spec.arrivals.seed = o.arrival_seed;
   spec.arrivals.burst_factor = o.burst_factor;
   spec.arrivals.burst_fraction = o.burst_fraction;
   spec.arrivals.burst_period_us = o.burst_period_us;
+  spec.arrivals.diurnal_amplitude = o.diurnal_amplitude;
+  spec.arrivals.diurnal_period_us = o.diurnal_period_us;
   if (o.arrivals == "trace") {
     if (o.arrival_trace.empty()) return fail(2, "--arrivals trace needs --arrival-trace FILE");
     std::ifstream in(o.arrival_trace, std::ios::binary);

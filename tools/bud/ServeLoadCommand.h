@@ -17,11 +17,12 @@ namespace bud::cli {
 
 struct ServeLoadOptions {
   run::RunOptions run;
-  std::string arrivals = "poisson";    ///< --arrivals poisson|bursty|trace
+  std::string arrivals = "poisson";    ///< --arrivals poisson|bursty|diurnal|trace
   std::string arrival_trace;           ///< --arrival-trace FILE (with --arrivals trace)
   uint32_t requests = 2000;            ///< --requests N per load point
   uint64_t arrival_seed = 1;           ///< --arrival-seed
   double burst_factor = 4, burst_fraction = 0.2, burst_period_us = 2000;
+  double diurnal_amplitude = 0.5, diurnal_period_us = 20000;  ///< --diurnal-amplitude, -period-us
   uint32_t max_batch = 4;              ///< --max-batch
   double window_us = 0;                ///< --window-us: micro-batching window
   uint32_t queue_bound = 64;           ///< --queue-bound
