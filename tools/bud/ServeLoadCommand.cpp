@@ -14,6 +14,7 @@
 #include "power/EnergyTable.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/RunCommand.h"
+#include "tools/bud/ServeStreams.h"
 #include "tools/plots/HtmlReport.h"
 
 namespace bud::cli {
@@ -29,38 +30,6 @@ std::string fixed(double v, int digits) {
   char b[64];
   std::snprintf(b, sizeof b, "%.*f", digits, v);
   return b;
-}
-
-Json service_json(const load::Service& s) {
-  Json j = Json::object();
-  j["workload"] = s.workload;
-  j["model_revision"] = s.model_revision;
-  j["seed"] = s.seed;
-  j["mem_seed"] = s.mem_seed;
-  j["energy_table"] = s.energy_table;
-  j["frequency_mhz"] = s.frequency_mhz;
-  j["host_per_batch_cycles"] = s.times.host_per_batch;
-  j["host_per_request_cycles"] = s.times.host_per_request;
-  j["request_bytes_in"] = s.request_bytes_in;
-  j["request_bytes_out"] = s.request_bytes_out;
-  j["request_copy_fj"] = s.request_copy_fj;
-  j["idle_fj_per_cycle"] = s.idle_fj_per_cycle;
-  Json runs = Json::array();
-  for (const auto& r : s.runs) {
-    Json b = Json::object();
-    b["batch"] = r.batch;
-    b["npu_cycles"] = r.npu_cycles;
-    b["host_layer_cycles"] = r.host_layer_cycles;
-    b["service_cycles"] = s.times.batch(r.batch);
-    b["useful_macs"] = r.useful_macs;
-    b["energy_fj"] = r.energy_fj;
-    b["passed"] = r.passed;
-    if (!r.passed) b["failure"] = r.failure;
-    b["unpriced_counters"] = r.unpriced;
-    runs.push_back(std::move(b));
-  }
-  j["batches"] = std::move(runs);
-  return j;
 }
 
 Json sweep_json(const load::Service& s, const load::SweepResult& r, const load::SweepSpec& spec) {
@@ -191,6 +160,38 @@ std::string text_report(const load::Service& s, const load::SweepResult& r,
 }
 
 }  // namespace
+
+Json service_json(const load::Service& s) {
+  Json j = Json::object();
+  j["workload"] = s.workload;
+  j["model_revision"] = s.model_revision;
+  j["seed"] = s.seed;
+  j["mem_seed"] = s.mem_seed;
+  j["energy_table"] = s.energy_table;
+  j["frequency_mhz"] = s.frequency_mhz;
+  j["host_per_batch_cycles"] = s.times.host_per_batch;
+  j["host_per_request_cycles"] = s.times.host_per_request;
+  j["request_bytes_in"] = s.request_bytes_in;
+  j["request_bytes_out"] = s.request_bytes_out;
+  j["request_copy_fj"] = s.request_copy_fj;
+  j["idle_fj_per_cycle"] = s.idle_fj_per_cycle;
+  Json runs = Json::array();
+  for (const auto& r : s.runs) {
+    Json b = Json::object();
+    b["batch"] = r.batch;
+    b["npu_cycles"] = r.npu_cycles;
+    b["host_layer_cycles"] = r.host_layer_cycles;
+    b["service_cycles"] = s.times.batch(r.batch);
+    b["useful_macs"] = r.useful_macs;
+    b["energy_fj"] = r.energy_fj;
+    b["passed"] = r.passed;
+    if (!r.passed) b["failure"] = r.failure;
+    b["unpriced_counters"] = r.unpriced;
+    runs.push_back(std::move(b));
+  }
+  j["batches"] = std::move(runs);
+  return j;
+}
 
 Json interventions_json(const std::vector<load::Intervention>& plan) {
   const load::Intervention* base = nullptr;
@@ -378,15 +379,25 @@ void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
       "  bud serve-load mlp --sla-p99-us 200 --max-batch 4 --window-us 20\n"
       "  bud serve-load gemm_small --arrivals bursty --load 0.5,0.9 --json\n"
       "  bud serve-load mlp --sla-p99-us 200 --html serve.html\n"
+      "  bud serve-load --stream chat:mlp:1:300:2 --stream batch:gemm_small:3 --queue-policy strict\n"
       "Batch costs are measured on the RTL (one checked run per batch size), then each load point\n"
       "serves a seeded arrival stream (docs/serving.md). Exit status: 0 served (and some load\n"
       "point met the SLA when one is given), 1 none met it or a batch failed its check,\n"
       "2 bad input, 4 the HTML report could not be written.");
+  options.run.workload.clear();  // not RunOptions' default: none given means --stream
   sub->add_option("workload", options.run.workload,
-                  "Built-in name (see `bud workloads`), workload file or ONNX model")
-      ->required();
+                  "Built-in name (see `bud workloads`), workload file or ONNX model (or --stream)");
   add_emulation_options(*sub, options.run);
   add_serving_options(*sub, options);
+  sub->add_option("--stream", options.streams,
+                  "NAME:WORKLOAD:SHARE[:SLA_US[:PRIORITY|WEIGHT]], repeatable: several request "
+                  "streams on one NPU, each its own workload, share of the offered rate, p99 SLA "
+                  "(empty: --sla-p99-us) and priority (strict) or weight (weighted)");
+  sub->add_option("--queue-policy", options.queue_policy,
+                  "With --stream: which stream's batch starts next: fifo, strict (priority, "
+                  "non-preemptive) or weighted (fair share of NPU time by weight)")
+      ->check(CLI::IsMember({"fifo", "strict", "weighted"}))
+      ->capture_default_str();
   sub->add_flag("--sweep", options.sweep,
                 "Try one policy change at a time (max batch 1, 2, 4, 8; micro-batching windows) "
                 "and rank them by requests per joule at the SLA (needs --sla-p99-us)");
@@ -395,21 +406,10 @@ void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
   sub->add_flag("--json", options.json, "Print one JSON object instead of the tables");
 }
 
-int serve_options(const std::string& command, const ServeLoadOptions& o, Served& out) {
-  const auto fail = [&](int code, const std::string& e) {
-    return fail_command(command, o.json, code, e);
-  };
-  if (auto e = validate_emulation_options(o.run); !e.empty()) return fail(2, e);
-  if (o.requests == 0) return fail(2, "--requests must be >= 1");
-  if (o.max_batch == 0 || o.max_batch > 64) return fail(2, "--max-batch must be in 1..64");
-  if (!std::isfinite(o.window_us) || o.window_us < 0) return fail(2, "--window-us must be >= 0");
-  if (o.sweep && !(o.sla_p99_us > 0))
-    return fail(2, "--sweep ranks interventions at the SLA: give --sla-p99-us");
-  for (double w : o.sweep_windows_us)
-    if (!std::isfinite(w) || w < 0) return fail(2, "--sweep-windows-us must be >= 0");
-  // The sweep tries batches up to 8 (or --max-batch if larger): measure them all.
-  const uint32_t measure_up_to = o.sweep ? std::max<uint32_t>(o.max_batch, 8) : o.max_batch;
-  load::SweepSpec& spec = out.spec;
+std::string serving_spec(const ServeLoadOptions& o, load::SweepSpec& spec) {
+  if (o.requests == 0) return "--requests must be >= 1";
+  if (o.max_batch == 0 || o.max_batch > 64) return "--max-batch must be in 1..64";
+  if (!std::isfinite(o.window_us) || o.window_us < 0) return "--window-us must be >= 0";
   spec.arrivals.kind = o.arrivals == "bursty"    ? load::ArrivalSpec::Kind::Bursty
                        : o.arrivals == "diurnal" ? load::ArrivalSpec::Kind::Diurnal
                                                  : load::ArrivalSpec::Kind::Poisson;
@@ -421,24 +421,55 @@ int serve_options(const std::string& command, const ServeLoadOptions& o, Served&
   spec.arrivals.diurnal_amplitude = o.diurnal_amplitude;
   spec.arrivals.diurnal_period_us = o.diurnal_period_us;
   if (o.arrivals == "trace") {
-    if (o.arrival_trace.empty()) return fail(2, "--arrivals trace needs --arrival-trace FILE");
+    if (o.arrival_trace.empty()) return "--arrivals trace needs --arrival-trace FILE";
     std::ifstream in(o.arrival_trace, std::ios::binary);
-    if (!in) return fail(2, o.arrival_trace + ": cannot read");
+    if (!in) return o.arrival_trace + ": cannot read";
     std::stringstream text;
     text << in.rdbuf();
     auto trace = load::parse_arrival_trace(o.arrival_trace, text.str());
-    if (!trace.error.empty()) return fail(2, trace.error);
+    if (!trace.error.empty()) return trace.error;
     spec.arrivals.kind = load::ArrivalSpec::Kind::Trace;
     spec.arrivals.trace_us = std::move(trace.times_us);
     spec.arrivals.count = static_cast<uint32_t>(spec.arrivals.trace_us.size());
   }
-  if (auto e = spec.arrivals.validate(); !e.empty()) return fail(2, e);
+  if (auto e = spec.arrivals.validate(); !e.empty()) return e;
   spec.policy.max_batch = o.max_batch;
   spec.policy.queue_bound = o.queue_bound;
-  spec.policy.admission =
-      o.admission == "delay" ? load::ServerPolicy::Admission::Delay : load::ServerPolicy::Admission::Drop;
+  spec.policy.admission = o.admission == "delay" ? load::ServerPolicy::Admission::Delay
+                                                 : load::ServerPolicy::Admission::Drop;
   spec.loads = o.loads.empty() ? default_loads() : o.loads;
   spec.sla_p99_us = o.sla_p99_us;
+  return {};
+}
+
+workload::Result<load::Service> measure_batches(const std::string& command,
+                                                run::RunOptions measured, uint32_t up_to,
+                                                const power::EnergyTable& table) {
+  // Progress on a terminal: one line per measured run, in cycles.
+  std::unique_ptr<ProgressLine> progress;
+  measured.progress = [&progress](uint64_t cycle) {
+    if (progress) progress->update(cycle);
+  };
+  return load::measure_service(measured, up_to, table, [&](uint32_t b) {
+    progress = std::make_unique<ProgressLine>(command + ": " + measured.workload + " batch " +
+                                              std::to_string(b) + " of " +
+                                              std::to_string(up_to));
+  });
+}
+
+int serve_options(const std::string& command, const ServeLoadOptions& o, Served& out) {
+  const auto fail = [&](int code, const std::string& e) {
+    return fail_command(command, o.json, code, e);
+  };
+  if (auto e = validate_emulation_options(o.run); !e.empty()) return fail(2, e);
+  if (o.sweep && !(o.sla_p99_us > 0))
+    return fail(2, "--sweep ranks interventions at the SLA: give --sla-p99-us");
+  for (double w : o.sweep_windows_us)
+    if (!std::isfinite(w) || w < 0) return fail(2, "--sweep-windows-us must be >= 0");
+  // The sweep tries batches up to 8 (or --max-batch if larger): measure them all.
+  const uint32_t measure_up_to = o.sweep ? std::max<uint32_t>(o.max_batch, 8) : o.max_batch;
+  load::SweepSpec& spec = out.spec;
+  if (auto e = serving_spec(o, spec); !e.empty()) return fail(2, e);
 
   // The energy table (--energy-table, --point: the operating point's clock and DRAM timing,
   // --thermal) as every running command resolves it.
@@ -448,16 +479,8 @@ int serve_options(const std::string& command, const ServeLoadOptions& o, Served&
   auto table = resolve_power_options(measured);
   if (!table) return fail(2, table.error());
 
-  // Progress on a terminal: one line per measured run, in cycles.
-  std::unique_ptr<ProgressLine> progress;
-  measured.progress = [&progress](uint64_t cycle) {
-    if (progress) progress->update(cycle);
-  };
-  auto service = load::measure_service(measured, measure_up_to, *table, [&](uint32_t b) {
-    progress = std::make_unique<ProgressLine>(command + ": batch " + std::to_string(b) + " of " +
-                                              std::to_string(measure_up_to));
-  });
-  progress.reset();
+  auto service = measure_batches(command, measured, measure_up_to, *table);
+  std::unique_ptr<ProgressLine> progress;  // the plan's runs
   if (!service) return fail(2, service.error());
   spec.policy.window_cycles =
       static_cast<uint64_t>(std::llround(o.window_us * service->frequency_mhz));
@@ -512,6 +535,14 @@ int serve_options(const std::string& command, const ServeLoadOptions& o, Served&
 }
 
 int run_serve_load(const ServeLoadOptions& o) {
+  if (!o.streams.empty()) {
+    if (!o.run.workload.empty())
+      return fail_command("serve-load", o.json, 2,
+                          "give a WORKLOAD or --stream, not both (the streams name their workloads)");
+    return run_serve_streams(o);
+  }
+  if (o.run.workload.empty())
+    return fail_command("serve-load", o.json, 2, "give a WORKLOAD or one or more --stream");
   Served served;
   if (int rc = serve_options("serve-load", o, served)) return rc;
   const load::Service& service = served.service;

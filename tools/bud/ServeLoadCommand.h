@@ -34,6 +34,10 @@ struct ServeLoadOptions {
   /// --sweep-tile-rows: tile-row caps to try (empty: half and a quarter of the largest tile).
   std::vector<uint32_t> sweep_tile_rows;
   std::vector<uint32_t> sweep_tile_blocks;
+  /// --stream NAME:WORKLOAD:SHARE[:SLA_US[:PRIORITY|WEIGHT]], repeatable: several streams on one
+  /// NPU instead of the positional workload (tools/bud/ServeStreams.h).
+  std::vector<std::string> streams;
+  std::string queue_policy = "fifo";   ///< --queue-policy fifo|strict|weighted (with --stream)
   std::string html;                    ///< --html FILE
   bool json = false;
 };
@@ -56,6 +60,17 @@ bool is_serving_option(const std::string& name);
 /// `out` filled, or the exit status after reporting the error as `command` (1 a batch failed on
 /// the RTL, 2 bad input). `options.run` is resolved here (--config, the power options).
 int serve_options(const std::string& command, const ServeLoadOptions& options, Served& out);
+/// The arrivals (kind, count, seed, shapes, a trace read from --arrival-trace), the policy but
+/// its window (which needs the measured clock), the load points and the SLA of `options` into
+/// `spec`: empty, or the bad input as one line (exit 2).
+std::string serving_spec(const ServeLoadOptions& options, load::SweepSpec& spec);
+/// Measures `measured.workload` at batch sizes 1..up_to on the RTL (load::measure_service),
+/// with one progress line per run on a terminal.
+workload::Result<load::Service> measure_batches(const std::string& command,
+                                                run::RunOptions measured, uint32_t up_to,
+                                                const power::EnergyTable& table);
+/// The batch costs of `service` as JSON (the `service` object of --json).
+json::Json service_json(const load::Service& service);
 /// The plan as JSON (one object per intervention, best first) and as the text table; each row
 /// against the baseline's (before/after).
 json::Json interventions_json(const std::vector<load::Intervention>& plan);
