@@ -94,11 +94,7 @@ StreamSweepResult sweep_streams(const std::vector<const Service*>& services,
       sp.completed = q.completed;
       sp.dropped = q.dropped;
       if (sp.arrived) sp.rejected_fraction = static_cast<double>(q.dropped) / sp.arrived;
-      std::vector<uint64_t> latencies;
-      latencies.reserve(q.completed);
-      for (const auto& o : q.requests)
-        if (!o.dropped) latencies.push_back(o.latency());
-      sp.latency = summarize(latencies);
+      sp.latency = summarize(completed_latencies(q));
       sp.batches_by_size = q.batches_by_size;
       sp.busy_cycles = q.busy_cycles;
       if (s.busy_cycles) sp.service_share = static_cast<double>(q.busy_cycles) / s.busy_cycles;
