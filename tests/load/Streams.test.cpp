@@ -204,7 +204,7 @@ TEST_CASE("a one-stream sweep_streams is the single-stream sweep", "[load][strea
   CHECK(a.points[2].dropped > 0);
 }
 
-TEST_CASE("--stream specs parse, and a bad one names its field", "[load][streams]") {
+TEST_CASE("stream specs parse and a bad one names its field", "[load][streams]") {
   auto ok = parse_stream_spec("hi:mlp:0.25:150:3");
   REQUIRE(ok.error.empty());
   CHECK(ok.spec.name == "hi");

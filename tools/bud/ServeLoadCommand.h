@@ -71,18 +71,6 @@ workload::Result<load::Service> measure_batches(const std::string& command,
                                                 const power::EnergyTable& table);
 /// The batch costs of `service` as JSON (the `service` object of --json).
 json::Json service_json(const load::Service& service);
-/// The plan as JSON (one object per intervention, best first) and as the text table; each row
-/// against the baseline's (before/after).
-json::Json interventions_json(const std::vector<load::Intervention>& plan);
-std::string interventions_text(const std::vector<load::Intervention>& plan,
-                               const load::SweepSpec& spec);
-
-/// The plan of `served` for a report beside another (`bud profile --sweep`): the workload, SLA,
-/// arrivals, baseline policy and the interventions, as JSON and as text (the baseline's
-/// sustained point, then the ranked table).
-json::Json plan_json(const Served& served, const ServeLoadOptions& options);
-std::string plan_text(const Served& served, const ServeLoadOptions& options);
-
 void setup_serve_load(CLI::App& app, ServeLoadOptions& options);
 /// Exit code: 0 served (and, with an SLA, some load point met it), 1 no load point met the SLA
 /// or a batch failed its bit-exact check on the RTL, 2 bad input, 4 the HTML report failed.
