@@ -9,8 +9,8 @@ namespace bud::load {
 
 struct StreamSpec {
   std::string name;
-  std::string workload;    ///< built-in name, workload file or ONNX model
-  double share = 1;        ///< its part of the offered rate (normalised over all streams), > 0
+  std::string workload;  ///< built-in name, workload file or ONNX model
+  double share = 1;      ///< its part of the offered rate (normalised over all streams), > 0
   /// Its own p99 SLA in microseconds; 0: none. Unset in the spec: the caller's default.
   double sla_p99_us = 0;
   bool sla_given = false;  ///< SLA_US was in the spec

@@ -32,13 +32,15 @@ std::string StreamSweepSpec::validate(const std::vector<const Service*>& service
     const StreamSpec& s = streams[i];
     for (size_t j = 0; j < i; ++j)
       if (streams[j].name == s.name) return "stream " + s.name + " is given twice";
-    if (!(s.share > 0) || !std::isfinite(s.share)) return "stream " + s.name + ": share must be > 0";
+    if (!(s.share > 0) || !std::isfinite(s.share))
+      return "stream " + s.name + ": share must be > 0";
     if (!std::isfinite(s.sla_p99_us) || s.sla_p99_us < 0)
       return "stream " + s.name + ": the p99 SLA must be >= 0 us";
     if (s.weight == 0) return "stream " + s.name + ": weight must be >= 1";
     const Service& svc = *services[i];
     if (auto e = policy.validate(svc.times); !e.empty()) return "stream " + s.name + ": " + e;
-    if (svc.thermal) return "the thermal model over the timeline serves one stream: not with --stream";
+    if (svc.thermal)
+      return "the thermal model over the timeline serves one stream: not with --stream";
     if (!(svc.frequency_mhz > 0)) return "the energy table's frequency must be > 0";
     if (svc.frequency_mhz != services[0]->frequency_mhz)
       return "stream " + s.name + " is priced at another clock than " + streams[0].name;

@@ -38,8 +38,8 @@ struct StreamPoint {
   double rejected_fraction = 0;  ///< dropped / arrived
   LatencySummary latency;        ///< cycles, of its completed requests
   std::vector<uint64_t> batches_by_size;
-  uint64_t busy_cycles = 0;      ///< NPU cycles of its batches
-  double service_share = 0;      ///< its part of all streams' busy cycles
+  uint64_t busy_cycles = 0;  ///< NPU cycles of its batches
+  double service_share = 0;  ///< its part of all streams' busy cycles
   /// Its p99 meets its SLA with nothing dropped and the point not saturated (false without
   /// an SLA).
   bool meets_sla = false;

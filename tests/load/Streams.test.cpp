@@ -132,8 +132,8 @@ TEST_CASE("one stream through serve_streams is load::serve, cycle for cycle", "[
   a.rate_per_s = 400000;  // above the capacity of one-request batches: queues and drops
   a.count = 5000;
   a.seed = 11;
-  for (auto kind : {ArrivalSpec::Kind::Poisson, ArrivalSpec::Kind::Bursty,
-                    ArrivalSpec::Kind::Diurnal}) {
+  for (auto kind :
+       {ArrivalSpec::Kind::Poisson, ArrivalSpec::Kind::Bursty, ArrivalSpec::Kind::Diurnal}) {
     a.kind = kind;
     const auto times = arrivals(a);
     for (auto admission : {ServerPolicy::Admission::Drop, ServerPolicy::Admission::Delay}) {
@@ -233,8 +233,9 @@ TEST_CASE("stream specs parse and a bad one names its field", "[load][streams]")
   CHECK(parse_stream_spec("hi:mlp:1:5:1.5").field == "PRIORITY|WEIGHT");
   CHECK(parse_stream_spec("hi:mlp:1:5:2:9").field == "PRIORITY|WEIGHT");
   const auto bad = parse_stream_spec("hi:mlp:abc");
-  CHECK(bad.error == "--stream \"hi:mlp:abc\": SHARE \"abc\" must be a number > 0 "
-                     "(NAME:WORKLOAD:SHARE[:SLA_US[:PRIORITY|WEIGHT]])");
+  CHECK(bad.error ==
+        "--stream \"hi:mlp:abc\": SHARE \"abc\" must be a number > 0 "
+        "(NAME:WORKLOAD:SHARE[:SLA_US[:PRIORITY|WEIGHT]])");
 }
 
 TEST_CASE("queue policies render and parse by name", "[load][streams]") {

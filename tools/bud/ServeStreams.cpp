@@ -74,8 +74,12 @@ Json streams_json(const ServedStreams& s, const ServeLoadOptions& o) {
                      {"dropped", sp.dropped},
                      {"rejected_fraction", sp.rejected_fraction},
                      {"latency_cycles",
-                      {{"mean", l.mean}, {"p50", l.p50}, {"p95", l.p95}, {"p99", l.p99},
-                       {"p999", l.p999}, {"max", l.max}}},
+                      {{"mean", l.mean},
+                       {"p50", l.p50},
+                       {"p95", l.p95},
+                       {"p99", l.p99},
+                       {"p999", l.p999},
+                       {"max", l.max}}},
                      {"latency_us", latency_us(l, mhz, p.saturated)},
                      {"batches_by_size", sp.batches_by_size},
                      {"busy_cycles", sp.busy_cycles},
@@ -122,8 +126,7 @@ std::string streams_text(const ServedStreams& s, const ServeLoadOptions& o) {
                 "\nLoad sweep (capacity %.0f requests/s for the mix at batch %u; per stream)\n"
                 "  %5s %-10s %10s %10s %9s %8s %9s %9s %9s %9s %6s %s\n",
                 s.result.capacity_rps, o.max_batch, "load", "stream", "offered/s", "served/s",
-                "completed", "rejected", "p50 us", "p95 us", "p99 us", "p99.9 us", "NPU %",
-                "SLA");
+                "completed", "rejected", "p50 us", "p95 us", "p99 us", "p99.9 us", "NPU %", "SLA");
   out += b;
   for (size_t k = 0; k < s.result.points.size(); ++k) {
     const auto& p = s.result.points[k];
@@ -135,15 +138,16 @@ std::string streams_text(const ServedStreams& s, const ServeLoadOptions& o) {
         return p.saturated ? std::string("saturated") : std::string(v);
       };
       const double sla = s.spec.streams[i].sla_p99_us;
-      const char* verdict = sla <= 0          ? "-"
-                            : sp.meets_sla    ? (s.result.sustained == k ? "meets (sustained)" : "meets")
-                                              : "misses";
-      std::snprintf(b, sizeof b, "  %5.2f %-10s %10.0f %10.0f %9llu %7.2f%% %9s %9s %9s %9s %5.1f%% %s\n",
-                    p.load, s.spec.streams[i].name.c_str(), sp.offered_rps, sp.served_rps,
-                    static_cast<unsigned long long>(sp.completed), 100 * sp.rejected_fraction,
-                    us(sp.latency.p50).c_str(), us(sp.latency.p95).c_str(),
-                    us(sp.latency.p99).c_str(), us(sp.latency.p999).c_str(),
-                    100 * sp.service_share, verdict);
+      const char* verdict = sla <= 0 ? "-"
+                            : sp.meets_sla
+                                ? (s.result.sustained == k ? "meets (sustained)" : "meets")
+                                : "misses";
+      std::snprintf(
+          b, sizeof b, "  %5.2f %-10s %10.0f %10.0f %9llu %7.2f%% %9s %9s %9s %9s %5.1f%% %s\n",
+          p.load, s.spec.streams[i].name.c_str(), sp.offered_rps, sp.served_rps,
+          static_cast<unsigned long long>(sp.completed), 100 * sp.rejected_fraction,
+          us(sp.latency.p50).c_str(), us(sp.latency.p95).c_str(), us(sp.latency.p99).c_str(),
+          us(sp.latency.p999).c_str(), 100 * sp.service_share, verdict);
       out += b;
     }
   }
@@ -176,7 +180,8 @@ int serve_streams(const ServeLoadOptions& o, ServedStreams& out) {
   spec.policy = base.policy;
   spec.loads = base.loads;
   const auto policy = load::parse_queue_policy(o.queue_policy);
-  if (!policy) return fail(2, "--queue-policy \"" + o.queue_policy + "\": fifo, strict or weighted");
+  if (!policy)
+    return fail(2, "--queue-policy \"" + o.queue_policy + "\": fifo, strict or weighted");
   spec.queue_policy = *policy;
   for (const auto& text : o.streams) {
     auto parsed = load::parse_stream_spec(text);
