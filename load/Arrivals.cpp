@@ -9,9 +9,26 @@ namespace bud::load {
 namespace {
 
 // An exponential variate of the given mean, by inversion of a 53-bit uniform in (0, 1].
-double exponential(emu::Rng& rng, double mean) {
-  const double u = static_cast<double>((rng.next() >> 11) + 1) * 0x1.0p-53;
-  return -std::log(u) * mean;
+double uniform(emu::Rng& rng) { return static_cast<double>((rng.next() >> 11) + 1) * 0x1.0p-53; }
+
+double exponential(emu::Rng& rng, double mean) { return -std::log(uniform(rng)) * mean; }
+
+// Lewis-Shedler thinning: candidates at the peak rate, each kept with probability
+// rate(t) / peak, give a Poisson process of rate(t) exactly (no discretisation of the curve).
+std::vector<uint64_t> diurnal(const ArrivalSpec& spec, emu::Rng& rng) {
+  const double cycles_per_s = spec.frequency_mhz * 1e6;
+  const double peak_gap = cycles_per_s / (spec.rate_per_s * (1 + spec.diurnal_amplitude));
+  const double omega = 2 * M_PI / (spec.diurnal_period_us * spec.frequency_mhz);  // per cycle
+  std::vector<uint64_t> out;
+  out.reserve(spec.count);
+  double t = 0;
+  while (out.size() < spec.count) {
+    t += exponential(rng, peak_gap);
+    const double keep = (1 + spec.diurnal_amplitude * std::sin(omega * t)) /
+                        (1 + spec.diurnal_amplitude);
+    if (uniform(rng) <= keep) out.push_back(static_cast<uint64_t>(t));
+  }
+  return out;
 }
 
 }  // namespace
@@ -27,6 +44,12 @@ std::string ArrivalSpec::validate() const {
     if (!(burst_fraction > 0) || !(burst_fraction * burst_factor < 1))
       return "burst fraction must be > 0 and burst factor x burst fraction < 1";
     if (!(burst_period_us > 0)) return "burst period must be > 0 us";
+  }
+  if (kind == Kind::Diurnal) {
+    if (!(diurnal_amplitude >= 0 && diurnal_amplitude < 1))
+      return "diurnal amplitude must be in [0, 1)";
+    if (!(diurnal_period_us > 0) || !std::isfinite(diurnal_period_us))
+      return "diurnal period must be > 0 us";
   }
   return {};
 }
@@ -47,6 +70,7 @@ std::vector<uint64_t> arrivals(const ArrivalSpec& spec) {
       out.push_back(static_cast<uint64_t>((us - spec.trace_us.front()) * cycles_per_us));
     return out;
   }
+  if (spec.kind == ArrivalSpec::Kind::Diurnal) return diurnal(spec, rng);
   if (spec.kind == ArrivalSpec::Kind::Poisson) {
     const double mean_gap = cycles_per_s / spec.rate_per_s;
     for (uint32_t i = 0; i < spec.count; ++i) {

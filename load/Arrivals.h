@@ -1,5 +1,7 @@
-// Request arrivals for SLA serving (docs/serving.md): a Poisson stream or a bursty one (a
-// two-state Markov-modulated Poisson process), in cycles of the NPU clock, from a frozen seed.
+// Request arrivals for SLA serving (docs/serving.md): a Poisson stream, a bursty one (a
+// two-state Markov-modulated Poisson process), a diurnal ramp (a non-homogeneous Poisson process
+// whose rate follows a sine day curve) or a recorded trace, in cycles of the NPU clock, from a
+// frozen seed.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,7 @@
 namespace bud::load {
 
 struct ArrivalSpec {
-  enum class Kind : uint8_t { Poisson, Bursty, Trace };
+  enum class Kind : uint8_t { Poisson, Bursty, Trace, Diurnal };
   Kind kind = Kind::Poisson;
   double rate_per_s = 1000;    ///< mean offered load, requests per second
   double frequency_mhz = 1000; ///< the NPU clock the cycles count
@@ -21,6 +23,11 @@ struct ArrivalSpec {
   double burst_factor = 4;
   double burst_fraction = 0.2;
   double burst_period_us = 2000;
+  /// Diurnal: the rate at time t (us from the first request's stream start) is
+  /// rate_per_s x (1 + diurnal_amplitude x sin(2 pi t / diurnal_period_us)), amplitude in
+  /// [0, 1); drawn by thinning a Poisson stream at the peak rate.
+  double diurnal_amplitude = 0.5;
+  double diurnal_period_us = 20000;
   /// Trace: recorded timestamps (us, non-decreasing; load/ArrivalTrace.h). Its time axis is
   /// scaled so that its mean rate, size / (last - first), is `rate_per_s`; `count` is ignored
   /// (every timestamp is one request).
@@ -31,7 +38,7 @@ struct ArrivalSpec {
 };
 
 /// `spec.count` arrival cycles, non-decreasing. The same spec gives the same cycles everywhere
-/// (emu::Rng; exponential gaps by inversion).
+/// (emu::Rng; exponential gaps by inversion, diurnal thinning by a uniform of the same Rng).
 std::vector<uint64_t> arrivals(const ArrivalSpec& spec);
 
 }  // namespace bud::load

@@ -33,6 +33,7 @@ LatencySummary summarize(const std::vector<uint64_t>& latencies) {
   s.p50 = q(0.50);
   s.p95 = q(0.95);
   s.p99 = q(0.99);
+  s.p999 = q(0.999);
   return s;
 }
 

@@ -1,5 +1,5 @@
-// Latency distributions of served requests (docs/serving.md): count, mean, max and the p50, p95
-// and p99 order statistics, computed with Boost.Accumulators.
+// Latency distributions of served requests (docs/serving.md): count, mean, max and the p50, p95,
+// p99 and p99.9 order statistics, computed with Boost.Accumulators.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@ namespace bud::load {
 struct LatencySummary {
   uint64_t count = 0;
   double mean = 0;
-  uint64_t p50 = 0, p95 = 0, p99 = 0, max = 0;  ///< cycles
+  uint64_t p50 = 0, p95 = 0, p99 = 0, p999 = 0, max = 0;  ///< cycles (p999: p99.9)
 };
 
 /// The summary of `latencies` (cycles). A quantile q of n samples is the nearest-rank order

@@ -84,6 +84,14 @@ std::string ServerPolicy::validate(const ServiceTimes& service) const {
   return {};
 }
 
+std::vector<uint64_t> completed_latencies(const ServeResult& r) {
+  std::vector<uint64_t> latencies;
+  latencies.reserve(r.completed);
+  for (const auto& o : r.requests)
+    if (!o.dropped) latencies.push_back(o.latency());
+  return latencies;
+}
+
 ServeResult serve(const std::vector<uint64_t>& arrivals, const ServiceTimes& service,
                   const ServerPolicy& policy, const ServingThermal* thermal) {
   ServeResult r;

@@ -69,6 +69,9 @@ struct ServeResult {
   int64_t peak_mc = 0, end_mc = 0;
 };
 
+/// The latencies (cycles) of `r`'s completed requests, in arrival order.
+std::vector<uint64_t> completed_latencies(const ServeResult& r);
+
 /// Serves `arrivals` (non-decreasing cycles). A batch starts when the NPU is free and either
 /// max_batch requests wait or the oldest waiting one has waited window_cycles; it takes every
 /// waiting request up to max_batch. A request that finds queue_bound requests waiting is

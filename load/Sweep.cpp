@@ -40,11 +40,7 @@ SweepResult sweep(const Service& service, const SweepSpec& spec) {
     const ServingThermal thermal = service.serving_thermal();
     const ServeResult s =
         serve(arrivals(a), service.times, spec.policy, service.thermal ? &thermal : nullptr);
-    std::vector<uint64_t> latencies;
-    latencies.reserve(s.completed);
-    for (const auto& o : s.requests)
-      if (!o.dropped) latencies.push_back(o.latency());
-    p.latency = summarize(latencies);
+    p.latency = summarize(completed_latencies(s));
     p.completed = s.completed;
     p.dropped = s.dropped;
     p.batches_by_size = s.batches_by_size;

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <numeric>
 
 #include "load/Arrivals.h"
@@ -51,6 +52,46 @@ TEST_CASE("bursty arrivals keep the mean rate but bunch up", "[load][arrivals]")
   CHECK(dispersion(a) > 3);
   s.burst_fraction = 0.3;  // 4 x 0.3 >= 1: the quiet rate would be negative
   CHECK(!s.validate().empty());
+}
+
+TEST_CASE("diurnal arrivals follow the day curve: mean rate and peak/trough ratio",
+          "[load][arrivals]") {
+  ArrivalSpec s;
+  s.kind = ArrivalSpec::Kind::Diurnal;
+  s.rate_per_s = 20000;  // one per 50,000 cycles at 1 GHz on average
+  s.count = 200000;
+  s.diurnal_amplitude = 0.5;
+  s.diurnal_period_us = 10000;  // 200 requests per period: 1,000 periods
+  REQUIRE(s.validate().empty());
+  const auto a = arrivals(s);
+  REQUIRE(a.size() == 200000);
+  CHECK(std::is_sorted(a.begin(), a.end()));
+  CHECK(a == arrivals(s));
+  // Whole periods only: the sine averages to 0 over each, so the mean rate is rate_per_s.
+  const uint64_t period = 10000000;  // cycles
+  const uint64_t periods = a.back() / period;
+  double in_whole = 0, peak = 0, trough = 0;
+  for (uint64_t t : a) {
+    if (t >= periods * period) continue;
+    in_whole += 1;
+    const uint64_t phase = t % period;  // the peak quarter is centred on P/4, the trough on 3P/4
+    if (phase >= period / 8 && phase < 3 * period / 8) peak += 1;
+    if (phase >= 5 * period / 8 && phase < 7 * period / 8) trough += 1;
+  }
+  CHECK(in_whole / static_cast<double>(periods * period) * 1e9 == Approx(20000).epsilon(0.01));
+  // Expected mass of a quarter around the peak: P/4 + A P sqrt(2) / (2 pi), and minus around
+  // the trough, so the ratio is (1 + c A) / (1 - c A) with c = 2 sqrt(2) / pi (2.64 at A = 0.5).
+  // ~70k and ~27k samples: the ratio's standard error is under 1%.
+  const double c = 2 * std::sqrt(2.0) / M_PI;
+  CHECK(peak / trough == Approx((1 + c * 0.5) / (1 - c * 0.5)).epsilon(0.03));
+  s.diurnal_amplitude = 0;  // a flat curve: no modulation
+  const auto flat = arrivals(s);
+  CHECK(static_cast<double>(flat.back()) / 200000 == Approx(50000).epsilon(0.01));
+  s.diurnal_amplitude = 1;
+  CHECK(s.validate() == "diurnal amplitude must be in [0, 1)");
+  s.diurnal_amplitude = 0.5;
+  s.diurnal_period_us = 0;
+  CHECK(s.validate() == "diurnal period must be > 0 us");
 }
 
 TEST_CASE("the server batches, waits out its window and serves in order", "[load][serve]") {

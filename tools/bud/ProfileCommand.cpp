@@ -15,6 +15,7 @@
 #include "profile/Report.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/RunCommand.h"
+#include "tools/bud/ServePlanReport.h"
 #include "tools/plots/HtmlReport.h"
 
 namespace bud::cli {

@@ -14,6 +14,8 @@
 #include "power/EnergyTable.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/RunCommand.h"
+#include "tools/bud/ServePlanReport.h"
+#include "tools/bud/ServeStreams.h"
 #include "tools/plots/HtmlReport.h"
 
 namespace bud::cli {
@@ -29,38 +31,6 @@ std::string fixed(double v, int digits) {
   char b[64];
   std::snprintf(b, sizeof b, "%.*f", digits, v);
   return b;
-}
-
-Json service_json(const load::Service& s) {
-  Json j = Json::object();
-  j["workload"] = s.workload;
-  j["model_revision"] = s.model_revision;
-  j["seed"] = s.seed;
-  j["mem_seed"] = s.mem_seed;
-  j["energy_table"] = s.energy_table;
-  j["frequency_mhz"] = s.frequency_mhz;
-  j["host_per_batch_cycles"] = s.times.host_per_batch;
-  j["host_per_request_cycles"] = s.times.host_per_request;
-  j["request_bytes_in"] = s.request_bytes_in;
-  j["request_bytes_out"] = s.request_bytes_out;
-  j["request_copy_fj"] = s.request_copy_fj;
-  j["idle_fj_per_cycle"] = s.idle_fj_per_cycle;
-  Json runs = Json::array();
-  for (const auto& r : s.runs) {
-    Json b = Json::object();
-    b["batch"] = r.batch;
-    b["npu_cycles"] = r.npu_cycles;
-    b["host_layer_cycles"] = r.host_layer_cycles;
-    b["service_cycles"] = s.times.batch(r.batch);
-    b["useful_macs"] = r.useful_macs;
-    b["energy_fj"] = r.energy_fj;
-    b["passed"] = r.passed;
-    if (!r.passed) b["failure"] = r.failure;
-    b["unpriced_counters"] = r.unpriced;
-    runs.push_back(std::move(b));
-  }
-  j["batches"] = std::move(runs);
-  return j;
 }
 
 Json sweep_json(const load::Service& s, const load::SweepResult& r, const load::SweepSpec& spec) {
@@ -192,116 +162,42 @@ std::string text_report(const load::Service& s, const load::SweepResult& r,
 
 }  // namespace
 
-Json interventions_json(const std::vector<load::Intervention>& plan) {
-  const load::Intervention* base = nullptr;
-  for (const auto& i : plan)
-    if (i.knob == load::Knob::Baseline) base = &i;
-  Json a = Json::array();
-  for (const auto& i : plan) {
-    Json q = Json::object();
-    q["name"] = i.name;
-    q["knob"] = load::knob_name(i.knob);
-    q["max_batch"] = i.policy.max_batch;
-    q["window_cycles"] = i.policy.window_cycles;
-    q["point"] = i.point;
-    q["frequency_mhz"] = i.frequency_mhz;
-    q["tile_rows"] = i.tiles.max_rows;  // 0: the plan's
-    q["tile_blocks"] = i.tiles.max_blocks;
-    q["batch1_cycles"] = i.batch1_cycles;
-    q["batch1_energy_uj"] = static_cast<double>(i.batch1_fj) * 1e-9;
-    q["measured"] = i.failure.empty();
-    if (!i.failure.empty()) q["failure"] = i.failure;
-    q["meets_sla"] = i.result.sustained.has_value();
-    q["requests_per_joule"] = i.requests_per_joule;
-    q["served_rps"] = i.served_rps;
-    q["p99_us"] = i.p99_us;
-    q["watts"] = i.watts;
-    // After / before: the baseline's sustained figures (null when either misses the SLA).
-    if (base && base->result.sustained && i.result.sustained && base->requests_per_joule > 0)
-      q["vs_baseline"] = i.requests_per_joule / base->requests_per_joule;
-    else
-      q["vs_baseline"] = nullptr;
-    a.push_back(std::move(q));
-  }
-  return a;
-}
-
-std::string interventions_text(const std::vector<load::Intervention>& plan,
-                               const load::SweepSpec& spec) {
-  if (plan.empty()) return {};
-  const load::Intervention* base = nullptr;
-  for (const auto& i : plan)
-    if (i.knob == load::Knob::Baseline) base = &i;
-  char b[512];
-  std::snprintf(b, sizeof b,
-                "\nIntervention plan (one change at a time, ranked by requests/J at p99 <= %.1f "
-                "us; cycles and uJ of one inference on the RTL)\n  %-16s %10s %10s %8s %7s %10s "
-                "%8s %9s\n",
-                spec.sla_p99_us, "change", "req/J", "served/s", "p99 us", "W", "cycles/inf",
-                "uJ/inf", "vs base");
-  std::string out = b;
-  for (const auto& i : plan) {
-    const std::string cycles = group_digits(i.batch1_cycles);
-    const double uj = static_cast<double>(i.batch1_fj) * 1e-9;
-    if (!i.failure.empty()) {
-      std::snprintf(b, sizeof b, "  %-16s not measured: %s\n", i.name.c_str(), i.failure.c_str());
-    } else if (!i.result.sustained) {
-      std::snprintf(b, sizeof b, "  %-16s %-45s %10s %8.3f\n", i.name.c_str(),
-                    "misses the SLA at every load", cycles.c_str(), uj);
-    } else {
-      const double vs = base && base->requests_per_joule > 0
-                            ? i.requests_per_joule / base->requests_per_joule - 1
-                            : 0;
-      std::snprintf(b, sizeof b, "  %-16s %10.0f %10.0f %8.1f %7.3f %10s %8.3f %+8.1f%%\n",
-                    i.name.c_str(), i.requests_per_joule, i.served_rps, i.p99_us, i.watts,
-                    cycles.c_str(), uj, 100 * vs);
-    }
-    out += b;
-  }
-  return out;
-}
-
-Json plan_json(const Served& served, const ServeLoadOptions& o) {
+Json service_json(const load::Service& s) {
   Json j = Json::object();
-  j["workload"] = served.service.workload;
-  j["sla_p99_us"] = served.spec.sla_p99_us;
-  j["arrivals"] = {{"kind", o.arrivals}, {"requests", o.requests}, {"seed", o.arrival_seed}};
-  j["policy"] = {{"max_batch", o.max_batch},
-                 {"window_us", o.window_us},
-                 {"queue_bound", o.queue_bound},
-                 {"admission", o.admission}};
-  j["loads"] = served.spec.loads;
-  j["interventions"] = interventions_json(served.plan);
-  return j;
-}
-
-std::string plan_text(const Served& served, const ServeLoadOptions& o) {
-  char b[512];
-  std::snprintf(b, sizeof b,
-                "\nServing %s at p99 <= %.1f us: %u %s requests per load point (seed %llu), "
-                "baseline max batch %u, window %.1f us, queue %u (%s), %.0f MHz\n",
-                served.service.workload.c_str(), served.spec.sla_p99_us, o.requests,
-                o.arrivals.c_str(), static_cast<unsigned long long>(o.arrival_seed), o.max_batch,
-                o.window_us, o.queue_bound, o.admission.c_str(), served.service.frequency_mhz);
-  std::string out = b;
-  if (served.result.sustained) {
-    const auto& p = served.result.points[*served.result.sustained];
-    std::snprintf(b, sizeof b,
-                  "baseline: sustained %.0f requests/s at %.3f W = %.0f requests/J (load %.2f, "
-                  "p99 %.1f us)\n",
-                  p.served_rps, p.watts, p.requests_per_joule, p.load,
-                  load::to_us(served.service, p.latency.p99));
-  } else {
-    std::snprintf(b, sizeof b, "baseline: no load point meets the SLA\n");
+  j["workload"] = s.workload;
+  j["model_revision"] = s.model_revision;
+  j["seed"] = s.seed;
+  j["mem_seed"] = s.mem_seed;
+  j["energy_table"] = s.energy_table;
+  j["frequency_mhz"] = s.frequency_mhz;
+  j["host_per_batch_cycles"] = s.times.host_per_batch;
+  j["host_per_request_cycles"] = s.times.host_per_request;
+  j["request_bytes_in"] = s.request_bytes_in;
+  j["request_bytes_out"] = s.request_bytes_out;
+  j["request_copy_fj"] = s.request_copy_fj;
+  j["idle_fj_per_cycle"] = s.idle_fj_per_cycle;
+  Json runs = Json::array();
+  for (const auto& r : s.runs) {
+    Json b = Json::object();
+    b["batch"] = r.batch;
+    b["npu_cycles"] = r.npu_cycles;
+    b["host_layer_cycles"] = r.host_layer_cycles;
+    b["service_cycles"] = s.times.batch(r.batch);
+    b["useful_macs"] = r.useful_macs;
+    b["energy_fj"] = r.energy_fj;
+    b["passed"] = r.passed;
+    if (!r.passed) b["failure"] = r.failure;
+    b["unpriced_counters"] = r.unpriced;
+    runs.push_back(std::move(b));
   }
-  out += b;
-  return out + interventions_text(served.plan, served.spec);
+  j["batches"] = std::move(runs);
+  return j;
 }
 
 bool is_serving_option(const std::string& name) {
   for (const char* n :
        {"--arrivals", "--arrival-trace", "--requests", "--arrival-seed", "--burst-factor", "--burst-fraction",
-        "--burst-period-us", "--max-batch", "--window-us", "--queue-bound", "--admission", "--load",
+        "--burst-period-us", "--diurnal-amplitude", "--diurnal-period-us", "--max-batch", "--window-us", "--queue-bound", "--admission", "--load",
         "--sla-p99-us", "--sweep-windows-us", "--sweep-tile-rows",
         "--sweep-tile-blocks"})
     if (name == n) return true;
@@ -310,8 +206,9 @@ bool is_serving_option(const std::string& name) {
 
 void add_serving_options(CLI::App& app, ServeLoadOptions& options) {
   auto* sub = &app;
-  sub->add_option("--arrivals", options.arrivals, "Arrival process: poisson or bursty")
-      ->check(CLI::IsMember({"poisson", "bursty", "trace"}))
+  sub->add_option("--arrivals", options.arrivals,
+                  "Arrival process: poisson, bursty, diurnal (a sine day curve) or trace")
+      ->check(CLI::IsMember({"poisson", "bursty", "diurnal", "trace"}))
       ->capture_default_str();
   sub->add_option("--arrival-trace", options.arrival_trace,
                   "With --arrivals trace: timestamps in us, one per line or a JSON array; each "
@@ -327,6 +224,12 @@ void add_serving_options(CLI::App& app, ServeLoadOptions& options) {
       ->capture_default_str();
   sub->add_option("--burst-period-us", options.burst_period_us,
                   "Bursty: mean burst plus quiet period, microseconds")
+      ->capture_default_str();
+  sub->add_option("--diurnal-amplitude", options.diurnal_amplitude,
+                  "Diurnal: rate = mean x (1 + A sin(2 pi t / period)), A in [0, 1)")
+      ->capture_default_str();
+  sub->add_option("--diurnal-period-us", options.diurnal_period_us,
+                  "Diurnal: the day curve's period, microseconds")
       ->capture_default_str();
   sub->add_option("--max-batch", options.max_batch, "Largest batch the server forms")
       ->capture_default_str();
@@ -371,15 +274,25 @@ void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
       "  bud serve-load mlp --sla-p99-us 200 --max-batch 4 --window-us 20\n"
       "  bud serve-load gemm_small --arrivals bursty --load 0.5,0.9 --json\n"
       "  bud serve-load mlp --sla-p99-us 200 --html serve.html\n"
+      "  bud serve-load --stream chat:mlp:1:300:2 --stream batch:gemm_small:3 --queue-policy strict\n"
       "Batch costs are measured on the RTL (one checked run per batch size), then each load point\n"
       "serves a seeded arrival stream (docs/serving.md). Exit status: 0 served (and some load\n"
       "point met the SLA when one is given), 1 none met it or a batch failed its check,\n"
       "2 bad input, 4 the HTML report could not be written.");
+  options.run.workload.clear();  // not RunOptions' default: none given means --stream
   sub->add_option("workload", options.run.workload,
-                  "Built-in name (see `bud workloads`), workload file or ONNX model")
-      ->required();
+                  "Built-in name (see `bud workloads`), workload file or ONNX model (or --stream)");
   add_emulation_options(*sub, options.run);
   add_serving_options(*sub, options);
+  sub->add_option("--stream", options.streams,
+                  "NAME:WORKLOAD:SHARE[:SLA_US[:PRIORITY|WEIGHT]], repeatable: several request "
+                  "streams on one NPU, each its own workload, share of the offered rate, p99 SLA "
+                  "(empty: --sla-p99-us) and priority (strict) or weight (weighted)");
+  sub->add_option("--queue-policy", options.queue_policy,
+                  "With --stream: which stream's batch starts next: fifo, strict (priority, "
+                  "non-preemptive) or weighted (fair share of NPU time by weight)")
+      ->check(CLI::IsMember({"fifo", "strict", "weighted"}))
+      ->capture_default_str();
   sub->add_flag("--sweep", options.sweep,
                 "Try one policy change at a time (max batch 1, 2, 4, 8; micro-batching windows) "
                 "and rank them by requests per joule at the SLA (needs --sla-p99-us)");
@@ -388,14 +301,62 @@ void setup_serve_load(CLI::App& app, ServeLoadOptions& options) {
   sub->add_flag("--json", options.json, "Print one JSON object instead of the tables");
 }
 
+std::string serving_spec(const ServeLoadOptions& o, load::SweepSpec& spec) {
+  if (o.requests == 0) return "--requests must be >= 1";
+  if (o.max_batch == 0 || o.max_batch > 64) return "--max-batch must be in 1..64";
+  if (!std::isfinite(o.window_us) || o.window_us < 0) return "--window-us must be >= 0";
+  spec.arrivals.kind = o.arrivals == "bursty"    ? load::ArrivalSpec::Kind::Bursty
+                       : o.arrivals == "diurnal" ? load::ArrivalSpec::Kind::Diurnal
+                                                 : load::ArrivalSpec::Kind::Poisson;
+  spec.arrivals.count = o.requests;
+  spec.arrivals.seed = o.arrival_seed;
+  spec.arrivals.burst_factor = o.burst_factor;
+  spec.arrivals.burst_fraction = o.burst_fraction;
+  spec.arrivals.burst_period_us = o.burst_period_us;
+  spec.arrivals.diurnal_amplitude = o.diurnal_amplitude;
+  spec.arrivals.diurnal_period_us = o.diurnal_period_us;
+  if (o.arrivals == "trace") {
+    if (o.arrival_trace.empty()) return "--arrivals trace needs --arrival-trace FILE";
+    std::ifstream in(o.arrival_trace, std::ios::binary);
+    if (!in) return o.arrival_trace + ": cannot read";
+    std::stringstream text;
+    text << in.rdbuf();
+    auto trace = load::parse_arrival_trace(o.arrival_trace, text.str());
+    if (!trace.error.empty()) return trace.error;
+    spec.arrivals.kind = load::ArrivalSpec::Kind::Trace;
+    spec.arrivals.trace_us = std::move(trace.times_us);
+    spec.arrivals.count = static_cast<uint32_t>(spec.arrivals.trace_us.size());
+  }
+  if (auto e = spec.arrivals.validate(); !e.empty()) return e;
+  spec.policy.max_batch = o.max_batch;
+  spec.policy.queue_bound = o.queue_bound;
+  spec.policy.admission = o.admission == "delay" ? load::ServerPolicy::Admission::Delay
+                                                 : load::ServerPolicy::Admission::Drop;
+  spec.loads = o.loads.empty() ? default_loads() : o.loads;
+  spec.sla_p99_us = o.sla_p99_us;
+  return {};
+}
+
+workload::Result<load::Service> measure_batches(const std::string& command,
+                                                run::RunOptions measured, uint32_t up_to,
+                                                const power::EnergyTable& table) {
+  // Progress on a terminal: one line per measured run, in cycles.
+  std::unique_ptr<ProgressLine> progress;
+  measured.progress = [&progress](uint64_t cycle) {
+    if (progress) progress->update(cycle);
+  };
+  return load::measure_service(measured, up_to, table, [&](uint32_t b) {
+    progress = std::make_unique<ProgressLine>(command + ": " + measured.workload + " batch " +
+                                              std::to_string(b) + " of " +
+                                              std::to_string(up_to));
+  });
+}
+
 int serve_options(const std::string& command, const ServeLoadOptions& o, Served& out) {
   const auto fail = [&](int code, const std::string& e) {
     return fail_command(command, o.json, code, e);
   };
   if (auto e = validate_emulation_options(o.run); !e.empty()) return fail(2, e);
-  if (o.requests == 0) return fail(2, "--requests must be >= 1");
-  if (o.max_batch == 0 || o.max_batch > 64) return fail(2, "--max-batch must be in 1..64");
-  if (!std::isfinite(o.window_us) || o.window_us < 0) return fail(2, "--window-us must be >= 0");
   if (o.sweep && !(o.sla_p99_us > 0))
     return fail(2, "--sweep ranks interventions at the SLA: give --sla-p99-us");
   for (double w : o.sweep_windows_us)
@@ -403,32 +364,7 @@ int serve_options(const std::string& command, const ServeLoadOptions& o, Served&
   // The sweep tries batches up to 8 (or --max-batch if larger): measure them all.
   const uint32_t measure_up_to = o.sweep ? std::max<uint32_t>(o.max_batch, 8) : o.max_batch;
   load::SweepSpec& spec = out.spec;
-  spec.arrivals.kind =
-      o.arrivals == "bursty" ? load::ArrivalSpec::Kind::Bursty : load::ArrivalSpec::Kind::Poisson;
-  spec.arrivals.count = o.requests;
-  spec.arrivals.seed = o.arrival_seed;
-  spec.arrivals.burst_factor = o.burst_factor;
-  spec.arrivals.burst_fraction = o.burst_fraction;
-  spec.arrivals.burst_period_us = o.burst_period_us;
-  if (o.arrivals == "trace") {
-    if (o.arrival_trace.empty()) return fail(2, "--arrivals trace needs --arrival-trace FILE");
-    std::ifstream in(o.arrival_trace, std::ios::binary);
-    if (!in) return fail(2, o.arrival_trace + ": cannot read");
-    std::stringstream text;
-    text << in.rdbuf();
-    auto trace = load::parse_arrival_trace(o.arrival_trace, text.str());
-    if (!trace.error.empty()) return fail(2, trace.error);
-    spec.arrivals.kind = load::ArrivalSpec::Kind::Trace;
-    spec.arrivals.trace_us = std::move(trace.times_us);
-    spec.arrivals.count = static_cast<uint32_t>(spec.arrivals.trace_us.size());
-  }
-  if (auto e = spec.arrivals.validate(); !e.empty()) return fail(2, e);
-  spec.policy.max_batch = o.max_batch;
-  spec.policy.queue_bound = o.queue_bound;
-  spec.policy.admission =
-      o.admission == "delay" ? load::ServerPolicy::Admission::Delay : load::ServerPolicy::Admission::Drop;
-  spec.loads = o.loads.empty() ? default_loads() : o.loads;
-  spec.sla_p99_us = o.sla_p99_us;
+  if (auto e = serving_spec(o, spec); !e.empty()) return fail(2, e);
 
   // The energy table (--energy-table, --point: the operating point's clock and DRAM timing,
   // --thermal) as every running command resolves it.
@@ -438,16 +374,8 @@ int serve_options(const std::string& command, const ServeLoadOptions& o, Served&
   auto table = resolve_power_options(measured);
   if (!table) return fail(2, table.error());
 
-  // Progress on a terminal: one line per measured run, in cycles.
-  std::unique_ptr<ProgressLine> progress;
-  measured.progress = [&progress](uint64_t cycle) {
-    if (progress) progress->update(cycle);
-  };
-  auto service = load::measure_service(measured, measure_up_to, *table, [&](uint32_t b) {
-    progress = std::make_unique<ProgressLine>(command + ": batch " + std::to_string(b) + " of " +
-                                              std::to_string(measure_up_to));
-  });
-  progress.reset();
+  auto service = measure_batches(command, measured, measure_up_to, *table);
+  std::unique_ptr<ProgressLine> progress;  // the plan's runs
   if (!service) return fail(2, service.error());
   spec.policy.window_cycles =
       static_cast<uint64_t>(std::llround(o.window_us * service->frequency_mhz));
@@ -502,6 +430,14 @@ int serve_options(const std::string& command, const ServeLoadOptions& o, Served&
 }
 
 int run_serve_load(const ServeLoadOptions& o) {
+  if (!o.streams.empty()) {
+    if (!o.run.workload.empty())
+      return fail_command("serve-load", o.json, 2,
+                          "give a WORKLOAD or --stream, not both (the streams name their workloads)");
+    return run_serve_streams(o);
+  }
+  if (o.run.workload.empty())
+    return fail_command("serve-load", o.json, 2, "give a WORKLOAD or one or more --stream");
   Served served;
   if (int rc = serve_options("serve-load", o, served)) return rc;
   const load::Service& service = served.service;

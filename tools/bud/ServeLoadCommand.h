@@ -17,11 +17,12 @@ namespace bud::cli {
 
 struct ServeLoadOptions {
   run::RunOptions run;
-  std::string arrivals = "poisson";    ///< --arrivals poisson|bursty|trace
+  std::string arrivals = "poisson";    ///< --arrivals poisson|bursty|diurnal|trace
   std::string arrival_trace;           ///< --arrival-trace FILE (with --arrivals trace)
   uint32_t requests = 2000;            ///< --requests N per load point
   uint64_t arrival_seed = 1;           ///< --arrival-seed
   double burst_factor = 4, burst_fraction = 0.2, burst_period_us = 2000;
+  double diurnal_amplitude = 0.5, diurnal_period_us = 20000;  ///< --diurnal-amplitude, -period-us
   uint32_t max_batch = 4;              ///< --max-batch
   double window_us = 0;                ///< --window-us: micro-batching window
   uint32_t queue_bound = 64;           ///< --queue-bound
@@ -33,6 +34,10 @@ struct ServeLoadOptions {
   /// --sweep-tile-rows: tile-row caps to try (empty: half and a quarter of the largest tile).
   std::vector<uint32_t> sweep_tile_rows;
   std::vector<uint32_t> sweep_tile_blocks;
+  /// --stream NAME:WORKLOAD:SHARE[:SLA_US[:PRIORITY|WEIGHT]], repeatable: several streams on one
+  /// NPU instead of the positional workload (tools/bud/ServeStreams.h).
+  std::vector<std::string> streams;
+  std::string queue_policy = "fifo";   ///< --queue-policy fifo|strict|weighted (with --stream)
   std::string html;                    ///< --html FILE
   bool json = false;
 };
@@ -55,18 +60,17 @@ bool is_serving_option(const std::string& name);
 /// `out` filled, or the exit status after reporting the error as `command` (1 a batch failed on
 /// the RTL, 2 bad input). `options.run` is resolved here (--config, the power options).
 int serve_options(const std::string& command, const ServeLoadOptions& options, Served& out);
-/// The plan as JSON (one object per intervention, best first) and as the text table; each row
-/// against the baseline's (before/after).
-json::Json interventions_json(const std::vector<load::Intervention>& plan);
-std::string interventions_text(const std::vector<load::Intervention>& plan,
-                               const load::SweepSpec& spec);
-
-/// The plan of `served` for a report beside another (`bud profile --sweep`): the workload, SLA,
-/// arrivals, baseline policy and the interventions, as JSON and as text (the baseline's
-/// sustained point, then the ranked table).
-json::Json plan_json(const Served& served, const ServeLoadOptions& options);
-std::string plan_text(const Served& served, const ServeLoadOptions& options);
-
+/// The arrivals (kind, count, seed, shapes, a trace read from --arrival-trace), the policy but
+/// its window (which needs the measured clock), the load points and the SLA of `options` into
+/// `spec`: empty, or the bad input as one line (exit 2).
+std::string serving_spec(const ServeLoadOptions& options, load::SweepSpec& spec);
+/// Measures `measured.workload` at batch sizes 1..up_to on the RTL (load::measure_service),
+/// with one progress line per run on a terminal.
+workload::Result<load::Service> measure_batches(const std::string& command,
+                                                run::RunOptions measured, uint32_t up_to,
+                                                const power::EnergyTable& table);
+/// The batch costs of `service` as JSON (the `service` object of --json).
+json::Json service_json(const load::Service& service);
 void setup_serve_load(CLI::App& app, ServeLoadOptions& options);
 /// Exit code: 0 served (and, with an SLA, some load point met it), 1 no load point met the SLA
 /// or a batch failed its bit-exact check on the RTL, 2 bad input, 4 the HTML report failed.
