@@ -3,8 +3,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "debugger/json/Json.h"
 #include "design/DesignCheck.h"
+#include "design/ModelBuild.h"
 #include "tools/bud/Output.h"
 
 namespace bud::cli {
@@ -19,6 +22,18 @@ void setup_design(CLI::App& app, DesignOptions& options) {
                "counter and stage it names");
   check->add_option("FILE", options.file, "The design file (TOML)")->required();
   check->add_flag("--json", options.json, "One JSON object (errors too)");
+  check->callback([&options] { options.action = "check"; });
+  auto* build = sub->add_subcommand(
+      "build", "Check FILE, then Verilate it into a loadable model cached by revision");
+  build->add_option("FILE", options.file, "The design file (TOML)")->required();
+  build->add_flag("--json", options.json, "One JSON object (errors too)");
+  build->add_option("--cache", options.cache,
+                    "Model cache directory (default $BUD_DESIGN_CACHE, else "
+                    "$XDG_CACHE_HOME/bud/designs, else ~/.cache/bud/designs)");
+  build->callback([&options] { options.action = "build"; });
+  build->footer(
+      "Exit status: as `bud design check`, and 8 the generated model does not compile or link\n"
+      "(the log is named). A second build of the same revision is a cache hit.");
   check->footer(
       "Exit status: 0 the file matches its RTL; 2 unreadable or bad TOML/key (FILE:LINE:COL);\n"
       "6 it names a port, width or signal the RTL lacks; 7 Verilator cannot elaborate the sources.\n"
@@ -50,16 +65,36 @@ Json port_json(const std::vector<design::RequiredSignal>& req, const design::Rtl
 }  // namespace
 
 int run_design(const DesignOptions& o) {
+  const std::string cmd = "design " + o.action;
   const auto parsed = design::parse_design_file(o.file);
-  if (!parsed.ok())
-    return fail_command("design check", o.json, parsed.error.exit_code, parsed.error.to_string());
+  if (!parsed.ok()) return fail_command(cmd, o.json, parsed.error.exit_code, parsed.error.to_string());
   const design::DesignSpec& d = *parsed.spec;
   design::DesignError err;
   const auto rtl = design::read_rtl_signals(d, err);
-  if (!rtl) return fail_command("design check", o.json, err.exit_code, err.to_string());
+  if (!rtl) return fail_command(cmd, o.json, err.exit_code, err.to_string());
   const auto checked = design::check_design(d, *rtl);
   if (!checked.ok())
-    return fail_command("design check", o.json, checked.error->exit_code, checked.error->to_string());
+    return fail_command(cmd, o.json, checked.error->exit_code, checked.error->to_string());
+  if (o.action == "build") {
+    design::BuildOptions bo;
+    bo.cache_dir = o.cache;
+    if (!o.json && isatty(2)) std::fprintf(stderr, "building the model of %s ...\n", d.name.c_str());
+    const auto built = design::build_model(d, *rtl, bo, err);
+    if (!built) return fail_command(cmd, o.json, err.exit_code, err.to_string());
+    if (o.json) {
+      Json j = Json::object();
+      j["design"] = d.name;
+      j["revision"] = built->revision;
+      j["model"] = built->library;
+      j["cached"] = built->cached;
+      std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+    } else {
+      std::printf("design     %s\nrevision   %s\nmodel      %s (%s)\n", d.name.c_str(),
+                  built->revision.c_str(), built->library.c_str(),
+                  built->cached ? "cached" : "built");
+    }
+    return 0;
+  }
 
   size_t ports = 0;
   for (const auto& [n, s] : rtl->signals) ports += s.is_port();

@@ -1,0 +1,57 @@
+// A model built by build_model(), loaded with dlopen: one instance of the Verilated top per
+// LoadedModel, its ports by name, and eval(). Reading and writing a port is a fixed-size copy
+// (no allocation), so the per-cycle harness can use it.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bud::design {
+
+/// One port of the loaded top, as the binding describes it.
+struct ModelPort {
+  std::string name;
+  uint32_t width = 0;
+  bool input = false;
+  void* data = nullptr;  ///< the Verilated member (CData/SData/IData/QData or VlWide words)
+  uint32_t bytes = 0;
+};
+
+class LoadedModel {
+ public:
+  /// Loads `library` and makes one instance. nullopt and `error` when it cannot.
+  static std::optional<LoadedModel> load(const std::string& library, std::string& error);
+  LoadedModel(LoadedModel&& o) noexcept;
+  LoadedModel& operator=(LoadedModel&&) = delete;
+  LoadedModel(const LoadedModel&) = delete;
+  ~LoadedModel();
+
+  const std::vector<ModelPort>& ports() const { return ports_; }
+  /// Index of a port by name.
+  std::optional<size_t> find(const std::string& name) const;
+  /// The low 64 bits of port `i`.
+  uint64_t get(size_t i) const {
+    uint64_t v = 0;
+    std::memcpy(&v, ports_[i].data, ports_[i].bytes < 8 ? ports_[i].bytes : 8);
+    return v;
+  }
+  /// Sets the low 64 bits of input port `i` (wider ports: the first 8 bytes).
+  void set(size_t i, uint64_t v) {
+    std::memcpy(ports_[i].data, &v, ports_[i].bytes < 8 ? ports_[i].bytes : 8);
+  }
+  /// Evaluates the model (combinational settle, and the edge if the clock rose).
+  void eval() { eval_(handle_); }
+
+ private:
+  LoadedModel() = default;
+  void* lib_ = nullptr;
+  void* handle_ = nullptr;
+  void (*eval_)(void*) = nullptr;
+  void (*delete_)(void*) = nullptr;
+  std::vector<ModelPort> ports_;
+};
+
+}  // namespace bud::design
