@@ -9,9 +9,10 @@ namespace {
 struct AbiPort {
   const char* name;
   uint32_t width;
-  uint32_t input;
+  uint32_t dir;  // 0 output, 1 input, 2 internal
   void* data;
   uint32_t bytes;
+  uint32_t elements;
 };
 }  // namespace
 
@@ -29,15 +30,16 @@ std::optional<LoadedModel> LoadedModel::load(const std::string& library, std::st
   m.lib_ = lib;
   m.eval_ = reinterpret_cast<void (*)(void*)>(sym("bud_model_eval"));
   m.delete_ = reinterpret_cast<void (*)(void*)>(sym("bud_model_delete"));
-  if (!abi || !make || !ports || !m.eval_ || !m.delete_ || abi() != 1) {
-    error = "'" + library + "' is not a bud design model (ABI 1); rebuild it with bud design build";
+  if (!abi || !make || !ports || !m.eval_ || !m.delete_ || abi() != 2) {
+    error = "'" + library + "' is not a bud design model (ABI 2); rebuild it with bud design build";
     return std::nullopt;  // m's destructor closes the library
   }
   m.handle_ = make();
   const AbiPort* p = nullptr;
   const uint32_t n = ports(m.handle_, &p);
   for (uint32_t i = 0; i < n; ++i)
-    m.ports_.push_back(ModelPort{p[i].name, p[i].width, p[i].input != 0, p[i].data, p[i].bytes});
+    m.ports_.push_back(ModelPort{p[i].name, p[i].width, p[i].dir == 1, p[i].dir == 2, p[i].data,
+                                 p[i].bytes, p[i].elements});
   return m;
 }
 

@@ -1,5 +1,5 @@
 // A model built by build_model(), loaded with dlopen: one instance of the Verilated top per
-// LoadedModel, its ports by name, and eval(). Reading and writing a port is a fixed-size copy
+// LoadedModel, its ports and internal signals by name, and eval(). Reading and writing a port is a fixed-size copy
 // (no allocation), so the per-cycle harness can use it.
 #pragma once
 
@@ -16,8 +16,10 @@ struct ModelPort {
   std::string name;
   uint32_t width = 0;
   bool input = false;
-  void* data = nullptr;  ///< the Verilated member (CData/SData/IData/QData or VlWide words)
-  uint32_t bytes = 0;
+  bool internal = false;  ///< a signal below the top's ports ("u_core.busy", "mul_valid")
+  void* data = nullptr;   ///< the Verilated member (CData/SData/IData/QData or VlWide words)
+  uint32_t bytes = 0;     ///< per element
+  uint32_t elements = 1;  ///< > 1: an unpacked array (element i at data + i * bytes)
 };
 
 class LoadedModel {

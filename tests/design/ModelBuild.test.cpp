@@ -63,6 +63,11 @@ TEST_CASE("a design's model builds once per revision and computes what its refer
                mv = port("m_axis_tvalid"), mr = port("m_axis_tready");
   CHECK(m->ports()[md].width == 32);
   CHECK_FALSE(m->ports()[md].input);
+  // Internal signals by hierarchical name (--public-flat-rw), arrays with their elements.
+  const size_t mul = port("mul_valid"), prod = port("prod"), count = port("samples_in");
+  CHECK(m->ports()[mul].internal);
+  CHECK(m->ports()[prod].elements == 4);
+  CHECK(m->ports()[prod].width == 32);
   auto cycle = [&] {
     m->set(clk, 1);
     m->eval();
@@ -94,5 +99,6 @@ TEST_CASE("a design's model builds once per revision and computes what its refer
   INFO(ref.err);
   REQUIRE(ref.status == 0);
   CHECK(out.size() == 4 * in.size());
+  CHECK(m->get(count) == in.size());  // the design's own counter of accepted samples
   CHECK(out == read(expected));
 }
