@@ -7,6 +7,7 @@
 
 #include "debugger/json/Json.h"
 #include "design/DesignCheck.h"
+#include "design/DesignRun.h"
 #include "design/ModelBuild.h"
 #include "tools/bud/Output.h"
 
@@ -31,6 +32,21 @@ void setup_design(CLI::App& app, DesignOptions& options) {
                     "Model cache directory (default $BUD_DESIGN_CACHE, else "
                     "$XDG_CACHE_HOME/bud/designs, else ~/.cache/bud/designs)");
   build->callback([&options] { options.action = "build"; });
+  auto* run = sub->add_subcommand(
+      "run", "Build (or find) the model, run it with its streams until drained, check the output "
+             "against the reference command");
+  run->add_option("FILE", options.file, "The design file (TOML)")->required();
+  run->add_flag("--json", options.json, "One JSON object (errors too)");
+  run->add_option("--seed", options.seed, "Seed of the streams' valid/ready back-pressure")
+      ->capture_default_str();
+  run->add_option("--max-cycles", options.max_cycles, "Give up after N cycles (exit 3)")
+      ->capture_default_str();
+  run->add_option("--out-dir", options.out_dir, "Write the sinks' files here (default: beside the design file)");
+  run->add_option("--cache", options.cache, "Model cache directory");
+  run->callback([&options] { options.action = "run"; });
+  run->footer(
+      "Exit status: 0 PASS (or no [check]); 1 the output differs from the reference; 3 cycle limit;\n"
+      "9 the reference command failed; otherwise as `bud design build`.");
   build->footer(
       "Exit status: as `bud design check`, and 8 the generated model does not compile or link\n"
       "(the log is named). A second build of the same revision is a cache hit.");
@@ -75,6 +91,69 @@ int run_design(const DesignOptions& o) {
   const auto checked = design::check_design(d, *rtl);
   if (!checked.ok())
     return fail_command(cmd, o.json, checked.error->exit_code, checked.error->to_string());
+  if (o.action == "run") {
+    design::RunOptions ro;
+    ro.seed = o.seed;
+    ro.max_cycles = o.max_cycles;
+    ro.cache_dir = o.cache;
+    ro.out_dir = o.out_dir;
+    const auto r = design::run_design(d, ro, err);
+    if (!r) return fail_command(cmd, o.json, err.exit_code, err.to_string());
+    const int code = r->cycle_limit ? 3 : (r->checked && !r->passed) ? 1 : 0;
+    if (o.json) {
+      Json j = Json::object();
+      j["design"] = r->design;
+      j["revision"] = r->revision;
+      j["seed"] = o.seed;
+      j["cycles"] = r->cycles;
+      j["state"] = r->cycle_limit ? "cycle_limit" : "finished";
+      j["checked"] = r->checked;
+      j["passed"] = r->checked && r->passed;
+      if (r->first_mismatch) j["first_mismatch_byte"] = *r->first_mismatch;
+      j["message"] = r->message;
+      Json streams = Json::array();
+      for (const auto& s : r->streams) {
+        Json x = Json::object();
+        x["name"] = s.name;
+        x["beats"] = s.beats;
+        x["bytes"] = s.source ? s.sent : s.bytes.size();
+        streams.push_back(x);
+      }
+      j["streams"] = streams;
+      Json counters = Json::object();
+      for (const auto& [n, v] : r->counters) counters[n] = v;
+      j["counters"] = counters;
+      Json stages = Json::array();
+      for (const auto& s : r->stages) {
+        Json x = Json::object();
+        x["name"] = s.name;
+        x["transactions"] = s.txns;
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(s.digest));
+        x["digest"] = hex;
+        stages.push_back(x);
+      }
+      j["stages"] = stages;
+      std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+      return code;
+    }
+    std::printf("design     %s (revision %s, seed %llu)\ncycles     %llu\n", r->design.c_str(),
+                r->revision.c_str(), static_cast<unsigned long long>(o.seed),
+                static_cast<unsigned long long>(r->cycles));
+    for (const auto& s : r->streams)
+      std::printf("stream     %-12s %llu beats, %zu bytes\n", s.name.c_str(),
+                  static_cast<unsigned long long>(s.beats), s.source ? s.sent : s.bytes.size());
+    for (const auto& [n, v] : r->counters)
+      std::printf("counter    %-18s %llu\n", n.c_str(), static_cast<unsigned long long>(v));
+    for (size_t i = 0; i < r->stages.size(); ++i)
+      std::printf("stage %zu    %-12s %llu transactions (cycles %llu..%llu) digest %016llx\n", i,
+                  r->stages[i].name.c_str(), static_cast<unsigned long long>(r->stages[i].txns),
+                  static_cast<unsigned long long>(r->stages[i].first_cycle),
+                  static_cast<unsigned long long>(r->stages[i].last_cycle),
+                  static_cast<unsigned long long>(r->stages[i].digest));
+    std::printf("result     %s\n", r->message.c_str());
+    return code;
+  }
   if (o.action == "build") {
     design::BuildOptions bo;
     bo.cache_dir = o.cache;

@@ -13,7 +13,10 @@ struct DesignOptions {
   std::string action;  ///< "check" or "build"
   std::string file;
   bool json = false;
-  std::string cache;  ///< build: the model cache (default docs/designs.md)
+  std::string cache;  ///< build, run: the model cache (default docs/designs.md)
+  uint64_t seed = 1;          ///< run: back-pressure seed
+  uint64_t max_cycles = 10'000'000;
+  std::string out_dir;        ///< run: where sink files go
 };
 
 void setup_design(CLI::App& app, DesignOptions& options);

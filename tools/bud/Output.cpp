@@ -358,6 +358,8 @@ int fail_command(const std::string& command, bool json, int code, const std::str
                        : code == kExitNotBuilt ? "not_built"
                        : code == 6             ? "rtl_mismatch"   // design::kExitRtlMismatch
                        : code == 7             ? "elaboration"    // design::kExitElaboration
+                       : code == 8             ? "model_build"    // design::kExitModelBuild
+                       : code == 9             ? "reference_failed"  // design::kExitReference
                                                : "error";
     std::cout << error_object(kind, "bud " + command + ": " + message, code)
                      .dump(-1, ' ', false, json::Json::error_handler_t::replace)

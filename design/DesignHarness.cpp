@@ -1,0 +1,219 @@
+#include "design/DesignHarness.h"
+
+#include <array>
+#include <fstream>
+#include <sstream>
+
+#include "debugger/expr/Compiler.h"
+
+namespace bud::design {
+
+// Names for the counters' expressions: every signal of the model; values read from it.
+class DesignHarness::Signals : public debugger::NameResolver, public debugger::Sampler {
+ public:
+  explicit Signals(const LoadedModel& m) : m_(m) {}
+  std::optional<debugger::Ref> resolve(std::string_view name, std::optional<uint32_t> index) override {
+    const auto i = m_.find(std::string(name));
+    if (!i) return std::nullopt;
+    const ModelPort& p = m_.ports()[*i];
+    if (index && *index >= p.elements) return std::nullopt;
+    debugger::Ref r;
+    r.kind = debugger::RefKind::Other;
+    r.id = static_cast<uint32_t>(*i);
+    r.element = index.value_or(0);
+    r.elements = p.elements;
+    r.width = p.width;
+    // Read in place: the expression loads the Verilated member directly every cycle.
+    r.direct = static_cast<const uint8_t*>(p.data) + size_t{r.element} * p.bytes;
+    r.direct_bytes = p.bytes < 8 ? p.bytes : 8;
+    return r;
+  }
+  std::vector<std::string> names() const override {
+    std::vector<std::string> n;
+    for (const auto& p : m_.ports()) n.push_back(p.name);
+    return n;
+  }
+  uint64_t sample(const debugger::Ref& r) override {
+    uint64_t v = 0;
+    const ModelPort& p = m_.ports()[r.id];
+    std::memcpy(&v, static_cast<const uint8_t*>(p.data) + size_t{r.element} * p.bytes,
+                p.bytes < 8 ? p.bytes : 8);
+    return v;
+  }
+
+ private:
+  const LoadedModel& m_;
+};
+
+namespace {
+uint32_t ppm(double rate) { return static_cast<uint32_t>(rate * 1'000'000 + 0.5); }
+}  // namespace
+
+std::optional<DesignHarness> DesignHarness::make(const DesignSpec& spec, LoadedModel& model,
+                                                 uint64_t seed, std::string& error) {
+  DesignHarness h;
+  h.model_ = &model;
+  h.rng_.reseed(seed);
+  auto need = [&](const std::string& name, const Where& w) -> std::optional<size_t> {
+    auto i = model.find(name);
+    if (!i) error = w.to_string() + ": the built model has no signal '" + name + "'";
+    return i;
+  };
+  auto clk = need(spec.clock.name, spec.clock.where);
+  if (!clk) return std::nullopt;
+  h.clock_ = *clk;
+  if (spec.has_reset) {
+    h.reset_ = need(spec.reset.name, spec.reset.where);
+    if (!h.reset_) return std::nullopt;
+    h.reset_low_ = spec.reset.active_low;
+    h.reset_cycles_ = spec.reset.cycles;
+  }
+  for (const StreamPort& s : spec.streams) {
+    Stream st;
+    st.name = s.name;
+    st.source = s.direction == StreamPort::Direction::Source;
+    st.beat_bytes = s.data_bits / 8;
+    st.rate = s.rate;
+    for (auto [field, slot] : {std::pair{"tdata", &st.data}, std::pair{"tvalid", &st.valid},
+                               std::pair{"tready", &st.ready}}) {
+      auto i = need(s.prefix + field, s.where);
+      if (!i) return std::nullopt;
+      *slot = *i;
+    }
+    if (st.source) {
+      std::ifstream in(s.file, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      st.bytes = ss.str();
+      if (!in || st.bytes.size() % st.beat_bytes != 0) {
+        error = s.where.to_string() + ": [[stream]] " + s.name + ": '" + s.file +
+                "' is unreadable or not a whole number of " + std::to_string(st.beat_bytes) +
+                "-byte beats";
+        return std::nullopt;
+      }
+    }
+    h.streams_.push_back(std::move(st));
+  }
+  // Sinks collect at most what the sources send times the widest ratio, reserved up front so
+  // that step() appends without allocating for any design that does not amplify its input.
+  size_t in_bytes = 0;
+  for (const auto& s : h.streams_) in_bytes += s.source ? s.bytes.size() : 0;
+  for (auto& s : h.streams_)
+    if (!s.source) s.bytes.reserve(in_bytes * 8 + 4096);
+  Signals names(model);
+  for (const CounterSpec& c : spec.counters) {
+    Counter k;
+    k.name = c.name;
+    if (!c.signal.empty()) {
+      k.signal = need(c.signal, c.expr_where);
+      if (!k.signal) return std::nullopt;
+    } else {
+      auto r = debugger::compile(c.when, names);
+      if (!r) {
+        error = c.expr_where.to_string() + ": [[counter]] " + c.name + ".when: " + r.error.to_string();
+        return std::nullopt;
+      }
+      k.when = std::move(*r.expr);
+    }
+    h.counters_.push_back(std::move(k));
+  }
+  for (const StageSpec& s : spec.stages) {
+    StageState st;
+    st.name = s.name;
+    auto v = need(s.valid, s.where);
+    if (!v) return std::nullopt;
+    st.valid = *v;
+    if (!s.ready.empty()) {
+      st.ready = need(s.ready, s.where);
+      if (!st.ready) return std::nullopt;
+    }
+    for (const auto& p : s.payload) {
+      auto i = need(p, s.where);
+      if (!i) return std::nullopt;
+      st.payload.push_back(*i);
+    }
+    h.stages_.push_back(std::move(st));
+  }
+  return h;
+}
+
+void DesignHarness::reset() {
+  LoadedModel& m = *model_;
+  for (const auto& s : streams_) {
+    if (s.source) m.set(s.valid, 0);
+    else m.set(s.ready, 0);
+  }
+  if (!reset_) return;
+  m.set(*reset_, reset_low_ ? 0 : 1);
+  for (uint32_t i = 0; i < reset_cycles_; ++i) {
+    m.set(clock_, 0);
+    m.eval();
+    m.set(clock_, 1);
+    m.eval();
+  }
+  m.set(clock_, 0);
+  m.set(*reset_, reset_low_ ? 1 : 0);
+  m.eval();
+}
+
+void DesignHarness::step() {
+  LoadedModel& m = *model_;
+  // Drive: a source offers its next beat with probability `rate` (and keeps offering it until
+  // it is taken, as AXI-Stream requires); a sink is ready with probability `rate`.
+  for (Stream& s : streams_) {
+    if (s.source) {
+      if (!s.offering && s.sent < s.bytes.size()) s.offering = rng_.chance(ppm(s.rate), 1'000'000);
+      uint64_t beat = 0;
+      if (s.offering)
+        std::memcpy(&beat, s.bytes.data() + s.sent, s.beat_bytes < 8 ? s.beat_bytes : 8);
+      m.set(s.data, beat);
+      m.set(s.valid, s.offering ? 1 : 0);
+    } else {
+      m.set(s.ready, rng_.chance(ppm(s.rate), 1'000'000) ? 1 : 0);
+    }
+  }
+  m.eval();  // settle before the edge: the handshakes below are what the edge will see
+  for (Stream& s : streams_) {
+    if (!(m.get(s.valid) && m.get(s.ready))) continue;
+    ++s.beats;
+    last_activity_ = cycle_;
+    if (s.source) {
+      s.sent += s.beat_bytes;
+      s.offering = false;
+    } else {
+      const auto* d = static_cast<const char*>(m.ports()[s.data].data);
+      s.bytes.append(d, s.beat_bytes);
+    }
+  }
+  for (StageState& st : stages_) {
+    if (!m.get(st.valid) || (st.ready && !m.get(*st.ready))) continue;
+    uint64_t h = st.digest;
+    for (size_t p : st.payload) {
+      const ModelPort& mp = m.ports()[p];
+      const uint64_t ph = hash64({static_cast<const uint8_t*>(mp.data), size_t{mp.bytes} * mp.elements});
+      const std::array<uint64_t, 2> w{h, ph};
+      h = hash_words(w);
+    }
+    const std::array<uint64_t, 2> w{h, st.txns};
+    st.digest = hash_words(w);
+    if (st.txns++ == 0) st.first_cycle = cycle_;
+    st.last_cycle = cycle_;
+    last_activity_ = cycle_;
+  }
+  Signals sampler(m);
+  for (Counter& c : counters_)
+    if (c.when && c.when->eval(sampler).truthy()) ++c.count;
+  m.set(clock_, 1);
+  m.eval();
+  m.set(clock_, 0);
+  m.eval();
+  ++cycle_;
+}
+
+bool DesignHarness::drained(uint64_t quiet) const {
+  for (const auto& s : streams_)
+    if (s.source && s.sent < s.bytes.size()) return false;
+  return cycle_ >= last_activity_ + quiet;
+}
+
+}  // namespace bud::design

@@ -1,0 +1,141 @@
+#include "design/DesignRun.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "design/ModelBuild.h"
+#include "design/RtlSignals.h"
+#include "tools/process/Subprocess.h"
+
+namespace bud::design {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs the reference command in the design's directory and reads what it wrote.
+std::optional<std::string> expected_bytes(const DesignSpec& spec, DesignError& error) {
+  const OutputCheck& c = *spec.check;
+  std::string tmpl = (fs::temp_directory_path() / "bud-expected-XXXXXX").string();
+  const int fd = mkstemp(tmpl.data());
+  if (fd < 0) {
+    error = DesignError{c.where, "cannot create a file for the reference's output", kExitReference};
+    return std::nullopt;
+  }
+  close(fd);
+  std::vector<std::string> argv;
+  for (std::string a : c.reference) {
+    for (size_t p; (p = a.find("{expected}")) != std::string::npos;) a.replace(p, 10, tmpl);
+    for (const auto& s : spec.streams)
+      for (size_t p; (p = a.find("{input:" + s.name + "}")) != std::string::npos;)
+        a.replace(p, s.name.size() + 8, s.file);
+    for (const auto& m : spec.memories)
+      for (size_t p; (p = a.find("{input:" + m.name + "}")) != std::string::npos;)
+        a.replace(p, m.name.size() + 8, m.init);
+    argv.push_back(a);
+  }
+  // Relative paths in the command are the design directory's: run it there.
+  const fs::path here = fs::current_path();
+  std::error_code ec;
+  fs::current_path(spec.dir, ec);
+  const auto r = process::run(argv);
+  fs::current_path(here, ec);
+  std::ifstream in(tmpl, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  fs::remove(tmpl, ec);
+  if (r.status != 0) {
+    std::string err = r.err.substr(0, 300);
+    while (!err.empty() && err.back() == '\n') err.pop_back();
+    error = DesignError{c.where,
+                        "[check].reference '" + c.reference[0] + "' failed (exit status " +
+                            std::to_string(r.status) + ")" + (err.empty() ? "" : ": " + err),
+                        kExitReference};
+    return std::nullopt;
+  }
+  return ss.str();
+}
+
+}  // namespace
+
+std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o,
+                                     DesignError& error) {
+  const auto rtl = read_rtl_signals(spec, error);
+  if (!rtl) return std::nullopt;
+  BuildOptions bo;
+  bo.cache_dir = o.cache_dir;
+  const auto built = build_model(spec, *rtl, bo, error);
+  if (!built) return std::nullopt;
+  std::string why;
+  auto model = LoadedModel::load(built->library, why);
+  if (!model) {
+    error = DesignError{spec.top_where, why, kExitModelBuild};
+    return std::nullopt;
+  }
+  auto h = DesignHarness::make(spec, *model, o.seed, why);
+  if (!h) {
+    error = DesignError{spec.top_where, why, kExitRtlMismatch};
+    return std::nullopt;
+  }
+  RunOutcome r;
+  r.design = spec.name;
+  r.revision = built->revision;
+  h->reset();
+  while (!h->drained(o.quiet_cycles) && h->cycle() < o.max_cycles) h->step();
+  r.cycles = h->cycle();
+  r.cycle_limit = !h->drained(o.quiet_cycles);
+  r.streams = h->streams();
+  for (const auto& c : h->counters()) r.counters.emplace_back(c.name, c.value(h->model()));
+  r.stages = h->stages();
+  // The sinks' files.
+  for (size_t i = 0; i < spec.streams.size(); ++i) {
+    const StreamPort& s = spec.streams[i];
+    if (s.direction != StreamPort::Direction::Sink || s.file.empty()) continue;
+    const fs::path out = o.out_dir.empty() ? fs::path(s.file) : fs::path(o.out_dir) / fs::path(s.file).filename();
+    std::ofstream f(out, std::ios::binary);
+    f << r.streams[i].bytes;
+  }
+  if (r.cycle_limit) {
+    r.message = "cycle limit: still not drained after " + std::to_string(r.cycles) + " cycles";
+    return r;
+  }
+  if (!spec.check) {
+    r.message = "ran " + std::to_string(r.cycles) + " cycles (no [check] in the design file)";
+    return r;
+  }
+  const auto want = expected_bytes(spec, error);
+  if (!want) return std::nullopt;
+  std::string got;
+  for (size_t i = 0; i < spec.streams.size(); ++i)
+    if (spec.streams[i].name == spec.check->sink) got = r.streams[i].bytes;
+  if (!spec.check->memory.empty()) {
+    error = DesignError{spec.check->where, "[check].memory needs the AXI4 memory model, which this "
+                                           "build does not run yet (docs/designs.md)", kExitBadDesignFile};
+    return std::nullopt;
+  }
+  r.checked = true;
+  r.expected_bytes = want->size();
+  r.got_bytes = got.size();
+  for (size_t i = 0; i < std::min(got.size(), want->size()) && !r.first_mismatch; ++i)
+    if (got[i] != (*want)[i]) r.first_mismatch = i;
+  if (!r.first_mismatch && got.size() != want->size()) r.first_mismatch = std::min(got.size(), want->size());
+  r.passed = !r.first_mismatch;
+  if (r.passed) {
+    r.message = "PASS: sink '" + spec.check->sink + "' matches the reference bit-exactly (" +
+                std::to_string(got.size()) + " bytes)";
+  } else {
+    uint32_t beat = 1;
+    for (const auto& s : spec.streams)
+      if (s.name == spec.check->sink) beat = s.data_bits / 8;
+    r.message = "FAIL: sink '" + spec.check->sink + "' differs from the reference at byte " +
+                std::to_string(*r.first_mismatch) + " (beat " + std::to_string(*r.first_mismatch / beat) +
+                "); " + std::to_string(got.size()) + " bytes received, " +
+                std::to_string(want->size()) + " expected";
+  }
+  return r;
+}
+
+}  // namespace bud::design

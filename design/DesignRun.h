@@ -1,0 +1,44 @@
+// One checked run of a design (docs/designs.md, "Running"): build (or find) the model, load it,
+// run the harness until every source is drained and the design is quiet, write the sinks' files,
+// and check the output against the design file's reference command.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "design/DesignFile.h"
+#include "design/DesignHarness.h"
+
+namespace bud::design {
+
+/// Exit status when the design file's reference command fails or writes nothing usable.
+inline constexpr int kExitReference = 9;
+
+struct RunOptions {
+  uint64_t seed = 1;                   ///< seed of the streams' back-pressure
+  uint64_t max_cycles = 10'000'000;    ///< give up (cycle limit) after this many cycles
+  uint64_t quiet_cycles = 1000;        ///< done once drained and idle for this long
+  std::string cache_dir;               ///< model cache (ModelBuild.h)
+  std::string out_dir;                 ///< where sink files go (default: the design's dir)
+};
+
+struct RunOutcome {
+  std::string design, revision;
+  uint64_t cycles = 0;
+  bool cycle_limit = false;
+  std::vector<DesignHarness::Stream> streams;  ///< sources: bytes sent; sinks: bytes received
+  std::vector<std::pair<std::string, uint64_t>> counters;
+  std::vector<DesignHarness::StageState> stages;
+  bool checked = false, passed = false;
+  uint64_t expected_bytes = 0, got_bytes = 0;
+  std::optional<uint64_t> first_mismatch;  ///< byte offset of the first difference
+  std::string message;                     ///< one line: the verdict
+};
+
+/// nullopt and `error` for a run that could not happen (build, load, bind, reference failure).
+std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& options,
+                                     DesignError& error);
+
+}  // namespace bud::design
