@@ -268,7 +268,8 @@ void read_ports(Reader& r, const toml::table& root, DesignSpec& d) {
     d.memories.push_back(m);
   }
   for (const toml::table* t : r.tables(root, "axi4")) {
-    r.keys(*t, "[[axi4]]", {"name", "prefix", "data_bits", "addr_bits", "id_bits", "memory"});
+    r.keys(*t, "[[axi4]]", {"name", "prefix", "data_bits", "addr_bits", "id_bits", "memory", "latency",
+                            "jitter", "bytes_per_cycle", "max_outstanding", "reorder"});
     Axi4Port p;
     p.where = r.at(*t);
     p.name = r.str(*t, "name", "[[axi4]]", true);
@@ -280,6 +281,18 @@ void read_ports(Reader& r, const toml::table& root, DesignSpec& d) {
       r.fail(r.at(*t->get("data_bits")), what + ".data_bits must be a power of two (8..512)");
     p.addr_bits = static_cast<uint32_t>(r.uint(*t, "addr_bits", what, false, 32, 12, 64));
     p.id_bits = static_cast<uint32_t>(r.uint(*t, "id_bits", what, false, 0, 0, 16));
+    auto opt = [&](const char* key, uint64_t lo, uint64_t hi) -> std::optional<uint32_t> {
+      if (!t->get(key)) return std::nullopt;
+      return static_cast<uint32_t>(r.uint(*t, key, what, false, lo, lo, hi));
+    };
+    p.latency = opt("latency", 1, 1'000'000);
+    p.jitter = opt("jitter", 0, 1'000'000);
+    p.bytes_per_cycle = opt("bytes_per_cycle", 1, 4096);
+    p.max_outstanding = opt("max_outstanding", 1, 64);
+    if (const toml::node* n = t->get("reorder")) {
+      if (auto b = n->value_exact<bool>()) p.reorder = *b;
+      else r.fail(r.at(*n), what + ".reorder must be true or false");
+    }
     p.memory = r.str(*t, "memory", what, false, d.memories.empty() ? "" : d.memories[0].name);
     bool found = false;
     for (const auto& m : d.memories) found = found || m.name == p.memory;
@@ -349,7 +362,7 @@ void read_observation(Reader& r, const toml::table& root, DesignSpec& d) {
   }
   std::set<std::string> stage_names;
   for (const toml::table* t : r.tables(root, "stage")) {
-    r.keys(*t, "[[stage]]", {"name", "valid", "ready", "payload", "stream"});
+    r.keys(*t, "[[stage]]", {"name", "valid", "ready", "payload", "stream", "axi4", "channel"});
     StageSpec s;
     s.where = r.at(*t);
     s.name = r.str(*t, "name", "[[stage]]", true);
@@ -370,6 +383,34 @@ void read_observation(Reader& r, const toml::table& root, DesignSpec& d) {
         s.ready = sp->prefix + "tready";
         s.payload = {sp->prefix + "tdata"};
       }
+    } else if (const toml::node* an = t->get("axi4")) {
+      // `axi4 = "mem", channel = "w"`: one channel's handshake of an AXI4 master port, its
+      // payload the channel's address/data fields (ids too).
+      s.axi4 = r.str(*t, "axi4", what, true);
+      s.channel = r.str(*t, "channel", what, true);
+      const Axi4Port* ap = nullptr;
+      for (const auto& x : d.axi4)
+        if (x.name == s.axi4) ap = &x;
+      static const std::map<std::string, std::vector<std::string>> fields = {
+          {"ar", {"araddr", "arlen", "arsize", "arburst"}},
+          {"aw", {"awaddr", "awlen", "awsize", "awburst"}},
+          {"r", {"rdata", "rresp", "rlast"}},
+          {"w", {"wdata", "wstrb", "wlast"}},
+          {"b", {"bresp"}}};
+      const auto f = fields.find(s.channel);
+      if (!ap && !r.failed()) {
+        r.fail(r.at(*an), what + ".axi4 '" + s.axi4 + "' names no [[axi4]] port");
+      } else if (f == fields.end() && !r.failed()) {
+        r.fail(t->get("channel") ? r.at(*t->get("channel")) : s.where,
+               what + ".channel must be \"ar\", \"r\", \"aw\", \"w\" or \"b\" (got \"" + s.channel + "\")");
+      } else if (ap) {
+        s.valid = ap->prefix + s.channel + "valid";
+        s.ready = ap->prefix + s.channel + "ready";
+        for (const auto& x : f->second) s.payload.push_back(ap->prefix + x);
+        if (ap->id_bits > 0 && s.channel != "w") s.payload.push_back(ap->prefix + s.channel + "id");  // AXI4 W has no id
+      }
+      for (const char* k : {"valid", "ready", "payload", "stream"})
+        if (t->get(k) && !r.failed()) r.fail(r.at(*t->get(k)), what + ": '" + k + "' does not go with 'axi4'");
     } else {
       s.valid = r.str(*t, "valid", what, true);
       s.ready = r.str(*t, "ready", what, false);

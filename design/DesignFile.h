@@ -48,6 +48,11 @@ struct Axi4Port {
   std::string prefix;  ///< e.g. "m_axi_": signals m_axi_awaddr, m_axi_rdata, ...
   uint32_t data_bits = 64, addr_bits = 32, id_bits = 0;
   std::string memory;  ///< the [[memory]] region it reaches
+  /// Overrides of the DRAM timing model's config (emu/core/DramModel.h) for this port: cycles
+  /// from request to earliest answer, extra random cycles, channel bytes per cycle, bursts in
+  /// flight, and whether answers of different IDs may overtake each other.
+  std::optional<uint32_t> latency, jitter, bytes_per_cycle, max_outstanding;
+  std::optional<bool> reorder;
   Where where;
 };
 
@@ -96,6 +101,7 @@ struct StageSpec {
   std::string name;
   std::string valid, ready;
   std::vector<std::string> payload;  ///< signals hashed into each transaction
+  std::string axi4, channel;  ///< set when the stage is a channel ("ar", "r", "aw", "w", "b") of an [[axi4]] port
   Where where;
 };
 

@@ -50,7 +50,8 @@ uint32_t ppm(double rate) { return static_cast<uint32_t>(rate * 1'000'000 + 0.5)
 }  // namespace
 
 std::optional<DesignHarness> DesignHarness::make(const DesignSpec& spec, LoadedModel& model,
-                                                 uint64_t seed, std::string& error) {
+                                                 uint64_t seed, std::string& error,
+                                                 const emu::DramConfig& dram) {
   DesignHarness h;
   h.model_ = &model;
   h.rng_.reseed(seed);
@@ -134,6 +135,9 @@ std::optional<DesignHarness> DesignHarness::make(const DesignSpec& spec, LoadedM
     }
     h.stages_.push_back(std::move(st));
   }
+  auto axi = AxiPorts::make(spec, model, dram, seed, error);
+  if (!axi) return std::nullopt;
+  h.axi_ = std::move(*axi);
   return h;
 }
 
@@ -143,6 +147,7 @@ void DesignHarness::reset() {
     if (s.source) m.set(s.valid, 0);
     else m.set(s.ready, 0);
   }
+  axi_->idle(m);
   if (!reset_) return;
   m.set(*reset_, reset_low_ ? 0 : 1);
   for (uint32_t i = 0; i < reset_cycles_; ++i) {
@@ -172,6 +177,7 @@ void DesignHarness::step() {
       m.set(s.ready, rng_.chance(ppm(s.rate), 1'000'000) ? 1 : 0);
     }
   }
+  axi_->drive(m);
   m.eval();  // settle before the edge: the handshakes below are what the edge will see
   for (Stream& s : streams_) {
     if (!(m.get(s.valid) && m.get(s.ready))) continue;
@@ -200,6 +206,7 @@ void DesignHarness::step() {
     st.last_cycle = cycle_;
     last_activity_ = cycle_;
   }
+  if (axi_->sample(m)) last_activity_ = cycle_;
   Signals sampler(m);
   for (Counter& c : counters_)
     if (c.when && c.when->eval(sampler).truthy()) ++c.count;
@@ -207,12 +214,14 @@ void DesignHarness::step() {
   m.eval();
   m.set(clock_, 0);
   m.eval();
+  axi_->tick();
   ++cycle_;
 }
 
 bool DesignHarness::drained(uint64_t quiet) const {
   for (const auto& s : streams_)
     if (s.source && s.sent < s.bytes.size()) return false;
+  if (!axi_->quiet()) return false;
   return cycle_ >= last_activity_ + quiet;
 }
 

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "debugger/expr/Expr.h"
+#include "design/AxiPorts.h"
 #include "design/DesignFile.h"
 #include "design/LoadedModel.h"
+#include "emu/core/DramModel.h"
 #include "emu/core/Hash.h"
 #include "emu/core/Rng.h"
 
@@ -22,16 +24,24 @@ namespace bud::design {
 class DesignHarness {
  public:
   /// Binds `spec`'s ports, counters and stages to `model` (which must outlive the harness) and
-  /// reads the source files. nullopt and `error` when something does not bind.
+  /// reads the source files; serves its AXI4 masters with `dram`'s timing and runs its
+  /// firmware (AxiPorts.h). nullopt and `error` when something does not bind.
   static std::optional<DesignHarness> make(const DesignSpec& spec, LoadedModel& model,
-                                           uint64_t seed, std::string& error);
+                                           uint64_t seed, std::string& error,
+                                           const emu::DramConfig& dram = {});
 
   /// Holds reset active for its cycles (none when the design has no reset).
   void reset();
   /// One clock cycle.
   void step();
-  /// Every source has sent all its bytes and nothing has moved for `quiet` cycles.
+  /// Every source has sent all its bytes, the firmware has finished, no AXI4 burst is in
+  /// flight and nothing has moved for `quiet` cycles.
   bool drained(uint64_t quiet) const;
+  /// The run cannot go on: an AXI4 run error or a failed firmware script (AxiPorts::stopped).
+  bool stopped() const { return axi_->stopped(); }
+  /// The AXI4 memories and the firmware.
+  const AxiPorts& axi() const { return *axi_; }
+  AxiPorts& axi() { return *axi_; }
 
   uint64_t cycle() const { return cycle_; }
   struct Stream {
@@ -77,6 +87,7 @@ class DesignHarness {
   std::vector<Stream> streams_;
   std::vector<Counter> counters_;
   std::vector<StageState> stages_;
+  std::optional<AxiPorts> axi_;  // always set by make()
   uint64_t cycle_ = 0, last_activity_ = 0;
   class Signals;  // the counters' Sampler over the model
 };

@@ -59,6 +59,24 @@ std::optional<std::string> expected_bytes(const DesignSpec& spec, DesignError& e
   return ss.str();
 }
 
+// The checked range of a region: what its AXI4 port left there, or its initial contents when no
+// port reaches it.
+std::string region_bytes(const DesignSpec& spec, const AxiPorts& axi, const OutputCheck& c) {
+  std::string out(c.length, '\0');
+  auto* dst = reinterpret_cast<uint8_t*>(out.data());
+  if (const Axi4Memory* m = axi.memory(c.memory)) {
+    m->read(c.offset, {dst, out.size()});
+    return out;
+  }
+  for (const auto& region : spec.memories) {
+    if (region.name != c.memory || region.init.empty()) continue;
+    std::ifstream in(region.init, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(c.offset));
+    in.read(out.data(), static_cast<std::streamsize>(out.size()));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o,
@@ -75,7 +93,7 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
     error = DesignError{spec.top_where, why, kExitModelBuild};
     return std::nullopt;
   }
-  auto h = DesignHarness::make(spec, *model, o.seed, why);
+  auto h = DesignHarness::make(spec, *model, o.seed, why, o.dram);
   if (!h) {
     error = DesignError{spec.top_where, why, kExitRtlMismatch};
     return std::nullopt;
@@ -84,9 +102,24 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
   r.design = spec.name;
   r.revision = built->revision;
   h->reset();
-  while (!h->drained(o.quiet_cycles) && h->cycle() < o.max_cycles) h->step();
+  while (!h->drained(o.quiet_cycles) && !h->stopped() && h->cycle() < o.max_cycles) h->step();
   r.cycles = h->cycle();
-  r.cycle_limit = !h->drained(o.quiet_cycles);
+  r.cycle_limit = !h->drained(o.quiet_cycles) && !h->stopped();
+  for (const Axi4Memory& m : h->axi().memories())
+    r.memories.push_back(MemoryOutcome{m.config().port, m.config().region, m.stats()});
+  const auto& fw = h->axi().firmware();
+  r.has_firmware = fw.has_value();
+  if (fw) r.firmware_accesses = fw->accesses();
+  if (const char* e = h->axi().memory_error()) {
+    error = DesignError{spec.top_where, e, kExitAxiError};
+    return std::nullopt;
+  }
+  using Status = FirmwareRunner::Status;
+  if (fw && (fw->status() == Status::Timeout || fw->status() == Status::Error)) {
+    error = DesignError{Where{}, fw->message(),
+                        fw->status() == Status::Timeout ? kExitFirmwareTimeout : kExitAxiError};
+    return std::nullopt;
+  }
   r.streams = h->streams();
   for (const auto& c : h->counters()) r.counters.emplace_back(c.name, c.value(h->model()));
   r.stages = h->stages();
@@ -102,6 +135,11 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
     r.message = "cycle limit: still not drained after " + std::to_string(r.cycles) + " cycles";
     return r;
   }
+  if (fw && fw->status() == Status::Mismatch) {
+    r.checked = true;
+    r.message = std::string("FAIL: firmware ") + fw->message();
+    return r;
+  }
   if (!spec.check) {
     r.message = "ran " + std::to_string(r.cycles) + " cycles (no [check] in the design file)";
     return r;
@@ -111,11 +149,8 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
   std::string got;
   for (size_t i = 0; i < spec.streams.size(); ++i)
     if (spec.streams[i].name == spec.check->sink) got = r.streams[i].bytes;
-  if (!spec.check->memory.empty()) {
-    error = DesignError{spec.check->where, "[check].memory needs the AXI4 memory model, which this "
-                                           "build does not run yet (docs/designs.md)", kExitBadDesignFile};
-    return std::nullopt;
-  }
+  const bool memory = !spec.check->memory.empty();
+  if (memory) got = region_bytes(spec, h->axi(), *spec.check);
   r.checked = true;
   r.expected_bytes = want->size();
   r.got_bytes = got.size();
@@ -123,7 +158,16 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
     if (got[i] != (*want)[i]) r.first_mismatch = i;
   if (!r.first_mismatch && got.size() != want->size()) r.first_mismatch = std::min(got.size(), want->size());
   r.passed = !r.first_mismatch;
-  if (r.passed) {
+  if (memory) {
+    const OutputCheck& c = *spec.check;
+    r.message = r.passed ? "PASS: memory '" + c.memory + "' [" + std::to_string(c.offset) + ", +" +
+                               std::to_string(c.length) + ") matches the reference bit-exactly"
+                         : "FAIL: memory '" + c.memory + "' differs from the reference at byte " +
+                               std::to_string(*r.first_mismatch) + " (region offset " +
+                               std::to_string(c.offset + *r.first_mismatch) + "); " +
+                               std::to_string(got.size()) + " bytes checked, " +
+                               std::to_string(want->size()) + " expected";
+  } else if (r.passed) {
     r.message = "PASS: sink '" + spec.check->sink + "' matches the reference bit-exactly (" +
                 std::to_string(got.size()) + " bytes)";
   } else {

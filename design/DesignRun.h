@@ -15,6 +15,11 @@ namespace bud::design {
 
 /// Exit status when the design file's reference command fails or writes nothing usable.
 inline constexpr int kExitReference = 9;
+/// Exit status when a firmware poll or wait_irq times out (or the control port never answers).
+inline constexpr int kExitFirmwareTimeout = 10;
+/// Exit status of an AXI run error: an AXI4 access outside its region or a protocol violation,
+/// or an error response on the control port.
+inline constexpr int kExitAxiError = 11;
 
 struct RunOptions {
   uint64_t seed = 1;                   ///< seed of the streams' back-pressure
@@ -22,6 +27,13 @@ struct RunOptions {
   uint64_t quiet_cycles = 1000;        ///< done once drained and idle for this long
   std::string cache_dir;               ///< model cache (ModelBuild.h)
   std::string out_dir;                 ///< where sink files go (default: the design's dir)
+  emu::DramConfig dram;                ///< AXI4 memory timing before each port's overrides
+};
+
+/// What one AXI4 port's memory did.
+struct MemoryOutcome {
+  std::string port, region;
+  Axi4Stats stats;
 };
 
 struct RunOutcome {
@@ -31,6 +43,9 @@ struct RunOutcome {
   std::vector<DesignHarness::Stream> streams;  ///< sources: bytes sent; sinks: bytes received
   std::vector<std::pair<std::string, uint64_t>> counters;
   std::vector<DesignHarness::StageState> stages;
+  std::vector<MemoryOutcome> memories;
+  bool has_firmware = false;
+  uint64_t firmware_accesses = 0;  ///< control-port reads and writes made
   bool checked = false, passed = false;
   uint64_t expected_bytes = 0, got_bytes = 0;
   std::optional<uint64_t> first_mismatch;  ///< byte offset of the first difference

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -43,10 +44,21 @@ void setup_design(CLI::App& app, DesignOptions& options) {
       ->capture_default_str();
   run->add_option("--out-dir", options.out_dir, "Write the sinks' files here (default: beside the design file)");
   run->add_option("--cache", options.cache, "Model cache directory");
+  for (CLI::App* c : {check, build, run}) {
+    c->add_option("--define", options.defines,
+                  "NAME=VALUE: set (or override) a [design].defines entry, e.g. a bug flag "
+                  "(repeatable)");
+    c->add_option("--param", options.params,
+                  "NAME=VALUE: set (or override) a top-level parameter (repeatable)");
+  }
   run->callback([&options] { options.action = "run"; });
   run->footer(
-      "Exit status: 0 PASS (or no [check]); 1 the output differs from the reference; 3 cycle limit;\n"
-      "9 the reference command failed; otherwise as `bud design build`.");
+      "Exit status: 0 PASS (or no [check]); 1 the output (or a firmware read ... expect) differs;\n"
+      "3 cycle limit; 9 the reference command failed; 10 a firmware poll/wait_irq timed out;\n"
+      "11 an AXI run error (access outside a memory region, protocol violation, error response);\n"
+      "otherwise as `bud design build`.\n"
+      "Example:\n"
+      "  bud design run examples/designs/vec_dma/vec_dma.toml --define BUG_DROP_LAST_BEAT=1");
   build->footer(
       "Exit status: as `bud design check`, and 8 the generated model does not compile or link\n"
       "(the log is named). A second build of the same revision is a cache hit.");
@@ -82,9 +94,18 @@ Json port_json(const std::vector<design::RequiredSignal>& req, const design::Rtl
 
 int run_design(const DesignOptions& o) {
   const std::string cmd = "design " + o.action;
-  const auto parsed = design::parse_design_file(o.file);
+  auto parsed = design::parse_design_file(o.file);
   if (!parsed.ok()) return fail_command(cmd, o.json, parsed.error.exit_code, parsed.error.to_string());
-  const design::DesignSpec& d = *parsed.spec;
+  design::DesignSpec& spec = *parsed.spec;
+  for (auto [list, map, flag] : {std::tuple{&o.defines, &spec.defines, "--define"},
+                                 std::tuple{&o.params, &spec.parameters, "--param"}})
+    for (const std::string& kv : *list) {
+      const size_t eq = kv.find('=');
+      if (eq == 0 || kv.empty())
+        return fail_command(cmd, o.json, 2, std::string(flag) + " '" + kv + "' must be NAME=VALUE");
+      (*map)[kv.substr(0, eq)] = eq == std::string::npos ? "1" : kv.substr(eq + 1);
+    }
+  const design::DesignSpec& d = spec;
   design::DesignError err;
   const auto rtl = design::read_rtl_signals(d, err);
   if (!rtl) return fail_command(cmd, o.json, err.exit_code, err.to_string());
@@ -134,6 +155,22 @@ int run_design(const DesignOptions& o) {
         stages.push_back(x);
       }
       j["stages"] = stages;
+      Json mems = Json::array();
+      for (const auto& m : r->memories) {
+        Json x = Json::object();
+        x["port"] = m.port;
+        x["region"] = m.region;
+        x["read_bursts"] = m.stats.read_bursts;
+        x["write_bursts"] = m.stats.write_bursts;
+        x["bytes_read"] = m.stats.bytes_read;
+        x["bytes_written"] = m.stats.bytes_written;
+        x["read_latency_mean"] =
+            m.stats.read_bursts ? double(m.stats.read_latency_sum) / double(m.stats.read_bursts) : 0.0;
+        x["read_latency_max"] = m.stats.read_latency_max;
+        mems.push_back(x);
+      }
+      j["memories"] = mems;
+      if (r->has_firmware) j["firmware_accesses"] = r->firmware_accesses;
       std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
       return code;
     }
@@ -151,6 +188,17 @@ int run_design(const DesignOptions& o) {
                   static_cast<unsigned long long>(r->stages[i].first_cycle),
                   static_cast<unsigned long long>(r->stages[i].last_cycle),
                   static_cast<unsigned long long>(r->stages[i].digest));
+    for (const auto& m : r->memories)
+      std::printf("memory     %-12s via %s: %llu read bursts (%llu bytes, latency mean %.1f max %llu), "
+                  "%llu write bursts (%llu bytes)\n",
+                  m.region.c_str(), m.port.c_str(), static_cast<unsigned long long>(m.stats.read_bursts),
+                  static_cast<unsigned long long>(m.stats.bytes_read),
+                  m.stats.read_bursts ? double(m.stats.read_latency_sum) / double(m.stats.read_bursts) : 0.0,
+                  static_cast<unsigned long long>(m.stats.read_latency_max),
+                  static_cast<unsigned long long>(m.stats.write_bursts),
+                  static_cast<unsigned long long>(m.stats.bytes_written));
+    if (r->has_firmware)
+      std::printf("firmware   %llu control-port accesses\n", static_cast<unsigned long long>(r->firmware_accesses));
     std::printf("result     %s\n", r->message.c_str());
     return code;
   }

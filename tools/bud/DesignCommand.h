@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace bud::cli {
 
@@ -17,6 +18,7 @@ struct DesignOptions {
   uint64_t seed = 1;          ///< run: back-pressure seed
   uint64_t max_cycles = 10'000'000;
   std::string out_dir;        ///< run: where sink files go
+  std::vector<std::string> defines, params;  ///< NAME=VALUE overrides of [design].defines/parameters
 };
 
 void setup_design(CLI::App& app, DesignOptions& options);

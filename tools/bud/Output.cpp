@@ -360,6 +360,8 @@ int fail_command(const std::string& command, bool json, int code, const std::str
                        : code == 7             ? "elaboration"    // design::kExitElaboration
                        : code == 8             ? "model_build"    // design::kExitModelBuild
                        : code == 9             ? "reference_failed"  // design::kExitReference
+                       : code == 10            ? "firmware_timeout"  // design::kExitFirmwareTimeout
+                       : code == 11            ? "axi_error"         // design::kExitAxiError
                                                : "error";
     std::cout << error_object(kind, "bud " + command + ": " + message, code)
                      .dump(-1, ' ', false, json::Json::error_handler_t::replace)

@@ -2,6 +2,8 @@
 // signed 32-bit sums out, y[n] = C0 x[n] + C1 x[n-1] + C2 x[n-2] + C3 x[n-3] (x[-k] = 0).
 // Two pipeline stages with valid/ready between them: the multiply stage (window and products)
 // and the sum stage. Back-pressure from the sink stalls both; nothing is dropped.
+// Fault scenarios (FAULTS.md), each behind a define: BUG_SKIP_TAP3 (the sum leaves out C3's
+// product), BUG_IGNORE_READY (the sum stage overwrites an output beat the sink has not taken).
 module fir_stream #(
     parameter int signed C0 = 3,
     parameter int signed C1 = -5,
@@ -21,7 +23,11 @@ module fir_stream #(
   logic signed [7:0]  win[0:3];
   logic signed [31:0] prod[0:3];
   logic               mul_valid;
+`ifdef BUG_IGNORE_READY
+  wire                mul_ready = 1'b1;
+`else
   wire                mul_ready = !m_axis_tvalid || m_axis_tready;
+`endif
   assign s_axis_tready = !mul_valid || mul_ready;
   // Counts accepted input samples (a design counter for the profile).
   logic [31:0] samples_in;
@@ -56,7 +62,11 @@ module fir_stream #(
       m_axis_tvalid <= 1'b0;
       m_axis_tdata <= '0;
     end else if (mul_valid && mul_ready) begin
+`ifdef BUG_SKIP_TAP3
+      m_axis_tdata <= prod[0] + prod[1] + prod[2];
+`else
       m_axis_tdata <= prod[0] + prod[1] + prod[2] + prod[3];
+`endif
       m_axis_tvalid <= 1'b1;
     end else if (m_axis_tready) begin
       m_axis_tvalid <= 1'b0;
