@@ -83,6 +83,18 @@ TEST_CASE("a design's model builds once per revision and computes what its refer
   // Back-pressure on both sides (a fixed pattern): every sample still comes out once, in order.
   // Half way, the model's state is saved; after the run it is restored and the second half
   // re-run (traced to an FST file): it gives the same bytes again.
+  auto beat = [&](uint64_t t) {
+    m->set(sv, next < in.size() && t % 5 != 3);
+    m->set(sd, next < in.size() ? static_cast<uint8_t>(in[next]) : 0);
+    m->set(mr, t % 4 != 1);
+    m->eval();
+    if (m->get(sv) && m->get(sr)) ++next;
+    if (m->get(mv) && m->get(mr)) {
+      const uint32_t y = static_cast<uint32_t>(m->get(md));
+      for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>(y >> (8 * b)));
+    }
+    cycle();
+  };
   std::vector<uint8_t> saved;
   size_t saved_next = 0, saved_out = 0;
   uint64_t saved_t = 0;
@@ -95,16 +107,7 @@ TEST_CASE("a design's model builds once per revision and computes what its refer
       saved_t = t;
     }
     if (m->tracing()) m->trace_dump(t);
-    m->set(sv, next < in.size() && t % 5 != 3);
-    m->set(sd, next < in.size() ? static_cast<uint8_t>(in[next]) : 0);
-    m->set(mr, t % 4 != 1);
-    m->eval();
-    if (m->get(sv) && m->get(sr)) ++next;
-    if (m->get(mv) && m->get(mr)) {
-      const uint32_t y = static_cast<uint32_t>(m->get(md));
-      for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>(y >> (8 * b)));
-    }
-    cycle();
+    beat(t);
   }
   const std::string first = out;
   REQUIRE_FALSE(saved.empty());
@@ -124,16 +127,7 @@ TEST_CASE("a design's model builds once per revision and computes what its refer
   CHECK_FALSE(m->trace_open(wave).empty());  // one waveform at a time
   for (uint64_t t = saved_t; out.size() < 4 * in.size() && t < 20 * in.size(); ++t) {
     m->trace_dump(t);
-    m->set(sv, next < in.size() && t % 5 != 3);
-    m->set(sd, next < in.size() ? static_cast<uint8_t>(in[next]) : 0);
-    m->set(mr, t % 4 != 1);
-    m->eval();
-    if (m->get(sv) && m->get(sr)) ++next;
-    if (m->get(mv) && m->get(mr)) {
-      const uint32_t y = static_cast<uint32_t>(m->get(md));
-      for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>(y >> (8 * b)));
-    }
-    cycle();
+    beat(t);
   }
   m->trace_close();
   CHECK(out == first);
