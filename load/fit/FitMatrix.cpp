@@ -127,7 +127,8 @@ workload::Result<FitCell> fit_cell(const std::string& model, const FitTarget& ta
       },
       execute);
   if (!service) return workload::Error{service.error()};
-  if (!profile_error.empty()) return workload::Error{model + " on " + target.config + ": " + profile_error};
+  if (!profile_error.empty())
+    return workload::Error{model + " on " + target.config + ": " + profile_error};
   cell.workload = service->workload;
   cell.frequency_mhz = service->frequency_mhz;
   cell.passed = true;

@@ -31,29 +31,29 @@ struct FitSpec {
   /// Arrivals, policy (its window in cycles of the table's clock), SLA. `loads` is the coarse
   /// grid of the load search (fractions of capacity, each < 1).
   load::SweepSpec serving;
-  double window_us = 0;      ///< micro-batching window (converted at each cell's clock)
+  double window_us = 0;  ///< micro-batching window (converted at each cell's clock)
   /// Bisection steps between the highest grid load that meets the SLA and the next one up.
   uint32_t refine_steps = 5;
-  std::string gemm;          ///< the synthetic GEMM reference workload (empty: none)
+  std::string gemm;  ///< the synthetic GEMM reference workload (empty: none)
 };
 
 /// A model to fit and its own p99 SLA (0: FitSpec's).
 struct FitModel {
-  std::string model;        ///< built-in name or path
+  std::string model;  ///< built-in name or path
   double sla_p99_us = 0;
 };
 
 /// A layer type's share of one inference (profile::Profile::types).
 struct TypeStall {
-  std::string kind;          ///< "conv2d", "dense", "matmul" (attention), "add", ...
+  std::string kind;  ///< "conv2d", "dense", "matmul" (attention), "add", ...
   int layers = 0;
-  uint64_t cycles = 0;       ///< the type's layers' spans, summed
+  uint64_t cycles = 0;               ///< the type's layers' spans, summed
   double memory_stall_fraction = 0;  ///< top-down memory slots / the type's MAC slots
 };
 
 /// One load point of a cell's search: a point of the trade curve.
 struct TradePoint {
-  double load = 0;           ///< fraction of capacity
+  double load = 0;  ///< fraction of capacity
   double served_rps = 0;
   double p99_us = 0;
   double requests_per_joule = 0;
@@ -64,8 +64,8 @@ struct TradePoint {
 
 /// One model on one array variant.
 struct FitCell {
-  std::string model;         ///< as given (built-in name or path)
-  std::string workload;      ///< the workload's name
+  std::string model;     ///< as given (built-in name or path)
+  std::string workload;  ///< the workload's name
   std::string config;
   bool synthetic = false;    ///< the GEMM reference, not a production model
   double sla_p99_us = 0;     ///< the SLA its load search met
@@ -80,16 +80,16 @@ struct FitCell {
   double flops_fraction = 0;
   double memory_stall_fraction = 0;  ///< the whole run's
   std::vector<TypeStall> types;      ///< in order of first appearance
-  uint64_t energy_fj = 0;    ///< one inference (a batch of 1, request copies included)
+  uint64_t energy_fj = 0;            ///< one inference (a batch of 1, request copies included)
   double frequency_mhz = 0;
-  double capacity_rps = 0;   ///< at the policy's max batch
-  std::vector<TradePoint> curve;       ///< every load tried, by load
-  std::optional<TradePoint> sustained; ///< the highest throughput meeting the SLA
+  double capacity_rps = 0;              ///< at the policy's max batch
+  std::vector<TradePoint> curve;        ///< every load tried, by load
+  std::optional<TradePoint> sustained;  ///< the highest throughput meeting the SLA
 };
 
 /// The config that wins a comparison, if any cell meets the SLA.
 struct Winner {
-  std::string config;        ///< empty: no config meets the SLA
+  std::string config;  ///< empty: no config meets the SLA
   /// Requests/J at the SLA (a model), or the geometric mean over the production models of each
   /// model's requests/J relative to its best config.
   double score = 0;
@@ -102,7 +102,7 @@ struct FitMatrix {
   std::vector<FitCell> cells;        ///< model-major (the GEMM reference last), then config
   /// Per production model, in `models` order: the config with the most requests/J at the SLA.
   std::vector<Winner> model_winners;
-  Winner gemm_winner;        ///< on the synthetic GEMM (empty config without FitSpec::gemm)
+  Winner gemm_winner;  ///< on the synthetic GEMM (empty config without FitSpec::gemm)
   /// Over the production models: the most models meeting the SLA, then the highest geometric
   /// mean of relative requests/J over them.
   Winner production_winner;

@@ -134,8 +134,9 @@ std::string fit_text(const FitMatrix& m, const FitConditions& c) {
                 static_cast<unsigned long long>(c.seed), c.max_batch, c.window_us, c.queue_bound,
                 c.admission.c_str(), c.sla_p99_us, c.energy_table.c_str());
   out += b;
-  out += "\nFit matrix (one inference profiled and checked bit-exactly on the RTL; serving at the "
-         "SLA)\n";
+  out +=
+      "\nFit matrix (one inference profiled and checked bit-exactly on the RTL; serving at the "
+      "SLA)\n";
   std::snprintf(b, sizeof b, "  %-28s %-6s %11s %10s %9s %8s %10s %10s %8s %10s\n", "model",
                 "array", "NPU cycles", "host", "% FLOPs", "mem stl", "uJ/inf", "req/s@SLA",
                 "p99 us", "req/J@SLA");
@@ -149,14 +150,13 @@ std::string fit_text(const FitMatrix& m, const FitConditions& c) {
       continue;
     }
     const auto& s = cell.sustained;
-    std::snprintf(b, sizeof b, "  %-28s %-6s %11s %10s %8.1f%% %7.1f%% %10s %10s %8s %10s\n",
-                  label.c_str(), cell.config.c_str(), grouped(cell.cycles).c_str(),
-                  grouped(cell.host_cycles).c_str(), 100 * cell.flops_fraction,
-                  100 * cell.memory_stall_fraction,
-                  fixed(static_cast<double>(cell.energy_fj) * 1e-9, 3).c_str(),
-                  s ? fixed(s->served_rps, 0).c_str() : "misses",
-                  s ? fixed(s->p99_us, 1).c_str() : "-",
-                  s ? fixed(s->requests_per_joule, 0).c_str() : "-");
+    std::snprintf(
+        b, sizeof b, "  %-28s %-6s %11s %10s %8.1f%% %7.1f%% %10s %10s %8s %10s\n", label.c_str(),
+        cell.config.c_str(), grouped(cell.cycles).c_str(), grouped(cell.host_cycles).c_str(),
+        100 * cell.flops_fraction, 100 * cell.memory_stall_fraction,
+        fixed(static_cast<double>(cell.energy_fj) * 1e-9, 3).c_str(),
+        s ? fixed(s->served_rps, 0).c_str() : "misses", s ? fixed(s->p99_us, 1).c_str() : "-",
+        s ? fixed(s->requests_per_joule, 0).c_str() : "-");
     out += b;
   }
   // Memory-stall fraction per layer type: where each array loses its slots to DRAM.
@@ -181,8 +181,9 @@ std::string fit_text(const FitMatrix& m, const FitConditions& c) {
     }
     out += "\n";
   }
-  out += "\nWinner at the SLA (most requests/J with p99 within the model's SLA, nothing "
-         "dropped)\n";
+  out +=
+      "\nWinner at the SLA (most requests/J with p99 within the model's SLA, nothing "
+      "dropped)\n";
   for (size_t i = 0; i < m.models.size(); ++i) {
     const Winner& w = m.model_winners[i];
     const FitCell* any = m.cell(m.models[i], m.configs.front());
@@ -205,11 +206,10 @@ std::string fit_text(const FitMatrix& m, const FitConditions& c) {
                              : g.config + " (" + fixed(g.score, 0) + " requests/J)") +
            "\n";
   out += "  production models: " +
-         (p.config.empty()
-              ? std::string("no array meets the SLA on any model")
-              : p.config + " (meets the SLA on " + std::to_string(p.models_meeting) + " of " +
-                    std::to_string(m.models.size()) + ", geometric mean " +
-                    fixed(100 * p.score, 1) + "% of each model's best requests/J)") +
+         (p.config.empty() ? std::string("no array meets the SLA on any model")
+                           : p.config + " (meets the SLA on " + std::to_string(p.models_meeting) +
+                                 " of " + std::to_string(m.models.size()) + ", geometric mean " +
+                                 fixed(100 * p.score, 1) + "% of each model's best requests/J)") +
          "\n";
   if (m.differ())
     out += "  The synthetic GEMM picks " + g.config + " but the production models pick " +

@@ -12,9 +12,9 @@ namespace bud::fit {
 
 /// How the matrix was asked for, for the report's header.
 struct FitConditions {
-  std::string arrivals;     ///< "bursty", "poisson", ...
-  uint32_t requests = 0;    ///< per load point
-  uint64_t seed = 0;        ///< of the arrivals
+  std::string arrivals;   ///< "bursty", "poisson", ...
+  uint32_t requests = 0;  ///< per load point
+  uint64_t seed = 0;      ///< of the arrivals
   double burst_factor = 0, burst_fraction = 0, burst_period_us = 0;
   uint32_t max_batch = 1;
   double window_us = 0;

@@ -1,10 +1,11 @@
 // The workload fit matrix (load/fit): the cell's figures are the profiled run's and the RTL's own
 // (the batch of 1 is the plain checked run, observed), the load search finds a load meeting the
 // SLA whose next step up misses it, and the winners keep the synthetic GEMM apart.
+#include "load/fit/FitMatrix.h"
+
 #include <catch2/catch.hpp>
 
 #include "emu/run/Designs.h"
-#include "load/fit/FitMatrix.h"
 #include "load/fit/FitReport.h"
 #include "power/EnergyAccount.h"
 #include "tests/load/LoadTestSupport.h"
@@ -43,8 +44,8 @@ load::Service fixed_service() {
   return s;
 }
 
-fit::FitCell cell(const std::string& model, const std::string& config, double rpj,
-                  uint64_t cycles, bool synthetic = false) {
+fit::FitCell cell(const std::string& model, const std::string& config, double rpj, uint64_t cycles,
+                  bool synthetic = false) {
   fit::FitCell c;
   c.model = c.workload = model;
   c.config = config;
@@ -125,8 +126,9 @@ TEST_CASE("the synthetic GEMM's winner is kept apart from the production models'
   m.configs = {"npu8", "npu16", "npu32"};
   m.models = {"a", "b"};
   // npu32 wins the GEMM by far; on the models npu16 is best on a, npu8 on b, npu32 misses b.
-  m.cells = {cell("a", "npu8", 100, 900), cell("a", "npu16", 120, 500), cell("a", "npu32", 110, 400),
-             cell("b", "npu8", 50, 900),  cell("b", "npu16", 48, 600),  cell("b", "npu32", 0, 700),
+  m.cells = {cell("a", "npu8", 100, 900),       cell("a", "npu16", 120, 500),
+             cell("a", "npu32", 110, 400),      cell("b", "npu8", 50, 900),
+             cell("b", "npu16", 48, 600),       cell("b", "npu32", 0, 700),
              cell("g", "npu8", 10, 9000, true), cell("g", "npu16", 30, 3000, true),
              cell("g", "npu32", 90, 1000, true)};
   fit::choose_winners(m);
@@ -164,7 +166,8 @@ TEST_CASE("a fit cell's figures are the checked RTL run's, profiled", "[fit][cel
   auto c = fit::fit_cell("mlp", target, spec, [&](const std::string& l) { labels.push_back(l); });
   REQUIRE(c);
   CHECK(c->passed);
-  CHECK(labels == std::vector<std::string>{"mlp on npu8, batch 1 of 2", "mlp on npu8, batch 2 of 2"});
+  CHECK(labels ==
+        std::vector<std::string>{"mlp on npu8, batch 1 of 2", "mlp on npu8, batch 2 of 2"});
   // The oracle: the same workload run plainly (no profiler) gives the same cycles.
   run::RunOptions o;
   o.workload = "mlp";

@@ -83,8 +83,8 @@ int run_fit(const FitOptions& o) {
   const auto fail = [&](int code, const std::string& e) {
     return fail_command("fit", o.json, code, e);
   };
-  for (const char* name : {"--config", "--sweep-windows-us", "--sweep-tile-rows",
-                           "--sweep-tile-blocks"})
+  for (const char* name :
+       {"--config", "--sweep-windows-us", "--sweep-tile-rows", "--sweep-tile-blocks"})
     if (was_given(o, name))
       return fail(2, std::string(name) + " does not apply to bud fit" +
                          (std::string(name) == "--config" ? " (give --configs)" : ""));
@@ -92,7 +92,8 @@ int run_fit(const FitOptions& o) {
   if (o.configs.empty()) return fail(2, "--configs names no array");
   for (size_t i = 0; i < o.configs.size(); ++i)
     for (size_t k = 0; k < i; ++k)
-      if (o.configs[i] == o.configs[k]) return fail(2, "--configs names " + o.configs[i] + " twice");
+      if (o.configs[i] == o.configs[k])
+        return fail(2, "--configs names " + o.configs[i] + " twice");
   for (double l : o.serving.loads)
     if (!(l > 0 && l < 1))
       return fail(2, "--load: the search's grid is below capacity, each load in (0, 1)");
@@ -161,7 +162,8 @@ int run_fit(const FitOptions& o) {
         !e.empty())
       return fail(kReportFailed, o.html + ": " + e);
   for (const auto& cell : matrix->cells)
-    if (!cell.passed) return fail(kFitFailed, cell.workload + " on " + cell.config + ": " + cell.failure);
+    if (!cell.passed)
+      return fail(kFitFailed, cell.workload + " on " + cell.config + ": " + cell.failure);
   if (o.json)
     std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
   else

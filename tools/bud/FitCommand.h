@@ -13,15 +13,15 @@
 namespace bud::cli {
 
 struct FitOptions {
-  std::vector<std::string> models;              ///< positional MODEL...
-  std::vector<std::string> configs{"npu8"};     ///< --configs npu8,npu16,npu32
-  std::string gemm = "compute_bound";           ///< --gemm: the synthetic reference ("none": off)
-  uint32_t refine_steps = 5;                    ///< --refine-steps
+  std::vector<std::string> models;           ///< positional MODEL...
+  std::vector<std::string> configs{"npu8"};  ///< --configs npu8,npu16,npu32
+  std::string gemm = "compute_bound";        ///< --gemm: the synthetic reference ("none": off)
+  uint32_t refine_steps = 5;                 ///< --refine-steps
   /// The serving options as `bud serve-load` takes them, with production-like defaults:
   /// bursty arrivals, 1000 requests per load point, batch 1.
   ServeLoadOptions serving = defaults();
-  std::vector<std::string> given;               ///< options given on the command line
-  std::string html;                             ///< --html FILE
+  std::vector<std::string> given;  ///< options given on the command line
+  std::string html;                ///< --html FILE
   bool json = false;
 
   static ServeLoadOptions defaults();
