@@ -115,7 +115,7 @@ TEST_CASE("an idle server cools: a batch after a pause starts cold and is held l
   CHECK(spaced_total < packed_total);
 }
 
-TEST_CASE("requests overlapping a clamp carry the tail; without a clamp all are clear",
+TEST_CASE("requests overlapping a clamp carry the tail, without a clamp all are clear",
           "[load][thermal][tail]") {
   // Batches of 1 us at 20 mW (steady state 20 °C, tau 1 us): a lone batch from ambient reaches
   // 20 (1 - 1/e) = 12.6 °C, below the 15 °C trip; a burst served back to back heats past it.
