@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include "design/ModelBuild.h"
+
 namespace bud::design {
 
 namespace {
@@ -30,8 +32,15 @@ std::optional<LoadedModel> LoadedModel::load(const std::string& library, std::st
   m.lib_ = lib;
   m.eval_ = reinterpret_cast<void (*)(void*)>(sym("bud_model_eval"));
   m.delete_ = reinterpret_cast<void (*)(void*)>(sym("bud_model_delete"));
-  if (!abi || !make || !ports || !m.eval_ || !m.delete_ || abi() != 2) {
-    error = "'" + library + "' is not a bud design model (ABI 2); rebuild it with bud design build";
+  m.save_ = reinterpret_cast<const uint8_t* (*)(void*, size_t*)>(sym("bud_model_save"));
+  m.restore_ = reinterpret_cast<void (*)(void*, const uint8_t*, size_t)>(sym("bud_model_restore"));
+  m.trace_open_ = reinterpret_cast<int (*)(void*, const char*)>(sym("bud_model_trace_open"));
+  m.trace_dump_ = reinterpret_cast<void (*)(void*, uint64_t)>(sym("bud_model_trace_dump"));
+  m.trace_close_ = reinterpret_cast<void (*)(void*)>(sym("bud_model_trace_close"));
+  if (!abi || !make || !ports || !m.eval_ || !m.delete_ || abi() != kModelAbi || !m.save_ ||
+      !m.restore_ || !m.trace_open_ || !m.trace_dump_ || !m.trace_close_) {
+    error = "'" + library + "' is not a bud design model (ABI " + std::to_string(kModelAbi) +
+            "); rebuild it with bud design build";
     return std::nullopt;  // m's destructor closes the library
   }
   m.handle_ = make();
@@ -44,12 +53,15 @@ std::optional<LoadedModel> LoadedModel::load(const std::string& library, std::st
 }
 
 LoadedModel::LoadedModel(LoadedModel&& o) noexcept
-    : lib_(o.lib_), handle_(o.handle_), eval_(o.eval_), delete_(o.delete_),
-      ports_(std::move(o.ports_)) {
+    : lib_(o.lib_), handle_(o.handle_), eval_(o.eval_), delete_(o.delete_), save_(o.save_),
+      restore_(o.restore_), trace_open_(o.trace_open_), trace_dump_(o.trace_dump_),
+      trace_close_(o.trace_close_), tracing_(o.tracing_), ports_(std::move(o.ports_)) {
   o.lib_ = o.handle_ = nullptr;
+  o.tracing_ = false;
 }
 
 LoadedModel::~LoadedModel() {
+  trace_close();
   if (handle_ && delete_) delete_(handle_);
   if (lib_) dlclose(lib_);
 }
@@ -58,6 +70,31 @@ std::optional<size_t> LoadedModel::find(const std::string& name) const {
   for (size_t i = 0; i < ports_.size(); ++i)
     if (ports_[i].name == name) return i;
   return std::nullopt;
+}
+
+}  // namespace bud::design
+
+namespace bud::design {
+
+std::span<const uint8_t> LoadedModel::save() {
+  size_t n = 0;
+  const uint8_t* d = save_(handle_, &n);
+  return {d, n};
+}
+
+void LoadedModel::restore(std::span<const uint8_t> bytes) { restore_(handle_, bytes.data(), bytes.size()); }
+
+std::string LoadedModel::trace_open(const std::string& path) {
+  if (tracing_) return "a waveform is already being written";
+  if (trace_open_(handle_, path.c_str()) != 0) return "cannot open " + path + " for writing";
+  tracing_ = true;
+  return {};
+}
+
+void LoadedModel::trace_close() {
+  if (!tracing_) return;
+  trace_close_(handle_);
+  tracing_ = false;
 }
 
 }  // namespace bud::design

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,12 +48,31 @@ class LoadedModel {
   /// Evaluates the model (combinational settle, and the edge if the clock rose).
   void eval() { eval_(handle_); }
 
+  /// The model's whole Verilated state (Verilator's --savable serialisation), valid until the
+  /// next save(); restore() of the same bytes, into a model of the same library, puts it back.
+  std::span<const uint8_t> save();
+  void restore(std::span<const uint8_t> bytes);
+  /// Starts writing every signal to an FST waveform (error message or empty); dump(t) writes the
+  /// values at time t; close() ends the file.
+  std::string trace_open(const std::string& path);
+  void trace_dump(uint64_t time) {
+    if (tracing_) trace_dump_(handle_, time);
+  }
+  void trace_close();
+  bool tracing() const { return tracing_; }
+
  private:
   LoadedModel() = default;
   void* lib_ = nullptr;
   void* handle_ = nullptr;
   void (*eval_)(void*) = nullptr;
   void (*delete_)(void*) = nullptr;
+  const uint8_t* (*save_)(void*, size_t*) = nullptr;
+  void (*restore_)(void*, const uint8_t*, size_t) = nullptr;
+  int (*trace_open_)(void*, const char*) = nullptr;
+  void (*trace_dump_)(void*, uint64_t) = nullptr;
+  void (*trace_close_)(void*) = nullptr;
+  bool tracing_ = false;
   std::vector<ModelPort> ports_;
 };
 

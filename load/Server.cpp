@@ -53,7 +53,9 @@ class Heat {
     return now_;
   }
 
-  void finish(ServeResult& r) const {
+  void finish(ServeResult& r) {
+    if (state_.clamped) spans_.back().second = now_;  // still held at the end
+    r.clamp_spans = std::move(spans_);
     r.clamp_events = state_.clamp_events;
     r.clamped_cycles = clamped_;
     r.peak_mc = state_.peak_mc;
@@ -64,12 +66,18 @@ class Heat {
   uint64_t next_window() const { return (now_ / t_.config.window_cycles + 1) * t_.config.window_cycles; }
   void advance(uint64_t to) {
     now_ = to;
-    if (now_ % t_.config.window_cycles == 0) emu::thermal_window(t_.config, state_, energy_);
+    if (now_ % t_.config.window_cycles != 0) return;
+    const bool was = state_.clamped;
+    emu::thermal_window(t_.config, state_, energy_);
+    // The clamp engages and releases only at window boundaries.
+    if (!was && state_.clamped) spans_.emplace_back(now_, now_);
+    if (was && !state_.clamped) spans_.back().second = now_;
   }
 
   const ServingThermal& t_;
   emu::ThermalState state_;
   uint64_t now_ = 0, energy_ = 0, clamped_ = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> spans_;
 };
 
 }  // namespace
@@ -90,6 +98,21 @@ std::vector<uint64_t> completed_latencies(const ServeResult& r) {
   for (const auto& o : r.requests)
     if (!o.dropped) latencies.push_back(o.latency());
   return latencies;
+}
+
+ClampSplit split_by_clamp(const ServeResult& r) {
+  ClampSplit out;
+  const auto& spans = r.clamp_spans;
+  for (const auto& o : r.requests) {
+    if (o.dropped) continue;
+    // The first span ending after the arrival; it overlaps when it starts before the request
+    // is done (spans are disjoint and in time order, so ends are sorted).
+    auto it = std::upper_bound(spans.begin(), spans.end(), o.arrival,
+                               [](uint64_t t, const auto& s) { return t < s.second; });
+    const bool overlaps = it != spans.end() && it->first < o.done;
+    (overlaps ? out.overlapping : out.clear).push_back(o.latency());
+  }
+  return out;
 }
 
 ServeResult serve(const std::vector<uint64_t>& arrivals, const ServiceTimes& service,

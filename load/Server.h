@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emu/core/Thermal.h"
@@ -67,7 +68,20 @@ struct ServeResult {
   /// highest and final temperature (milli-degrees C).
   uint64_t clamp_events = 0, clamped_cycles = 0;
   int64_t peak_mc = 0, end_mc = 0;
+  /// With a thermal model: the clamp's engagements, [first, last) cycles each, in time order
+  /// (one per clamp event; the last ends at end_cycle if the clamp was still held there).
+  std::vector<std::pair<uint64_t, uint64_t>> clamp_spans;
 };
+
+/// The completed requests of a served stream split by whether their time in the system,
+/// [arrival, done), overlaps a thermal clamp engagement (ServeResult::clamp_spans): the latency
+/// tail under the clamp against the rest (docs/serving.md, "Clamp events and the tail").
+struct ClampSplit {
+  std::vector<uint64_t> overlapping;  ///< latencies (cycles), arrival order
+  std::vector<uint64_t> clear;        ///< latencies of those overlapping no clamp
+};
+/// Splits `r`'s completed requests by clamp overlap (all clear without clamp spans).
+ClampSplit split_by_clamp(const ServeResult& r);
 
 /// The latencies (cycles) of `r`'s completed requests, in arrival order.
 std::vector<uint64_t> completed_latencies(const ServeResult& r);

@@ -31,7 +31,8 @@ uint64_t per_cycle(const power::EnergyTable& table, std::string_view cls, bool d
 
 workload::Result<Service> measure_service(const run::RunOptions& options, uint32_t max_batch,
                                           const power::EnergyTable& table,
-                                          const std::function<void(uint32_t)>& progress) {
+                                          const std::function<void(uint32_t)>& progress,
+                                          const BatchExecutor& execute) {
   if (max_batch == 0) return workload::Error{"max batch must be >= 1"};
   auto base = run::prepare(options);
   if (!base) return workload::Error{base.error()};
@@ -79,7 +80,8 @@ workload::Result<Service> measure_service(const run::RunOptions& options, uint32
     w.repeat = b;
     auto prepared = run::prepare_workload(std::move(w), batch_options);
     if (!prepared) return workload::Error{prepared.error()};
-    const run::RunReport report = run::execute(*prepared, batch_options);
+    const run::RunReport report = execute ? execute(b, *prepared, batch_options)
+                                          : run::execute(*prepared, batch_options);
     BatchRun r;
     r.batch = b;
     r.npu_cycles = report.cycles;

@@ -64,11 +64,18 @@ struct Service {
   ServingThermal serving_thermal() const;
 };
 
+/// Runs one batch size's prepared submission (`batch` inferences) and gives its checked
+/// report. The default is run::execute; a caller that observes a run (bud fit profiles the batch
+/// of 1) supplies its own, which must report exactly what run::execute would.
+using BatchExecutor = std::function<run::RunReport(uint32_t batch, const run::PreparedRun&,
+                                                   const run::RunOptions&)>;
+
 /// Runs `options.workload` at batch sizes 1..max_batch on the RTL (fresh emulator each) and
 /// prices each run with `table`. `progress(b)` is called before batch size b runs. A run that
 /// does not pass is kept with `passed` false: the caller refuses to serve from it.
 workload::Result<Service> measure_service(const run::RunOptions& options, uint32_t max_batch,
                                           const power::EnergyTable& table,
-                                          const std::function<void(uint32_t)>& progress = {});
+                                          const std::function<void(uint32_t)>& progress = {},
+                                          const BatchExecutor& execute = {});
 
 }  // namespace bud::load

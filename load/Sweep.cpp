@@ -65,6 +65,11 @@ SweepResult sweep(const Service& service, const SweepSpec& spec) {
     p.clamped_cycles = s.clamped_cycles;
     p.clamped_fraction = s.end_cycle ? static_cast<double>(s.clamped_cycles) / s.end_cycle : 0;
     p.peak_mc = s.peak_mc;
+    if (service.thermal) {
+      const ClampSplit split = split_by_clamp(s);
+      p.clamp_overlapping = summarize(split.overlapping);
+      p.clamp_clear = summarize(split.clear);
+    }
     const double joules = static_cast<double>(p.energy_fj) * 1e-15;
     if (s.completed > 0) p.joules_per_request = joules / static_cast<double>(s.completed);
     if (seconds > 0) p.watts = joules / seconds;

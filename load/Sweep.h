@@ -40,6 +40,10 @@ struct LoadPoint {
   uint64_t clamp_events = 0, clamped_cycles = 0;
   double clamped_fraction = 0;
   int64_t peak_mc = 0;
+  /// With the thermal model: the completed requests whose time in the system overlaps a clamp
+  /// engagement and those that do not (load::split_by_clamp), each with its own latency
+  /// summary (cycles): how much of the tail the clamp explains.
+  LatencySummary clamp_overlapping, clamp_clear;
   double joules_per_request = 0;
   double watts = 0;
   double requests_per_joule = 0;  ///< throughput per watt

@@ -81,7 +81,9 @@ TEST_CASE("a design's model builds once per revision and computes what its refer
   std::string out;
   size_t next = 0;
   // Back-pressure on both sides (a fixed pattern): every sample still comes out once, in order.
-  for (uint64_t t = 0; out.size() < 4 * in.size() && t < 20 * in.size(); ++t) {
+  // Half way, the model's state is saved; after the run it is restored and the second half
+  // re-run (traced to an FST file): it gives the same bytes again.
+  auto beat = [&](uint64_t t) {
     m->set(sv, next < in.size() && t % 5 != 3);
     m->set(sd, next < in.size() ? static_cast<uint8_t>(in[next]) : 0);
     m->set(mr, t % 4 != 1);
@@ -92,7 +94,44 @@ TEST_CASE("a design's model builds once per revision and computes what its refer
       for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>(y >> (8 * b)));
     }
     cycle();
+  };
+  std::vector<uint8_t> saved;
+  size_t saved_next = 0, saved_out = 0;
+  uint64_t saved_t = 0;
+  for (uint64_t t = 0; out.size() < 4 * in.size() && t < 20 * in.size(); ++t) {
+    if (t == 2000) {
+      const auto b = m->save();
+      saved.assign(b.begin(), b.end());
+      saved_next = next;
+      saved_out = out.size();
+      saved_t = t;
+    }
+    if (m->tracing()) m->trace_dump(t);
+    beat(t);
   }
+  const std::string first = out;
+  REQUIRE_FALSE(saved.empty());
+  if (saved_t == 0) {  // not reached: loop ends early
+    FAIL("the run ended before the save point");
+  }
+  // Scribble over the live state first: restore must replace it all.
+  m->set(rst, 0);
+  cycle();
+  m->set(rst, 1);
+  m->restore(saved);
+  next = saved_next;
+  out.resize(saved_out);
+  const std::string wave = std::string(BUD_BINARY_DIR) + "/tests/design/fir_second_half.fst";
+  std::filesystem::remove(wave);
+  REQUIRE(m->trace_open(wave).empty());
+  CHECK_FALSE(m->trace_open(wave).empty());  // one waveform at a time
+  for (uint64_t t = saved_t; out.size() < 4 * in.size() && t < 20 * in.size(); ++t) {
+    m->trace_dump(t);
+    beat(t);
+  }
+  m->trace_close();
+  CHECK(out == first);
+  CHECK(std::filesystem::file_size(wave) > 1000);
   const std::string expected = std::string(BUD_BINARY_DIR) + "/tests/design/fir_expected.bin";
   const auto ref = bud::process::run({"python3", kDir + "ref/fir.py", kDir + "data/samples.bin",
                                       expected, "3", "-5", "7", "2"});

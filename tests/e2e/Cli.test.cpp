@@ -228,6 +228,19 @@ TEST_CASE("every --json command prints exactly one JSON object on success and on
     check_error_object(bud({"profile", "gemm_small", "--json", "--bogus-flag"}), 2);
     check_error_object(bud({"profile", "gemm_small", "--json", "--mem-outstanding", "0"}), 2);
   }
+  SECTION("fit") {
+    const auto ok = one_object(bud({"fit", "gemm_small", "--configs", "npu8", "--gemm", "none",
+                                    "--sla-p99-us", "500", "--requests", "200", "--json"}));
+    CHECK(ok.at("cells").size() == 1);
+    CHECK(ok.at("winners").at("production").at("config") == "npu8");
+    check_error_object(bud({"fit", "nosuch", "--configs", "npu8", "--sla-p99-us", "500", "--json"}), 2);
+    check_error_object(bud({"fit", "gemm_small", "--json"}), 2);  // no SLA
+    check_error_object(bud({"fit", "gemm_small@x", "--sla-p99-us", "500", "--json"}), 2);
+    check_error_object(bud({"fit", "gemm_small", "--configs", "npu8,npu8", "--sla-p99-us", "500",
+                            "--json"}), 2);
+    check_error_object(bud({"fit", "gemm_small", "--sla-p99-us", "500", "--load", "1.2", "--json"}), 2);
+    check_error_object(bud({"fit", "--json", "--bogus-flag"}), 2);
+  }
   SECTION("workloads") {
     const auto r = bud({"workloads", "--json"});
     CHECK(r.status == 0);

@@ -7,18 +7,13 @@
 #include "load/Service.h"
 #include "load/Sweep.h"
 #include "power/EnergyAccount.h"
+#include "tests/load/LoadTestSupport.h"
 
 using namespace bud;
 
 namespace {
 
-power::EnergyTable table() {
-  std::vector<std::string> known = emu::make_emulator(emu::EmulatorConfig{})->describe().counters;
-  known.emplace_back(power::kHostCsrAccess);
-  auto t = power::default_energy_table(known);
-  REQUIRE(t);
-  return *t;
-}
+power::EnergyTable table() { return test::builtin_table(); }
 
 run::RunOptions options(const char* workload) {
   run::RunOptions o;

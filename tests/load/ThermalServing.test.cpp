@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "load/Latency.h"
 #include "load/Server.h"
 
 using namespace bud;
@@ -112,4 +113,51 @@ TEST_CASE("an idle server cools: a batch after a pause starts cold and is held l
     CHECK(s.requests[i].start == spaced[i]);  // the pause is longer than the stretched batch
   }
   CHECK(spaced_total < packed_total);
+}
+
+TEST_CASE("requests overlapping a clamp carry the tail, without a clamp all are clear",
+          "[load][thermal][tail]") {
+  // Batches of 1 us at 20 mW (steady state 20 °C, tau 1 us): a lone batch from ambient reaches
+  // 20 (1 - 1/e) = 12.6 °C, below the 15 °C trip; a burst served back to back heats past it.
+  auto t = thermal(15'000, 2'000);
+  t.batch_die_fj = {20'000'000};
+  load::ServiceTimes s;
+  s.batch_cycles = {1'000};
+  std::vector<uint64_t> arrivals;
+  for (uint64_t i = 0; i < 40; ++i) arrivals.push_back(i * 20'000);  // lone, cooled between
+  for (int i = 0; i < 30; ++i) arrivals.push_back(800'000);          // a burst of 30
+  for (uint64_t i = 1; i <= 40; ++i) arrivals.push_back(900'000 + i * 20'000);
+  const auto r = load::serve(arrivals, s, policy(), &t);
+  REQUIRE(r.completed == arrivals.size());
+  REQUIRE(r.clamp_events > 0);
+  REQUIRE(r.clamp_spans.size() == r.clamp_events);
+  uint64_t spanned = 0;
+  for (size_t i = 0; i < r.clamp_spans.size(); ++i) {
+    CHECK(r.clamp_spans[i].first < r.clamp_spans[i].second);
+    if (i > 0) CHECK(r.clamp_spans[i - 1].second <= r.clamp_spans[i].first);
+    CHECK(r.clamp_spans[i].first >= 800'000);  // no lone request clamps
+    spanned += r.clamp_spans[i].second - r.clamp_spans[i].first;
+  }
+  // The NPU was busy through every clamp (the burst's queue never emptied): held all of it.
+  CHECK(spanned == r.clamped_cycles);
+  const auto split = load::split_by_clamp(r);
+  CHECK(split.overlapping.size() + split.clear.size() == r.completed);
+  CHECK(split.overlapping.size() >= 25);  // most of the burst waited through a clamp
+  CHECK(split.clear.size() >= 80);        // every lone request
+  const auto over = load::summarize(split.overlapping), clear = load::summarize(split.clear);
+  CHECK(over.p99 > 10 * clear.p99);
+  CHECK(clear.p99 == 1'000);  // a lone request: its service time, never held
+  // An oracle: overlap recomputed by brute force over the spans.
+  size_t brute = 0;
+  for (const auto& o : r.requests) {
+    bool hit = false;
+    for (const auto& sp : r.clamp_spans) hit |= sp.first < o.done && o.arrival < sp.second;
+    brute += hit;
+  }
+  CHECK(brute == split.overlapping.size());
+  // Without the thermal model there are no spans and every request is clear.
+  const auto cold = load::serve(arrivals, s, policy());
+  CHECK(cold.clamp_spans.empty());
+  CHECK(load::split_by_clamp(cold).overlapping.empty());
+  CHECK(load::split_by_clamp(cold).clear.size() == cold.completed);
 }

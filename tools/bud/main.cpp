@@ -11,6 +11,7 @@
 #include "tools/bud/CorpusCommand.h"
 #include "tools/bud/DebugCommand.h"
 #include "tools/bud/DesignCommand.h"
+#include "tools/bud/FitCommand.h"
 #include "tools/bud/ImportCommand.h"
 #include "tools/bud/MinimizeCommand.h"
 #include "tools/bud/Output.h"
@@ -96,6 +97,8 @@ int main(int argc, char** argv) {
   bud::cli::setup_memo(app, memo_options);
   bud::cli::ServeLoadOptions serve_load_options;
   bud::cli::setup_serve_load(app, serve_load_options);
+  bud::cli::FitOptions fit_options;
+  bud::cli::setup_fit(app, fit_options);
   bud::cli::DebugOptions debug_options;
   bud::cli::setup_debug(app, debug_options);
   bud::cli::PacketOptions packet_options;
@@ -166,6 +169,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("profile")) return bud::cli::run_profile(profile_options);
   if (app.got_subcommand("memo")) return bud::cli::run_memo(memo_options);
   if (app.got_subcommand("serve-load")) return bud::cli::run_serve_load(serve_load_options);
+  if (app.got_subcommand("fit")) return bud::cli::run_fit(fit_options);
   if (app.got_subcommand("workloads")) return bud::cli::run_workloads(workloads_options);
   if (app.got_subcommand("import")) return bud::cli::run_import(import_options);
   if (app.got_subcommand("debug")) return bud::cli::run_debug(debug_options);

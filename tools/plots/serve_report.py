@@ -66,6 +66,38 @@ bp.legend_both(ax, watts, loc="lower right")
 page.figure(fig, "Requests per joule and average power per load point: idle static power is "
                  "amortised over more requests as load rises")
 
+if sw.get("thermal"):
+    # The thermal clamp against the latency tail: p99 of the requests whose time in the system
+    # overlaps a clamp engagement against the others, per load point.
+    page.heading("Thermal clamp and the latency tail")
+    steady = [p for p in pts if not p.get("saturated")]
+    fig, ax = bp.figure()
+    for key, label, color, marker in (("overlapping_clamp", "overlapping a clamp", bp.PALETTE[3], "^"),
+                                      ("clear_of_clamp", "clear of every clamp", bp.PALETTE[0], "o")):
+        xs = [p["load"] for p in steady if p["thermal"][key]["p99_us"] is not None]
+        ys = [p["thermal"][key]["p99_us"] for p in steady if p["thermal"][key]["p99_us"] is not None]
+        if xs:
+            ax.plot(xs, ys, color=color, marker=marker, label=f"p99, {label}")
+    if sla > 0:
+        ax.axhline(sla, color="black", linestyle="--", linewidth=1, label=f"SLA p99 {sla} us")
+    ax.set_xlabel("offered load (fraction of capacity)")
+    ax.set_ylabel("p99 latency (us)")
+    ax.legend(fontsize=8)
+    page.figure(fig, "p99 latency of the requests whose arrival-to-completion overlaps a thermal "
+                     "clamp against those that do not, per load point: how much of the tail the "
+                     "clamp explains")
+    def p99(p, key):
+        if p.get("saturated"):
+            return "saturated"
+        v = p["thermal"][key]["p99_us"]
+        return "-" if v is None else v
+    page.table(["load", "clamp events", "clamped %", "peak C", "overlapping n", "overlapping p99 us",
+                "clear n", "clear p99 us"],
+               [[p["load"], p["thermal"]["clamp_events"], 100 * p["thermal"]["clamped_fraction"],
+                 p["thermal"]["peak_mc"] / 1e3, p["thermal"]["overlapping_clamp"]["requests"],
+                 p99(p, "overlapping_clamp"), p["thermal"]["clear_of_clamp"]["requests"],
+                 p99(p, "clear_of_clamp")] for p in pts])
+
 plan = doc.get("interventions")
 if plan:
     page.heading("Intervention plan")
