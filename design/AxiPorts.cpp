@@ -100,13 +100,8 @@ std::optional<AxiPorts> AxiPorts::make(const DesignSpec& spec, LoadedModel& mode
   }
   if (spec.control) {
     const ControlPort& c = *spec.control;
-    FirmwareContext ctx;
-    for (const auto& m : spec.memories) ctx.regions[m.name] = m.base;
-    ctx.addr_bits = c.addr_bits;
-    ctx.data_bits = c.data_bits;
-    ctx.has_interrupt = !c.interrupt.empty();
     DesignError e;
-    auto script = read_firmware_script(c.firmware, ctx, e);
+    auto script = read_control_firmware(spec, e);
     if (!script) {
       error = e.to_string();
       return std::nullopt;

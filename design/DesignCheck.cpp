@@ -1,6 +1,7 @@
 #include "design/DesignCheck.h"
 
 #include "debugger/expr/Compiler.h"
+#include "design/FirmwareScript.h"
 
 namespace bud::design {
 
@@ -201,6 +202,11 @@ CheckResult check_design(const DesignSpec& spec, const RtlSignals& rtl) {
   c.run();
   CheckResult r;
   r.error = c.error;
+  // The firmware script is part of the design file: its first bad line is exit 2.
+  if (!r.error && spec.control) {
+    DesignError e;
+    if (!read_control_firmware(spec, e)) r.error = e;
+  }
   return r;
 }
 

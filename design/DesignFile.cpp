@@ -14,7 +14,10 @@ std::string Where::to_string() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-std::string DesignError::to_string() const { return where.to_string() + ": " + message; }
+std::string DesignError::to_string() const {
+  const std::string at = where.to_string();
+  return at.empty() ? message : at + ": " + message;
+}
 
 namespace {
 

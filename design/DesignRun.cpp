@@ -26,15 +26,17 @@ std::optional<std::string> expected_bytes(const DesignSpec& spec, DesignError& e
     return std::nullopt;
   }
   close(fd);
+  // The inputs are named by absolute path: the command runs in the design's directory, and the
+  // file's paths are relative to where bud runs.
   std::vector<std::string> argv;
   for (std::string a : c.reference) {
     for (size_t p; (p = a.find("{expected}")) != std::string::npos;) a.replace(p, 10, tmpl);
     for (const auto& s : spec.streams)
       for (size_t p; (p = a.find("{input:" + s.name + "}")) != std::string::npos;)
-        a.replace(p, s.name.size() + 8, s.file);
+        a.replace(p, s.name.size() + 8, fs::absolute(s.file).string());
     for (const auto& m : spec.memories)
       for (size_t p; (p = a.find("{input:" + m.name + "}")) != std::string::npos;)
-        a.replace(p, m.name.size() + 8, m.init);
+        a.replace(p, m.name.size() + 8, fs::absolute(m.init).string());
     argv.push_back(a);
   }
   // Relative paths in the command are the design directory's: run it there.
@@ -110,8 +112,13 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
   const auto& fw = h->axi().firmware();
   r.has_firmware = fw.has_value();
   if (fw) r.firmware_accesses = fw->accesses();
-  if (const char* e = h->axi().memory_error()) {
-    error = DesignError{spec.top_where, e, kExitAxiError};
+  for (const Axi4Memory& m : h->axi().memories()) {
+    if (!m.error()) continue;
+    // Named at the port's [[axi4]] table.
+    Where at = spec.top_where;
+    for (const auto& p : spec.axi4)
+      if (p.name == m.config().port) at = p.where;
+    error = DesignError{at, m.error(), kExitAxiError};
     return std::nullopt;
   }
   using Status = FirmwareRunner::Status;

@@ -194,4 +194,18 @@ std::optional<FirmwareScript> read_firmware_script(const std::string& path,
   return parse_firmware_script(ss.str(), path, context, error);
 }
 
+FirmwareContext firmware_context(const DesignSpec& spec) {
+  const ControlPort& c = *spec.control;
+  FirmwareContext ctx;
+  for (const auto& m : spec.memories) ctx.regions[m.name] = m.base;
+  ctx.addr_bits = c.addr_bits;
+  ctx.data_bits = c.data_bits;
+  ctx.has_interrupt = !c.interrupt.empty();
+  return ctx;
+}
+
+std::optional<FirmwareScript> read_control_firmware(const DesignSpec& spec, DesignError& error) {
+  return read_firmware_script(spec.control->firmware, firmware_context(spec), error);
+}
+
 }  // namespace bud::design

@@ -58,4 +58,10 @@ std::optional<FirmwareScript> parse_firmware_script(const std::string& text, con
 std::optional<FirmwareScript> read_firmware_script(const std::string& path,
                                                    const FirmwareContext& context, DesignError& error);
 
+/// What `spec`'s [control] port lets its script name: the regions' bases, its widths, whether it
+/// has an interrupt. `spec.control` must be set.
+FirmwareContext firmware_context(const DesignSpec& spec);
+/// Reads and parses `spec`'s [control].firmware script.
+std::optional<FirmwareScript> read_control_firmware(const DesignSpec& spec, DesignError& error);
+
 }  // namespace bud::design

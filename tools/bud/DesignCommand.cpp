@@ -63,10 +63,11 @@ void setup_design(CLI::App& app, DesignOptions& options) {
       "Exit status: as `bud design check`, and 8 the generated model does not compile or link\n"
       "(the log is named). A second build of the same revision is a cache hit.");
   check->footer(
-      "Exit status: 0 the file matches its RTL; 2 unreadable or bad TOML/key (FILE:LINE:COL);\n"
+      "Exit status: 0 the file matches its RTL; 2 unreadable or bad TOML/key, or a bad firmware\n"
+      "script line (FILE:LINE:COL);\n"
       "6 it names a port, width or signal the RTL lacks; 7 Verilator cannot elaborate the sources.\n"
       "Example:\n"
-      "  bud design check examples/designs/stream_acc/stream_acc.toml");
+      "  bud design check examples/designs/fir_stream/fir_stream.toml");
 }
 
 namespace {
