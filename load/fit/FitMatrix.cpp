@@ -95,7 +95,8 @@ void search_sustained(const load::Service& service, const load::SweepSpec& spec,
 }
 
 workload::Result<FitCell> fit_cell(const std::string& model, const FitTarget& target,
-                                   const FitSpec& spec, const FitProgress& progress) {
+                                   const FitSpec& spec, const FitProgress& progress,
+                                   FitEvidence* evidence) {
   FitCell cell;
   cell.model = model;
   cell.config = target.config;
@@ -114,8 +115,9 @@ workload::Result<FitCell> fit_cell(const std::string& model, const FitTarget& ta
       profile_error = profiled.error;
       return profiled.report;
     }
-    const auto p = profile::build_profile(*profiled.attribution, prepared.program, profiled.report);
+    auto p = profile::build_profile(*profiled.attribution, prepared.program, profiled.report);
     take_profile(p, prepared, profiled.report, cell);
+    if (evidence) evidence->profile = std::move(p);
     return profiled.report;
   };
   auto service = load::measure_service(
@@ -129,6 +131,7 @@ workload::Result<FitCell> fit_cell(const std::string& model, const FitTarget& ta
   if (!service) return workload::Error{service.error()};
   if (!profile_error.empty())
     return workload::Error{model + " on " + target.config + ": " + profile_error};
+  if (evidence) evidence->service = *service;
   cell.workload = service->workload;
   cell.frequency_mhz = service->frequency_mhz;
   cell.passed = true;

@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "emu/run/RunJob.h"
+#include "load/Service.h"
 #include "load/Sweep.h"
 #include "power/EnergyTable.h"
+#include "profile/Profile.h"
 
 namespace bud::fit {
 
@@ -118,11 +120,20 @@ struct FitMatrix {
 /// Called before each RTL run of the matrix (a label such as "mlp on npu16, batch 1 of 2").
 using FitProgress = std::function<void(const std::string& label)>;
 
+/// What a cell's measurement leaves beside its figures, for callers that compare two cells
+/// (`bud matrix`: the profiles' mechanism, the service searched again at another SLA).
+struct FitEvidence {
+  std::optional<profile::Profile> profile;  ///< of the batch of 1 (none: the run failed)
+  std::optional<load::Service> service;     ///< the batch costs measured on the RTL
+};
+
 /// Measures `model` on `target`: its batch costs at 1..max_batch on the RTL (the batch of 1
 /// profiled), then the load search. An error for a model that cannot be prepared; a run that
-/// does not pass gives a cell with `passed` false and no serving figures.
+/// does not pass gives a cell with `passed` false and no serving figures. `evidence` (optional)
+/// receives the profile and the service.
 workload::Result<FitCell> fit_cell(const std::string& model, const FitTarget& target,
-                                   const FitSpec& spec, const FitProgress& progress = {});
+                                   const FitSpec& spec, const FitProgress& progress = {},
+                                   FitEvidence* evidence = nullptr);
 
 /// The highest load of `service` under `spec` whose p99 meets the SLA: the grid of spec.loads,
 /// then `refine_steps` bisections above the best grid point. Deterministic.

@@ -19,16 +19,15 @@ namespace {
 constexpr int kFitFailed = 1;
 constexpr int kReportFailed = 4;
 
-/// The search's coarse grid: below capacity only (a saturated point never meets an SLA).
-std::vector<double> default_grid() {
-  return {0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
-}
-
 bool was_given(const FitOptions& o, const char* name) {
   return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
 }
 
 }  // namespace
+
+std::vector<double> fit_load_grid() {
+  return {0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
+}
 
 ServeLoadOptions FitOptions::defaults() {
   ServeLoadOptions s;
@@ -99,7 +98,7 @@ int run_fit(const FitOptions& o) {
       return fail(2, "--load: the search's grid is below capacity, each load in (0, 1)");
   if (auto e = validate_emulation_options(o.serving.run); !e.empty()) return fail(2, e);
   ServeLoadOptions serving = o.serving;
-  if (serving.loads.empty()) serving.loads = default_grid();
+  if (serving.loads.empty()) serving.loads = fit_load_grid();
   fit::FitSpec spec;
   if (auto e = serving_spec(serving, spec.serving); !e.empty()) return fail(2, e);
   spec.window_us = serving.window_us;

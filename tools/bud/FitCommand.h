@@ -27,6 +27,10 @@ struct FitOptions {
   static ServeLoadOptions defaults();
 };
 
+/// The load search's coarse grid (fractions of capacity): below capacity only, since a saturated
+/// point never meets an SLA. `bud matrix` searches its perf/W cells on the same grid.
+std::vector<double> fit_load_grid();
+
 void setup_fit(CLI::App& app, FitOptions& options);
 /// Exit code: 0 the matrix was measured and some array meets the SLA on a production model;
 /// 1 a run failed its bit-exact check or no array meets the SLA; 2 bad input; 4 the HTML report

@@ -12,6 +12,7 @@
 #include "tools/bud/DebugCommand.h"
 #include "tools/bud/DesignCommand.h"
 #include "tools/bud/FitCommand.h"
+#include "tools/bud/MatrixCommand.h"
 #include "tools/bud/ImportCommand.h"
 #include "tools/bud/MinimizeCommand.h"
 #include "tools/bud/Output.h"
@@ -99,6 +100,8 @@ int main(int argc, char** argv) {
   bud::cli::setup_serve_load(app, serve_load_options);
   bud::cli::FitOptions fit_options;
   bud::cli::setup_fit(app, fit_options);
+  bud::cli::MatrixOptions matrix_options;
+  bud::cli::setup_matrix(app, matrix_options);
   bud::cli::DebugOptions debug_options;
   bud::cli::setup_debug(app, debug_options);
   bud::cli::PacketOptions packet_options;
@@ -170,6 +173,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("memo")) return bud::cli::run_memo(memo_options);
   if (app.got_subcommand("serve-load")) return bud::cli::run_serve_load(serve_load_options);
   if (app.got_subcommand("fit")) return bud::cli::run_fit(fit_options);
+  if (app.got_subcommand("matrix")) return bud::cli::run_matrix(matrix_options);
   if (app.got_subcommand("workloads")) return bud::cli::run_workloads(workloads_options);
   if (app.got_subcommand("import")) return bud::cli::run_import(import_options);
   if (app.got_subcommand("debug")) return bud::cli::run_debug(debug_options);

@@ -1,0 +1,215 @@
+#include "load/matrix/MatrixReport.h"
+
+#include <cstdio>
+
+namespace bud::matrix {
+
+namespace {
+
+using json::Json;
+
+Json config_json(const Configuration& c) {
+  return {{"origin", c.origin}, {"flags", c.flags}, {"energy_table", c.table.file}};
+}
+
+Json quality_json(const QualityFigures& q) { return {{"snr_db", q.snr_db}, {"top1", q.top1}}; }
+
+std::string flags_text(const Configuration& c) {
+  std::string s;
+  for (const auto& f : c.flags) s += (s.empty() ? "" : " ") + f;
+  return s.empty() ? "(defaults)" : s;
+}
+
+/// A figure in its metric's units, for the tables.
+std::string value_text(Metric m, double v) {
+  char b[64];
+  switch (m) {
+    case Metric::Cycles:
+      std::snprintf(b, sizeof b, "%.0f", v);
+      break;
+    case Metric::PeakFraction:
+      std::snprintf(b, sizeof b, "%.2f%%", 100 * v);
+      break;
+    case Metric::EnergyUj:
+      std::snprintf(b, sizeof b, "%.3f", v);
+      break;
+    default:
+      std::snprintf(b, sizeof b, "%.0f", v);
+      break;
+  }
+  return b;
+}
+
+const char* metric_label(Metric m) {
+  switch (m) {
+    case Metric::Cycles:
+      return "cycles";
+    case Metric::PeakFraction:
+      return "% peak";
+    case Metric::EnergyUj:
+      return "uJ/inference";
+    case Metric::RequestsPerJoule:
+      return "req/J at SLA";
+    case Metric::Count:
+      break;
+  }
+  return "?";
+}
+
+std::string passed_text(bool passed) { return passed ? "bit-exact" : "FAIL"; }
+
+}  // namespace
+
+Json matrix_json(const Matrix& m, const Configuration& base, const Configuration& next,
+                 const MatrixSpec& spec) {
+  Json j = Json::object();
+  j["base"] = config_json(base);
+  j["new"] = config_json(next);
+  j["mem_seeds"] = m.mem_seeds;
+  j["rule"] = {{"floor_fraction", spec.rule.floor_fraction},
+               {"rollout_limit", spec.rule.rollout_limit},
+               {"snr_tolerance_db", spec.rule.snr_tolerance_db},
+               {"top1_tolerance", spec.rule.top1_tolerance}};
+  const auto& s = spec.serving.serving;
+  j["serving"] = {{"requests", s.arrivals.count},
+                  {"arrival_seed", s.arrivals.seed},
+                  {"max_batch", s.policy.max_batch},
+                  {"queue_bound", s.policy.queue_bound},
+                  {"sla_factor", spec.sla_factor}};
+  Json slas = Json::array();
+  for (const auto& x : m.slas)
+    slas.push_back({{"workload", x.workload}, {"p99_us", x.p99_us}, {"derived", x.derived}});
+  j["slas"] = std::move(slas);
+  Json correctness = Json::array();
+  for (const auto& c : m.correctness) {
+    Json x = {{"workload", c.workload},
+              {"precision", c.precision.empty() ? Json(nullptr) : Json(c.precision)},
+              {"base_passed", c.base_passed},
+              {"new_passed", c.next_passed},
+              {"regressed", c.regressed()}};
+    if (!c.failure.empty()) x["failure"] = c.failure;
+    correctness.push_back(std::move(x));
+  }
+  j["correctness"] = std::move(correctness);
+  j["precisions"] = m.precisions;
+  Json quality = Json::array();
+  for (const auto& q : m.quality)
+    quality.push_back({{"model", q.model},
+                       {"precision", q.precision},
+                       {"base", quality_json(q.base)},
+                       {"new", quality_json(q.next)},
+                       {"snr_dropped", q.snr_dropped},
+                       {"top1_dropped", q.top1_dropped}});
+  j["quality"] = std::move(quality);
+  Json performance = Json::array();
+  Json moved = Json::array();
+  for (const auto& p : m.performance) {
+    Json x = {{"workload", p.workload},   {"metric", metric_name(p.metric)},
+              {"base", p.base},           {"new", p.next},
+              {"base_mean", p.base_mean}, {"new_mean", p.next_mean},
+              {"band", p.band},           {"threshold", p.threshold},
+              {"change", p.change},       {"movement", movement_name(p.movement)}};
+    if (p.movement != Movement::Same) {
+      x["owner"] = owner_name(p.owner);
+      x["mechanism"] = p.mechanism.empty() ? Json(nullptr) : Json(p.mechanism);
+      moved.push_back({{"workload", p.workload},
+                       {"metric", metric_name(p.metric)},
+                       {"movement", movement_name(p.movement)},
+                       {"change", p.change},
+                       {"owner", owner_name(p.owner)},
+                       {"mechanism", x["mechanism"]}});
+    }
+    performance.push_back(std::move(x));
+  }
+  j["performance"] = std::move(performance);
+  j["moved"] = std::move(moved);
+  const Decision& d = m.decision;
+  j["decision"] = {{"verdict", verdict_name(d.verdict)},
+                   {"reasons", d.reasons},
+                   {"better", d.better},
+                   {"worse", d.worse},
+                   {"worst_regression", d.worst_regression}};
+  j["runs"] = {{"rtl_runs", m.rtl_runs}, {"simulated_cycles", m.simulated_cycles}};
+  return j;
+}
+
+std::string matrix_text(const Matrix& m, const Configuration& base, const Configuration& next,
+                        const MatrixSpec& spec) {
+  std::string out;
+  char b[512];
+  out += "bud matrix: BASE " + base.origin + ": " + flags_text(base) + "\n";
+  out += "            NEW  " + next.origin + ": " + flags_text(next) + "\n";
+  std::snprintf(b, sizeof b,
+                "  %zu workloads x %zu memory seeds per configuration, %zu models x %zu "
+                "precisions; noise band = BASE's spread over the seeds, floor %.1f%%; %u RTL "
+                "runs\n",
+                spec.workloads.size(), m.mem_seeds.size(), spec.models.size(), m.precisions.size(),
+                100 * spec.rule.floor_fraction, m.rtl_runs);
+  out += b;
+
+  out += "\nCorrectness (every run checked bit-exactly against the golden model)\n";
+  std::snprintf(b, sizeof b, "  %-28s %-11s %-10s %-10s %s\n", "workload", "precision", "BASE",
+                "NEW", "");
+  out += b;
+  for (const auto& c : m.correctness) {
+    std::snprintf(b, sizeof b, "  %-28s %-11s %-10s %-10s %s\n", c.workload.c_str(),
+                  c.precision.empty() ? "own" : c.precision.c_str(),
+                  passed_text(c.base_passed).c_str(), passed_text(c.next_passed).c_str(),
+                  c.regressed() ? "REGRESSED" : "");
+    out += b;
+  }
+
+  if (!m.quality.empty()) {
+    std::snprintf(b, sizeof b,
+                  "\nQuality (output against the ONNX model's fp32 network; tolerance %.1f dB "
+                  "SNR, %.1f%% top-1)\n",
+                  spec.rule.snr_tolerance_db, 100 * spec.rule.top1_tolerance);
+    out += b;
+    std::snprintf(b, sizeof b, "  %-28s %-11s %20s %22s %s\n", "model", "precision",
+                  "SNR dB BASE -> NEW", "top-1 BASE -> NEW", "");
+    out += b;
+    for (const auto& q : m.quality) {
+      std::snprintf(b, sizeof b, "  %-28s %-11s %9.1f -> %7.1f %9.1f%% -> %6.1f%% %s\n",
+                    q.model.c_str(), q.precision.c_str(), q.base.snr_db, q.next.snr_db,
+                    100 * q.base.top1, 100 * q.next.top1,
+                    q.top1_dropped  ? "TOP-1 DROPPED"
+                    : q.snr_dropped ? "SNR DROPPED"
+                                    : "");
+      out += b;
+    }
+  }
+
+  out +=
+      "\nPerformance (mean over the seeds; band = BASE's max - min; moved = beyond "
+      "max(band, floor))\n";
+  std::snprintf(b, sizeof b, "  %-16s %-13s %12s %12s %8s %11s %-7s %s\n", "workload", "metric",
+                "BASE", "NEW", "change", "band", "moved", "owner (mechanism)");
+  out += b;
+  for (const auto& p : m.performance) {
+    const std::string owner = p.movement == Movement::Same
+                                  ? ""
+                                  : std::string(owner_name(p.owner)) +
+                                        (p.mechanism.empty() ? "" : " (" + p.mechanism + ")");
+    std::snprintf(b, sizeof b, "  %-16s %-13s %12s %12s %+7.1f%% %11s %-7s %s\n",
+                  p.workload.c_str(), metric_label(p.metric),
+                  value_text(p.metric, p.base_mean).c_str(),
+                  value_text(p.metric, p.next_mean).c_str(), 100 * p.change,
+                  value_text(p.metric, p.band).c_str(),
+                  p.movement == Movement::Same ? "-" : movement_name(p.movement), owner.c_str());
+    out += b;
+  }
+  for (const auto& s : m.slas) {
+    std::snprintf(b, sizeof b, "  SLA %s: p99 <= %.1f us%s\n", s.workload.c_str(), s.p99_us,
+                  s.derived ? " (derived: BASE's time of one inference x the SLA factor)" : "");
+    out += b;
+  }
+
+  const Decision& d = m.decision;
+  std::snprintf(b, sizeof b, "\nDecision: %s (%u cells better, %u worse beyond noise)\n",
+                verdict_name(d.verdict), d.better, d.worse);
+  out += b;
+  for (const auto& r : d.reasons) out += "  " + r + "\n";
+  return out;
+}
+
+}  // namespace bud::matrix
