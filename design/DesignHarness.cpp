@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "debugger/expr/Compiler.h"
+#include "design/StateBytes.h"
 
 namespace bud::design {
 
@@ -178,6 +179,7 @@ void DesignHarness::step() {
     }
   }
   axi_->drive(m);
+  if (override_) override_->apply(m);
   m.eval();  // settle before the edge: the handshakes below are what the edge will see
   for (Stream& s : streams_) {
     if (!(m.get(s.valid) && m.get(s.ready))) continue;
@@ -205,6 +207,7 @@ void DesignHarness::step() {
     if (st.txns++ == 0) st.first_cycle = cycle_;
     st.last_cycle = cycle_;
     last_activity_ = cycle_;
+    if (observer_) observer_->on_stage(static_cast<size_t>(&st - stages_.data()), st, m);
   }
   if (axi_->sample(m)) last_activity_ = cycle_;
   Signals sampler(m);
@@ -212,8 +215,11 @@ void DesignHarness::step() {
     if (c.when && c.when->eval(sampler).truthy()) ++c.count;
   m.set(clock_, 1);
   m.eval();
+  m.trace_dump(10 * cycle_ + 5);  // waveform time: 10 units a cycle, the edge at +5
   m.set(clock_, 0);
   m.eval();
+  if (override_ && override_->apply(m)) m.eval();
+  m.trace_dump(10 * cycle_ + 10);
   axi_->tick();
   ++cycle_;
 }
@@ -223,6 +229,106 @@ bool DesignHarness::drained(uint64_t quiet) const {
     if (s.source && s.sent < s.bytes.size()) return false;
   if (!axi_->quiet()) return false;
   return cycle_ >= last_activity_ + quiet;
+}
+
+namespace {
+constexpr char kHarnessMagic[9] = "BUDHARN1";
+constexpr uint32_t kHarnessVersion = 1;
+}  // namespace
+
+void DesignHarness::save(std::vector<uint8_t>& out) const {
+  save_state(out);
+  save_model(out);
+}
+
+void DesignHarness::save_state(std::vector<uint8_t>& out) const {
+  StateWriter w{out};
+  w.header(kHarnessMagic, kHarnessVersion);
+  w.u64(cycle_);
+  w.u64(last_activity_);
+  for (uint64_t x : rng_.state()) w.u64(x);
+  for (const Stream& s : streams_) {
+    w.u64(s.sent);
+    w.u8(s.offering ? 1 : 0);
+    w.u64(s.beats);
+    if (!s.source) {
+      w.u64(s.bytes.size());
+      w.bytes(s.bytes.data(), s.bytes.size());
+    }
+  }
+  for (const Counter& c : counters_) w.u64(c.count);
+  for (const StageState& st : stages_) {
+    w.u64(st.txns);
+    w.u64(st.digest);
+    w.u64(st.first_cycle);
+    w.u64(st.last_cycle);
+  }
+}
+
+void DesignHarness::save_model(std::vector<uint8_t>& out) const {
+  const std::span<const uint8_t> model = model_->save();
+  StateWriter w{out};
+  w.u64(model.size());
+  w.bytes(model.data(), model.size());
+  axi_->save(out);
+}
+
+uint64_t DesignHarness::digest() const {
+  std::vector<uint8_t> state;
+  save_state(state);
+  StateWriter w{state};
+  for (const ModelPort& p : model_->ports()) w.bytes(p.data, size_t{p.bytes} * p.elements);
+  axi_->save(state);
+  return hash64(state);
+}
+
+bool DesignHarness::restore(std::span<const uint8_t> in, size_t& offset, std::string& error) {
+  StateReader r{in, offset, "design harness", {}};
+  r.header(kHarnessMagic, kHarnessVersion);
+  const uint64_t cycle = r.u64(), last = r.u64();
+  std::array<uint64_t, 4> rng{};
+  for (uint64_t& x : rng) x = r.u64();
+  std::vector<Stream> streams = streams_;
+  for (Stream& s : streams) {
+    s.sent = r.u64();
+    s.offering = r.u8() != 0;
+    s.beats = r.u64();
+    if (s.source) {
+      if (r.ok() && s.sent > s.bytes.size()) r.fail("stream '" + s.name + "' position past its file");
+      continue;
+    }
+    const uint64_t n = r.u64();
+    if (!r.need(n)) break;
+    s.bytes.assign(reinterpret_cast<const char*>(in.data() + r.pos), n);
+    r.pos += n;
+  }
+  std::vector<uint64_t> counts;
+  for (size_t i = 0; i < counters_.size(); ++i) counts.push_back(r.u64());
+  std::vector<StageState> stages = stages_;
+  for (StageState& st : stages) {
+    st.txns = r.u64();
+    st.digest = r.u64();
+    st.first_cycle = r.u64();
+    st.last_cycle = r.u64();
+  }
+  const uint64_t model_bytes = r.u64();
+  r.need(model_bytes);
+  if (!r.ok()) {
+    error = r.err;
+    return false;
+  }
+  const std::span<const uint8_t> model = in.subspan(r.pos, model_bytes);
+  size_t at = r.pos + model_bytes;
+  if (!axi_->restore(in, at, error)) return false;
+  model_->restore(model);
+  cycle_ = cycle;
+  last_activity_ = last;
+  rng_.set_state(rng);
+  streams_ = std::move(streams);
+  for (size_t i = 0; i < counters_.size(); ++i) counters_[i].count = counts[i];
+  stages_ = std::move(stages);
+  offset = at;
+  return true;
 }
 
 }  // namespace bud::design
