@@ -51,6 +51,28 @@ assert lines[1]["cycle"] == 50
 assert lines[2]["data"]["name"] == "busy_cycles" and lines[2]["data"]["value"] == 0, lines[2]
 PY
 
+# A trigger file on the streaming example: a one-shot log, and captures whose window is
+# re-executed on a replica of the design (an FST of its signals, a log in its stage names).
+cat > d.trig <<'TRIG'
+trigger starved shots 1
+  when in_starved >= 100
+  do log "source starved 100 cycles"
+end
+trigger bp shots 2
+  when rate(out_backpressured, 256) > 0.2 && count(1) >= 256
+  do capture pre 64 post 64
+end
+TRIG
+printf 'continue\ntrigger list\n' > t.bud
+"$bud" debug "${c[@]}" --design "$src/examples/designs/fir_stream/fir_stream.toml" --triggers d.trig \
+  --capture-dir caps -x t.bud --batch > trig.txt 2>&1 || { cat trig.txt >&2; fail "triggers"; }
+grep -q "1 hits\]  trigger starved" trig.txt || { cat trig.txt >&2; fail "the log trigger"; }
+[ -s caps/bp-1.fst ] && [ -s caps/bp-2.fst ] || fail "no captures"
+grep -q "^[0-9]* egress #[0-9]* 4 bytes" caps/bp-1.log || { cat caps/bp-1.log >&2; fail "capture log"; }
+if command -v fst2vcd > /dev/null; then
+  fst2vcd caps/bp-1.fst | grep -q "m_axis_tdata" || fail "the capture FST lacks the design's signals"
+fi
+
 # Bad input: a missing design file is exit 2 with a JSON error; --define without --design too.
 rc=0; "$bud" debug --json --design nowhere.toml --batch > e1.json 2>/dev/null || rc=$?
 [ "$rc" = 2 ] && grep -q '"error"' e1.json && grep -q "nowhere.toml" e1.json || fail "missing design file"

@@ -162,10 +162,12 @@ int run_debug_design(const DebugOptions& options) {
   config.timeline.interval = options.checkpoint_interval;
   config.timeline.memory_budget = options.checkpoint_budget_mb << 20;
   debugger::Session session(std::move(emu), std::move(info), config);
-  // Triggers on the simulation thread: a design has no replica to evaluate them on.
+  // Triggers on the simulation thread; a capture re-executes its window on a replica: another
+  // instance of the design, restored from the trigger history's snapshot.
   debugger::TriggerEngineConfig tconfig;
   tconfig.capture_dir = options.capture_dir;
   tconfig.async = false;
+  tconfig.make_replica = [ec](std::string& why) { return emu::make_emulator(ec, why); };
   tconfig.limits = trigger_limits(options.trigger_limits);
   auto triggers = std::make_unique<debugger::TriggerEngine>(session.emu(), tconfig);
   triggers->attach(session);
