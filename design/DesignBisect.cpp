@@ -83,11 +83,7 @@ std::optional<Ran> run_one(const DesignTarget& t, const BisectOptions& o, Record
   }
   Ran r{h->cycle(), "finished"};
   if (h->stopped()) {
-    std::string m;
-    for (const Axi4Memory& mem : h->axi().memories())
-      if (mem.error()) m = mem.error();
-    if (m.empty() && h->axi().firmware()) m = h->axi().firmware()->message();
-    r.state = "error: " + m;
+    r.state = "error: " + h->stop_message();
   } else if (!h->drained(o.quiet_cycles)) {
     r.state = "cycle_limit";
   }

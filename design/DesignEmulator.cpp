@@ -82,9 +82,7 @@ void DesignEmulator::update_state() {
   const DesignHarness& h = *harness_;
   if (h.stopped()) {
     state_ = emu::RunState::Error;
-    for (const Axi4Memory& m : h.axi().memories())
-      if (m.error()) message_ = m.error();
-    if (message_.empty() && h.axi().firmware()) message_ = h.axi().firmware()->message();
+    message_ = h.stop_message();
   } else if (h.drained(quiet_cycles_)) {
     state_ = emu::RunState::Finished;
   } else if (hang_cycles_ && h.idle_cycles() >= hang_cycles_) {

@@ -244,6 +244,11 @@ void DesignHarness::step() {
   ++cycle_;
 }
 
+std::string DesignHarness::stop_message() const {
+  if (const char* e = axi_->memory_error()) return e;
+  return axi_->firmware() ? axi_->firmware()->message() : "";
+}
+
 bool DesignHarness::drained(uint64_t quiet) const {
   for (const auto& s : streams_)
     if (s.source && s.sent < s.bytes.size()) return false;

@@ -49,6 +49,8 @@ class DesignHarness {
   bool drained(uint64_t quiet) const;
   /// The run cannot go on: an AXI4 run error or a failed firmware script (AxiPorts::stopped).
   bool stopped() const { return axi_->stopped(); }
+  /// Why it stopped: the first AXI4 run error, else the firmware's message ("" when running).
+  std::string stop_message() const;
   /// The AXI4 memories and the firmware.
   const AxiPorts& axi() const { return *axi_; }
   AxiPorts& axi() { return *axi_; }

@@ -10,6 +10,7 @@
 #include "design/DesignBisect.h"
 #include "design/DesignCheck.h"
 #include "design/DesignRun.h"
+#include "design/DesignTarget.h"
 #include "design/ModelBuild.h"
 #include "tools/bud/Output.h"
 
@@ -208,14 +209,11 @@ int run_design(const DesignOptions& o) {
   auto parsed = design::parse_design_file(o.file);
   if (!parsed.ok()) return fail_command(cmd, o.json, parsed.error.exit_code, parsed.error.to_string());
   design::DesignSpec& spec = *parsed.spec;
-  for (auto [list, map, flag] : {std::tuple{&o.defines, &spec.defines, "--define"},
-                                 std::tuple{&o.params, &spec.parameters, "--param"}})
-    for (const std::string& kv : *list) {
-      const size_t eq = kv.find('=');
-      if (eq == 0 || kv.empty())
-        return fail_command(cmd, o.json, 2, std::string(flag) + " '" + kv + "' must be NAME=VALUE");
-      (*map)[kv.substr(0, eq)] = eq == std::string::npos ? "1" : kv.substr(eq + 1);
-    }
+  design::TargetOptions overrides;
+  overrides.defines = o.defines;
+  overrides.params = o.params;
+  if (auto e = design::apply_overrides(spec, overrides))
+    return fail_command(cmd, o.json, e->exit_code, e->to_string());
   const design::DesignSpec& d = spec;
   design::DesignError err;
   const auto rtl = design::read_rtl_signals(d, err);
