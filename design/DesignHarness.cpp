@@ -1,12 +1,27 @@
 #include "design/DesignHarness.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <sstream>
 
 #include "debugger/expr/Compiler.h"
+#include "design/StateBytes.h"
 
 namespace bud::design {
+
+namespace {
+
+// Folds `v` into the running digest `h`: a multiply-xorshift mix (SplitMix64's finaliser),
+// cheap enough for every transaction of every stage.
+uint64_t mix(uint64_t h, uint64_t v) {
+  uint64_t z = (h ^ v) * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
 
 // Names for the counters' expressions: every signal of the model; values read from it.
 class DesignHarness::Signals : public debugger::NameResolver, public debugger::Sampler {
@@ -138,6 +153,13 @@ std::optional<DesignHarness> DesignHarness::make(const DesignSpec& spec, LoadedM
   auto axi = AxiPorts::make(spec, model, dram, seed, error);
   if (!axi) return std::nullopt;
   h.axi_ = std::move(*axi);
+  // A sink's buffer is sized up front for as many beats as the sources send (at least 4 KiB), so
+  // step() does not allocate for a design that emits no more than it is given.
+  uint64_t beats_in = 0;
+  for (const Stream& s : h.streams_)
+    if (s.source) beats_in += s.bytes.size() / s.beat_bytes;
+  for (Stream& s : h.streams_)
+    if (!s.source) s.bytes.reserve(std::max<uint64_t>(4096, beats_in * s.beat_bytes));
   return h;
 }
 
@@ -178,6 +200,7 @@ void DesignHarness::step() {
     }
   }
   axi_->drive(m);
+  if (override_) override_->apply(m);
   m.eval();  // settle before the edge: the handshakes below are what the edge will see
   for (Stream& s : streams_) {
     if (!(m.get(s.valid) && m.get(s.ready))) continue;
@@ -196,15 +219,15 @@ void DesignHarness::step() {
     uint64_t h = st.digest;
     for (size_t p : st.payload) {
       const ModelPort& mp = m.ports()[p];
-      const uint64_t ph = hash64({static_cast<const uint8_t*>(mp.data), size_t{mp.bytes} * mp.elements});
-      const std::array<uint64_t, 2> w{h, ph};
-      h = hash_words(w);
+      const size_t n = size_t{mp.bytes} * mp.elements;
+      // A payload of up to 8 bytes is its own value (zero-extended); a wider one its XXH3.
+      h = mix(h, n <= 8 ? m.get(p) : hash64({static_cast<const uint8_t*>(mp.data), n}));
     }
-    const std::array<uint64_t, 2> w{h, st.txns};
-    st.digest = hash_words(w);
+    st.digest = mix(h, st.txns);
     if (st.txns++ == 0) st.first_cycle = cycle_;
     st.last_cycle = cycle_;
     last_activity_ = cycle_;
+    if (observer_) observer_->on_stage(static_cast<size_t>(&st - stages_.data()), st, m);
   }
   if (axi_->sample(m)) last_activity_ = cycle_;
   Signals sampler(m);
@@ -212,10 +235,18 @@ void DesignHarness::step() {
     if (c.when && c.when->eval(sampler).truthy()) ++c.count;
   m.set(clock_, 1);
   m.eval();
+  m.trace_dump(10 * cycle_ + 5);  // waveform time: 10 units a cycle, the edge at +5
   m.set(clock_, 0);
   m.eval();
+  if (override_ && override_->apply(m)) m.eval();
+  m.trace_dump(10 * cycle_ + 10);
   axi_->tick();
   ++cycle_;
+}
+
+std::string DesignHarness::stop_message() const {
+  if (const char* e = axi_->memory_error()) return e;
+  return axi_->firmware() ? axi_->firmware()->message() : "";
 }
 
 bool DesignHarness::drained(uint64_t quiet) const {
@@ -223,6 +254,106 @@ bool DesignHarness::drained(uint64_t quiet) const {
     if (s.source && s.sent < s.bytes.size()) return false;
   if (!axi_->quiet()) return false;
   return cycle_ >= last_activity_ + quiet;
+}
+
+namespace {
+constexpr char kHarnessMagic[9] = "BUDHARN1";
+constexpr uint32_t kHarnessVersion = 1;
+}  // namespace
+
+void DesignHarness::save(std::vector<uint8_t>& out) const {
+  save_state(out);
+  save_model(out);
+}
+
+void DesignHarness::save_state(std::vector<uint8_t>& out) const {
+  StateWriter w{out};
+  w.header(kHarnessMagic, kHarnessVersion);
+  w.u64(cycle_);
+  w.u64(last_activity_);
+  for (uint64_t x : rng_.state()) w.u64(x);
+  for (const Stream& s : streams_) {
+    w.u64(s.sent);
+    w.u8(s.offering ? 1 : 0);
+    w.u64(s.beats);
+    if (!s.source) {
+      w.u64(s.bytes.size());
+      w.bytes(s.bytes.data(), s.bytes.size());
+    }
+  }
+  for (const Counter& c : counters_) w.u64(c.count);
+  for (const StageState& st : stages_) {
+    w.u64(st.txns);
+    w.u64(st.digest);
+    w.u64(st.first_cycle);
+    w.u64(st.last_cycle);
+  }
+}
+
+void DesignHarness::save_model(std::vector<uint8_t>& out) const {
+  const std::span<const uint8_t> model = model_->save();
+  StateWriter w{out};
+  w.u64(model.size());
+  w.bytes(model.data(), model.size());
+  axi_->save(out);
+}
+
+uint64_t DesignHarness::digest() const {
+  std::vector<uint8_t> state;
+  save_state(state);
+  StateWriter w{state};
+  for (const ModelPort& p : model_->ports()) w.bytes(p.data, size_t{p.bytes} * p.elements);
+  axi_->save(state);
+  return hash64(state);
+}
+
+bool DesignHarness::restore(std::span<const uint8_t> in, size_t& offset, std::string& error) {
+  StateReader r{in, offset, "design harness", {}};
+  r.header(kHarnessMagic, kHarnessVersion);
+  const uint64_t cycle = r.u64(), last = r.u64();
+  std::array<uint64_t, 4> rng{};
+  for (uint64_t& x : rng) x = r.u64();
+  std::vector<Stream> streams = streams_;
+  for (Stream& s : streams) {
+    s.sent = r.u64();
+    s.offering = r.u8() != 0;
+    s.beats = r.u64();
+    if (s.source) {
+      if (r.ok() && s.sent > s.bytes.size()) r.fail("stream '" + s.name + "' position past its file");
+      continue;
+    }
+    const uint64_t n = r.u64();
+    if (!r.need(n)) break;
+    s.bytes.assign(reinterpret_cast<const char*>(in.data() + r.pos), n);
+    r.pos += n;
+  }
+  std::vector<uint64_t> counts;
+  for (size_t i = 0; i < counters_.size(); ++i) counts.push_back(r.u64());
+  std::vector<StageState> stages = stages_;
+  for (StageState& st : stages) {
+    st.txns = r.u64();
+    st.digest = r.u64();
+    st.first_cycle = r.u64();
+    st.last_cycle = r.u64();
+  }
+  const uint64_t model_bytes = r.u64();
+  r.need(model_bytes);
+  if (!r.ok()) {
+    error = r.err;
+    return false;
+  }
+  const std::span<const uint8_t> model = in.subspan(r.pos, model_bytes);
+  size_t at = r.pos + model_bytes;
+  if (!axi_->restore(in, at, error)) return false;
+  model_->restore(model);
+  cycle_ = cycle;
+  last_activity_ = last;
+  rng_.set_state(rng);
+  streams_ = std::move(streams);
+  for (size_t i = 0; i < counters_.size(); ++i) counters_[i].count = counts[i];
+  stages_ = std::move(stages);
+  offset = at;
+  return true;
 }
 
 }  // namespace bud::design

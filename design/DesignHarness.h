@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,15 @@ namespace bud::design {
 
 class DesignHarness {
  public:
+  struct StageState;
+  /// Told of every stage transaction as it is accepted (after the stage's count and digest
+  /// moved), before the clock edge: the payload signals still hold the transferred values.
+  class StageObserver {
+   public:
+    virtual ~StageObserver() = default;
+    virtual void on_stage(size_t stage, const StageState& state, const LoadedModel& model) = 0;
+  };
+
   /// Binds `spec`'s ports, counters and stages to `model` (which must outlive the harness) and
   /// reads the source files; serves its AXI4 masters with `dram`'s timing and runs its
   /// firmware (AxiPorts.h). nullopt and `error` when something does not bind.
@@ -39,6 +49,8 @@ class DesignHarness {
   bool drained(uint64_t quiet) const;
   /// The run cannot go on: an AXI4 run error or a failed firmware script (AxiPorts::stopped).
   bool stopped() const { return axi_->stopped(); }
+  /// Why it stopped: the first AXI4 run error, else the firmware's message ("" when running).
+  std::string stop_message() const;
   /// The AXI4 memories and the firmware.
   const AxiPorts& axi() const { return *axi_; }
   AxiPorts& axi() { return *axi_; }
@@ -75,9 +87,38 @@ class DesignHarness {
   const std::vector<Counter>& counters() const { return counters_; }
   const std::vector<StageState>& stages() const { return stages_; }
   const LoadedModel& model() const { return *model_; }
+  LoadedModel& model() { return *model_; }
+  void set_stage_observer(StageObserver* o) { observer_ = o; }
+  /// Values held on the model (a debugger's forces): apply() writes them and says whether it
+  /// wrote any. Called after bud drives the inputs each cycle and again after the clock edge,
+  /// so a forced input beats bud's own drive and a forced register holds across edges.
+  class Override {
+   public:
+    virtual ~Override() = default;
+    virtual bool apply(LoadedModel& model) = 0;
+  };
+  void set_override(Override* o) { override_ = o; }
+  /// Cycles since anything last moved (a handshake, an AXI beat, a firmware step).
+  uint64_t idle_cycles() const { return cycle_ - last_activity_; }
+  /// Where cycle() lives, for per-cycle readers (triggers).
+  const uint64_t* cycle_address() const { return &cycle_; }
+
+  /// Appends the whole run state: the model's Verilated state, the streams (positions, what the
+  /// sinks received), the back-pressure generator, counters, stages, AXI memories and firmware.
+  /// Restoring it into a harness of the same design file and model and stepping is
+  /// bit-identical to never having saved.
+  void save(std::vector<uint8_t>& out) const;
+  /// Hash of the run state: every model signal's value (not Verilator's serialisation, which
+  /// holds a per-instance code) and the rest of what save() writes.
+  uint64_t digest() const;
+  /// Reads a state save() wrote at in[offset]; on failure false, `error` naming the byte offset,
+  /// and nothing changed.
+  bool restore(std::span<const uint8_t> in, size_t& offset, std::string& error);
 
  private:
   DesignHarness() = default;
+  void save_state(std::vector<uint8_t>& out) const;  // what save() writes before the model
+  void save_model(std::vector<uint8_t>& out) const;  // the model and the AXI ports
   LoadedModel* model_ = nullptr;
   size_t clock_ = 0;
   std::optional<size_t> reset_;
@@ -89,6 +130,8 @@ class DesignHarness {
   std::vector<StageState> stages_;
   std::optional<AxiPorts> axi_;  // always set by make()
   uint64_t cycle_ = 0, last_activity_ = 0;
+  StageObserver* observer_ = nullptr;
+  Override* override_ = nullptr;
   class Signals;  // the counters' Sampler over the model
 };
 

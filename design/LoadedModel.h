@@ -37,13 +37,24 @@ class LoadedModel {
   std::optional<size_t> find(const std::string& name) const;
   /// The low 64 bits of port `i`.
   uint64_t get(size_t i) const {
-    uint64_t v = 0;
-    std::memcpy(&v, ports_[i].data, ports_[i].bytes < 8 ? ports_[i].bytes : 8);
-    return v;
+    const ModelPort& p = ports_[i];
+    // Fixed-size copies (Verilator's CData/SData/IData/QData), so none is a call to memcpy.
+    switch (p.bytes) {
+      case 1: return *static_cast<const uint8_t*>(p.data);
+      case 2: return load<uint16_t>(p.data);
+      case 4: return load<uint32_t>(p.data);
+      default: return load<uint64_t>(p.data);  // QData, or the first words of a VlWide
+    }
   }
   /// Sets the low 64 bits of input port `i` (wider ports: the first 8 bytes).
   void set(size_t i, uint64_t v) {
-    std::memcpy(ports_[i].data, &v, ports_[i].bytes < 8 ? ports_[i].bytes : 8);
+    const ModelPort& p = ports_[i];
+    switch (p.bytes) {
+      case 1: *static_cast<uint8_t*>(p.data) = static_cast<uint8_t>(v); break;
+      case 2: store(p.data, static_cast<uint16_t>(v)); break;
+      case 4: store(p.data, static_cast<uint32_t>(v)); break;
+      default: store(p.data, v); break;
+    }
   }
   /// Evaluates the model (combinational settle, and the edge if the clock rose).
   void eval() { eval_(handle_); }
@@ -62,6 +73,16 @@ class LoadedModel {
   bool tracing() const { return tracing_; }
 
  private:
+  template <class T>
+  static uint64_t load(const void* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  template <class T>
+  static void store(void* p, T v) {
+    std::memcpy(p, &v, sizeof v);
+  }
   LoadedModel() = default;
   void* lib_ = nullptr;
   void* handle_ = nullptr;

@@ -146,7 +146,10 @@ std::string binding_source(const DesignSpec& spec, const RtlSignals& rtl) {
     << "      m->ports.push_back(Port{m->names.back().c_str(), static_cast<uint32_t>(width), 2, "
        "var.datap(), bytes_of(width), elements});\n"
     << "    }\n  }\n  return m;\n}\n"
-    << "void bud_model_delete(void* p) { delete static_cast<Model*>(p); }\n"
+    // Verilator's scope destructors find their context through the thread's current one: make
+    // it this model's, or deleting one of several models in a process locks a dead context.
+    << "void bud_model_delete(void* p) {\n  Model* m = static_cast<Model*>(p);\n"
+    << "  Verilated::threadContextp(&m->ctx);\n  delete m;\n}\n"
     << "void bud_model_eval(void* p) { static_cast<Model*>(p)->top.eval(); }\n"
     << "const uint8_t* bud_model_save(void* p, size_t* n) {\n"
     << "  Model* m = static_cast<Model*>(p);\n  m->saved.clear();\n"

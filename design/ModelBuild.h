@@ -17,7 +17,7 @@ namespace bud::design {
 inline constexpr int kExitModelBuild = 8;
 
 /// The ABI version of the generated binding (bud_model_abi()); part of the revision.
-inline constexpr unsigned kModelAbi = 3;
+inline constexpr unsigned kModelAbi = 4;
 
 struct BuildOptions {
   /// Where models are cached; empty: $BUD_DESIGN_CACHE, else $XDG_CACHE_HOME/bud/designs, else

@@ -13,12 +13,24 @@ namespace bud::debugger {
 
 namespace {
 
-// Collects the stage transactions of a capture window as compact log lines.
+// Collects the stage transactions of a capture window as compact log lines: in the NPU's terms
+// for a design of its ISA, else by the design's own stage names with the payload's bytes.
 class EventLog final : public emu::TxnObserver {
  public:
+  explicit EventLog(const emu::DesignInfo& design) : design_(design) {}
   void on_txn(const emu::StageTxn& t) override {
     char buf[160];
     const unsigned long long c = t.cycle + 1;  // the cycle at which triggers see it
+    if (design_.isa != "npu") {
+      int n = std::snprintf(buf, sizeof buf, "%llu %s #%u %u bytes", c,
+                            design_.stage(t.stage).c_str(), t.cmd_id, t.size);
+      for (size_t i = 0; i < std::min<size_t>(t.size, 16) && n > 0 && n < 150; ++i)
+        n += std::snprintf(buf + n, sizeof buf - static_cast<size_t>(n), " %02x", t.data[i]);
+      text += buf;
+      text += t.size > 16 ? " ...\n" : "\n";
+      ++events;
+      return;
+    }
     switch (t.stage) {
       case emu::Stage::Fetch: {
         std::array<uint64_t, 4> w{};
@@ -48,6 +60,9 @@ class EventLog final : public emu::TxnObserver {
   }
   std::string text;
   uint64_t events = 0;
+
+ private:
+  const emu::DesignInfo& design_;
 };
 
 }  // namespace
@@ -120,7 +135,7 @@ void CaptureWriter::materialize(CaptureRequest& req, std::vector<TriggerHit>& hi
     cf->error = e;
     return;
   }
-  EventLog log;
+  EventLog log(replica_->describe());
   drive::HookParticipant watch(nullptr, &log);
   // The counters the design describes (a capture, not a per-cycle path: vectors are fine).
   const auto& counter_names = replica_->describe().counters;

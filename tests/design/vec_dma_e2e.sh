@@ -23,7 +23,8 @@ assert a["cycles"] != b["cycles"], "the seed must change the DRAM timing"
 assert [s["digest"] for s in a["stages"]] == [s["digest"] for s in b["stages"]]
 assert a["firmware_accesses"] == 12, a["firmware_accesses"]
 PY
-"$bud" design run "${c[@]}" vd/vec_dma.toml | grep -q "result     PASS: memory 'ddr'" || fail "table PASS"
+"$bud" design run "${c[@]}" vd/vec_dma.toml > pass.txt
+grep -q "result     PASS: memory 'ddr'" pass.txt || fail "table PASS"
 
 expect() {  # expect EXIT PATTERN ARGS...: the run exits EXIT and prints PATTERN (stdout+stderr)
   local want=$1 pat=$2; shift 2
@@ -37,6 +38,26 @@ expect 1 "FAIL: memory 'ddr' differs from the reference at byte 40" vd/vec_dma.t
 expect 1 "FAIL: memory 'ddr' differs from the reference at byte 2 " vd/vec_dma.toml --define BUG_NO_SATURATE
 expect 10 "firmware.fw:11: wait_irq timed out after 20000 cycles" vd/vec_dma.toml --define BUG_NO_IRQ
 expect 10 '"error":"firmware_timeout"' --json vd/vec_dma.toml --define BUG_NO_IRQ
+
+# Bisect on the design's stage ladder: each fault is named at the stage FAULTS.md gives.
+bisect() {  # bisect DEFINE STAGE PERSISTENT
+  "$bud" design bisect "${c[@]}" --json vd/vec_dma.toml --bad-define "$1" > bisect.json || true
+  python3 - bisect.json "$2" "$3" <<'PY'
+import json, sys
+r, stage, persistent = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3] == "1"
+if stage == "none":
+    assert r["first_failing_stage"] is None and r["ending_differs"], r
+else:
+    assert r["first_failing_stage"] == stage and r["persistent"] == persistent, r
+    first = [s for s in r["stages"] if s["differs"]][0]
+    assert first["values"] and any(v["good"] != v["bad"] for v in first["values"]), first
+PY
+}
+bisect BUG_NO_SATURATE compute 1
+bisect BUG_DROP_LAST_BEAT w 0
+bisect BUG_NO_IRQ none 0
+rc=0; "$bud" design bisect "${c[@]}" vd/vec_dma.toml > same.txt || rc=$?
+[ "$rc" = 0 ] && grep -q "no stage differs" same.txt || fail "bisect of a design against itself"
 
 # A destination the region does not hold: an AXI run error at the port's table, exit 11.
 sed -i 's/^write 0x0C @ddr+0x10D0/write 0x0C @ddr+0x1F00/' vd/firmware.fw

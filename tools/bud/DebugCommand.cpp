@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "debugger/frontend/Console.h"
+#include "debugger/trigger/TriggerFile.h"
+#include "design/DesignTarget.h"
 #include "emu/run/Designs.h"
 #include "replay/Framing.h"
 #include "replay/InputFile.h"
@@ -62,6 +64,14 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
   sub->add_flag("--no-check", options.no_check,
                 "Do not check against the golden model at all (no `info check`, no mismatch "
                 "stops)");
+  sub->add_option("--design", options.design,
+                  "Debug the model of a design file (docs/designs.md) instead of a workload: its "
+                  "signals, counters, stages, memories and checkpoints; --seed seeds its "
+                  "back-pressure and DRAM timing");
+  sub->add_option("--define", options.defines, "With --design: set a define (NAME[=VALUE])");
+  sub->add_option("--param", options.params, "With --design: set a parameter (NAME=VALUE)");
+  sub->add_option("--design-cache", options.design_cache,
+                  "With --design: the model cache (default: $XDG_CACHE_HOME/bud/designs)");
 }
 
 std::unique_ptr<debugger::GoldenCheck> attach_check(debugger::Session& session,
@@ -94,7 +104,92 @@ std::unique_ptr<debugger::Session> make_session(const run::PreparedRun& prepared
   return std::make_unique<debugger::Session>(std::move(emu), std::move(info), config);
 }
 
+namespace {
+
+// Runs the scripts, then the prompt (or stdin), on `session`: what every debug path ends with.
+int drive_console(debugger::Session& session, const DebugOptions& options,
+                  debugger::RecordBackend* recorder, const std::string& banner) {
+  debugger::Interpreter interp(session);
+  if (recorder) interp.set_record_backend(recorder);
+  debugger::ConsoleOptions copts;
+  copts.json = options.json;
+  copts.echo = !options.json && !isatty(STDIN_FILENO);
+  // A progress line on a terminal only; every 2^22 simulated cycles (a few per second).
+  if (isatty(STDOUT_FILENO) && !options.json && !options.batch) copts.progress_every = 1ull << 22;
+  debugger::Console console(interp, copts, std::cout, std::cerr);
+  debugger::Console::install_interrupt_handler();
+  const bool interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !options.json;
+  if (!options.json && !options.batch) std::cout << banner;
+  for (const auto& s : options.scripts) {
+    if (!console.run_script(s) && options.batch) return 1;
+  }
+  if (options.batch) return console.failed() ? 1 : 0;
+  if (interactive) {
+    const char* home = std::getenv("HOME");
+    auto reader = debugger::make_editline_reader(
+        [&interp](const std::string& line) { return interp.complete(line); },
+        home ? std::string(home) + "/.bud_history" : "");
+    console.loop(*reader);
+  } else {
+    auto reader = debugger::make_stream_reader(std::cin);
+    console.loop(*reader);
+  }
+  return console.failed() ? 1 : 0;
+}
+
+// `bud debug --design FILE`: the design's model under the same session, triggers and console.
+// No golden model (a design has no ISA) and no packet recording yet.
+int run_debug_design(const DebugOptions& options) {
+  if (!options.packet.empty() || !options.fault_texts.empty())
+    return fail_command("debug", options.json, 2,
+                        "--design cannot be combined with --packet or --fault (not supported yet)");
+  design::TargetOptions to;
+  to.defines = options.defines;
+  to.params = options.params;
+  to.cache_dir = options.design_cache;
+  to.seed = options.run.seed.value_or(1);
+  design::DesignError derr;
+  const auto target = design::prepare_design(options.design, to, derr);
+  if (!target) return fail_command("debug", options.json, derr.exit_code, derr.to_string());
+  emu::EmulatorConfig ec = options.run.emulator;
+  ec.design = target->emulator;
+  std::string error;
+  auto emu = emu::make_emulator(ec, error);
+  if (!emu) return fail_command("debug", options.json, 2, error);
+  debugger::ProgramInfo info;
+  info.workload = target->spec.name;
+  debugger::SessionConfig config;
+  config.timeline.interval = options.checkpoint_interval;
+  config.timeline.memory_budget = options.checkpoint_budget_mb << 20;
+  debugger::Session session(std::move(emu), std::move(info), config);
+  // Triggers on the simulation thread; a capture re-executes its window on a replica: another
+  // instance of the design, restored from the trigger history's snapshot.
+  debugger::TriggerEngineConfig tconfig;
+  tconfig.capture_dir = options.capture_dir;
+  tconfig.async = false;
+  tconfig.make_replica = [ec](std::string& why) { return emu::make_emulator(ec, why); };
+  tconfig.limits = trigger_limits(options.trigger_limits);
+  auto triggers = std::make_unique<debugger::TriggerEngine>(session.emu(), tconfig);
+  triggers->attach(session);
+  if (!options.triggers.empty()) {
+    auto parse = debugger::load_trigger_file(options.triggers, triggers->env());
+    if (!parse.ok()) {
+      for (const auto& e : parse.errors) std::cerr << e.to_string() << "\n";
+      return fail_command("debug", options.json, 2, options.triggers + " is invalid");
+    }
+    triggers->add(std::move(*parse.program));
+  }
+  const std::string banner = "bud debug: design " + target->spec.name + " (revision " +
+                             target->revision + "), stopped at cycle 0. `help` lists commands.\n";
+  return drive_console(session, options, nullptr, banner);
+}
+
+}  // namespace
+
 int run_debug(const DebugOptions& options) {
+  if (!options.design.empty()) return run_debug_design(options);
+  if (!options.defines.empty() || !options.params.empty() || !options.design_cache.empty())
+    return fail_command("debug", options.json, 2, "--define, --param and --design-cache need --design");
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
     return fail_command("debug", options.json, 2, e);
   }
@@ -189,35 +284,10 @@ int run_debug(const DebugOptions& options) {
     return fail_command("debug", options.json, 2, options.triggers + " is invalid");
   }
   if (recorder) triggers->set_record_hook(recorder.get());
-  debugger::Interpreter interp(*session);
-  interp.set_record_backend(recorder.get());
-  debugger::ConsoleOptions copts;
-  copts.json = options.json;
-  copts.echo = !options.json && !isatty(STDIN_FILENO);
-  // A progress line on a terminal only; every 2^22 simulated cycles (a few per second).
-  if (isatty(STDOUT_FILENO) && !options.json && !options.batch) copts.progress_every = 1ull << 22;
-  debugger::Console console(interp, copts, std::cout, std::cerr);
-  debugger::Console::install_interrupt_handler();
-  const bool interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !options.json;
-  if (!options.json && !options.batch)
-    std::cout << "bud debug: " << prepared->workload.name << " ("
-              << prepared->program.commands.size() << " commands), stopped at cycle 0. "
-              << "`help` lists commands.\n";
-  for (const auto& s : options.scripts) {
-    if (!console.run_script(s) && options.batch) return 1;
-  }
-  if (options.batch) return console.failed() ? 1 : 0;
-  if (interactive) {
-    const char* home = std::getenv("HOME");
-    auto reader = debugger::make_editline_reader(
-        [&interp](const std::string& line) { return interp.complete(line); },
-        home ? std::string(home) + "/.bud_history" : "");
-    console.loop(*reader);
-  } else {
-    auto reader = debugger::make_stream_reader(std::cin);
-    console.loop(*reader);
-  }
-  return console.failed() ? 1 : 0;
+  return drive_console(*session, options, recorder.get(),
+                       "bud debug: " + prepared->workload.name + " (" +
+                           std::to_string(prepared->program.commands.size()) +
+                           " commands), stopped at cycle 0. `help` lists commands.\n");
 }
 
 }  // namespace bud::cli

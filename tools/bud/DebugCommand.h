@@ -28,6 +28,11 @@ struct DebugOptions {
   uint64_t checkpoint_budget_mb = 512;
   bool no_break_on_mismatch = false;  ///< --no-break-on-mismatch: check, but run through
   bool no_check = false;              ///< --no-check: no golden-model check at all
+  /// --design FILE: debug a design file's model instead of a workload (docs/designs.md,
+  /// "Debugging a design"), with its --define/--param overrides and model cache.
+  std::string design;
+  std::vector<std::string> defines, params;
+  std::string design_cache;
 };
 
 void setup_debug(CLI::App& app, DebugOptions& options);

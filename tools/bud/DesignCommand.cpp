@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include "debugger/json/Json.h"
+#include "design/DesignBisect.h"
 #include "design/DesignCheck.h"
 #include "design/DesignRun.h"
+#include "design/DesignTarget.h"
 #include "design/ModelBuild.h"
 #include "tools/bud/Output.h"
 
@@ -44,7 +46,29 @@ void setup_design(CLI::App& app, DesignOptions& options) {
       ->capture_default_str();
   run->add_option("--out-dir", options.out_dir, "Write the sinks' files here (default: beside the design file)");
   run->add_option("--cache", options.cache, "Model cache directory");
-  for (CLI::App* c : {check, build, run}) {
+  auto* bisect = sub->add_subcommand(
+      "bisect", "Run FILE and a changed design from the same stimulus and find the first stage "
+                "whose transactions differ (docs/designs.md, \"Bisecting a design\")");
+  bisect->add_option("FILE", options.file, "The good design file (TOML)")->required();
+  bisect->add_option("--bad", options.bad_file, "The changed design file (default: FILE)");
+  bisect->add_option("--bad-define", options.bad_defines,
+                     "NAME=VALUE: a define of the changed design only (repeatable)");
+  bisect->add_option("--bad-param", options.bad_params,
+                     "NAME=VALUE: a parameter of the changed design only (repeatable)");
+  bisect->add_flag("--json", options.json, "One JSON object (errors too)");
+  bisect->add_option("--seed", options.seed, "Seed of both runs' back-pressure and DRAM timing")
+      ->capture_default_str();
+  bisect->add_option("--max-cycles", options.max_cycles, "Give up on a run after N cycles")
+      ->capture_default_str();
+  bisect->add_option("--cache", options.cache, "Model cache directory");
+  bisect->callback([&options] { options.action = "bisect"; });
+  bisect->footer(
+      "Exit status: 0 no stage differs; 1 a stage differs (the first failing stage is named) or\n"
+      "the runs end differently (a hang, an AXI error, a firmware timeout);\n"
+      "2 bad input (the two designs' [[stage]] lists differ); otherwise as `bud design build`.\n"
+      "Example:\n"
+      "  bud design bisect examples/designs/vec_dma/vec_dma.toml --bad-define BUG_NO_SATURATE");
+  for (CLI::App* c : {check, build, run, bisect}) {
     c->add_option("--define", options.defines,
                   "NAME=VALUE: set (or override) a [design].defines entry, e.g. a bug flag "
                   "(repeatable)");
@@ -93,19 +117,103 @@ Json port_json(const std::vector<design::RequiredSignal>& req, const design::Rtl
 
 }  // namespace
 
+namespace {
+
+int run_bisect(const DesignOptions& o) {
+  const std::string cmd = "design bisect";
+  design::TargetOptions to;
+  to.defines = o.defines;
+  to.params = o.params;
+  to.cache_dir = o.cache;
+  to.seed = o.seed;
+  design::DesignError err;
+  const auto good = design::prepare_design(o.file, to, err);
+  if (!good) return fail_command(cmd, o.json, err.exit_code, err.to_string());
+  design::TargetOptions tb = to;
+  tb.defines.insert(tb.defines.end(), o.bad_defines.begin(), o.bad_defines.end());
+  tb.params.insert(tb.params.end(), o.bad_params.begin(), o.bad_params.end());
+  const auto bad = design::prepare_design(o.bad_file.empty() ? o.file : o.bad_file, tb, err);
+  if (!bad) return fail_command(cmd, o.json, err.exit_code, err.to_string());
+  design::BisectOptions bo;
+  bo.seed = o.seed;
+  bo.max_cycles = o.max_cycles;
+  const auto r = design::bisect_designs(*good, *bad, bo, err);
+  if (!r) return fail_command(cmd, o.json, err.exit_code, err.to_string());
+  const int code = r->first_failing || r->ending_differs ? 1 : 0;
+  if (o.json) {
+    Json j = Json::object();
+    j["design"] = good->spec.name;
+    j["seed"] = o.seed;
+    j["good"] = {{"revision", r->good_revision}, {"cycles", r->good_cycles}, {"state", r->good_state}};
+    j["bad"] = {{"revision", r->bad_revision}, {"cycles", r->bad_cycles}, {"state", r->bad_state}};
+    Json stages = Json::array();
+    for (const auto& s : r->stages) {
+      Json x = Json::object();
+      x["name"] = s.name;
+      x["good_transactions"] = s.good_txns;
+      x["bad_transactions"] = s.bad_txns;
+      x["differs"] = s.first_difference.has_value();
+      if (s.first_difference) {
+        x["first_difference"] = *s.first_difference;
+        x["good_cycle"] = s.good_cycle;
+        x["bad_cycle"] = s.bad_cycle;
+        Json v = Json::array();
+        for (const auto& val : s.values)
+          v.push_back({{"signal", val.signal}, {"good", val.good}, {"bad", val.bad}});
+        x["values"] = v;
+      }
+      stages.push_back(x);
+    }
+    j["stages"] = stages;
+    if (r->first_failing) j["first_failing_stage"] = r->stages[*r->first_failing].name;
+    else j["first_failing_stage"] = nullptr;
+    j["persistent"] = r->persistent;
+    j["ending_differs"] = r->ending_differs;
+    j["simulated_cycles"] = r->simulated_cycles;
+    j["message"] = r->message;
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+    return code;
+  }
+  std::printf("good       %s (revision %s): %llu cycles, %s\n", good->spec.name.c_str(),
+              r->good_revision.c_str(), static_cast<unsigned long long>(r->good_cycles),
+              r->good_state.c_str());
+  std::printf("bad        %s (revision %s): %llu cycles, %s\n", bad->spec.name.c_str(),
+              r->bad_revision.c_str(), static_cast<unsigned long long>(r->bad_cycles),
+              r->bad_state.c_str());
+  for (size_t i = 0; i < r->stages.size(); ++i) {
+    const auto& s = r->stages[i];
+    std::printf("stage %zu    %-12s %llu / %llu transactions  ", i, s.name.c_str(),
+                static_cast<unsigned long long>(s.good_txns),
+                static_cast<unsigned long long>(s.bad_txns));
+    if (!s.first_difference) {
+      std::printf("same\n");
+      continue;
+    }
+    std::printf("differs from #%llu (cycle %llu good, %llu bad)\n",
+                static_cast<unsigned long long>(*s.first_difference),
+                static_cast<unsigned long long>(s.good_cycle),
+                static_cast<unsigned long long>(s.bad_cycle));
+    for (const auto& v : s.values)
+      std::printf("             %-20s good %s  bad %s\n", v.signal.c_str(), v.good.c_str(),
+                  v.bad.c_str());
+  }
+  std::printf("result     %s\n", r->message.c_str());
+  return code;
+}
+
+}  // namespace
+
 int run_design(const DesignOptions& o) {
+  if (o.action == "bisect") return run_bisect(o);
   const std::string cmd = "design " + o.action;
   auto parsed = design::parse_design_file(o.file);
   if (!parsed.ok()) return fail_command(cmd, o.json, parsed.error.exit_code, parsed.error.to_string());
   design::DesignSpec& spec = *parsed.spec;
-  for (auto [list, map, flag] : {std::tuple{&o.defines, &spec.defines, "--define"},
-                                 std::tuple{&o.params, &spec.parameters, "--param"}})
-    for (const std::string& kv : *list) {
-      const size_t eq = kv.find('=');
-      if (eq == 0 || kv.empty())
-        return fail_command(cmd, o.json, 2, std::string(flag) + " '" + kv + "' must be NAME=VALUE");
-      (*map)[kv.substr(0, eq)] = eq == std::string::npos ? "1" : kv.substr(eq + 1);
-    }
+  design::TargetOptions overrides;
+  overrides.defines = o.defines;
+  overrides.params = o.params;
+  if (auto e = design::apply_overrides(spec, overrides))
+    return fail_command(cmd, o.json, e->exit_code, e->to_string());
   const design::DesignSpec& d = spec;
   design::DesignError err;
   const auto rtl = design::read_rtl_signals(d, err);

@@ -19,6 +19,9 @@ struct DesignOptions {
   uint64_t max_cycles = 10'000'000;
   std::string out_dir;        ///< run: where sink files go
   std::vector<std::string> defines, params;  ///< NAME=VALUE overrides of [design].defines/parameters
+  /// bisect: the changed design (default FILE) and its overrides.
+  std::string bad_file;
+  std::vector<std::string> bad_defines, bad_params;
 };
 
 void setup_design(CLI::App& app, DesignOptions& options);
