@@ -122,7 +122,7 @@ void classify(QualityCell& c, const DecisionRule& rule) {
 
 Decision decide(const std::vector<CorrectnessCell>& correctness,
                 const std::vector<QualityCell>& quality, const std::vector<PerfCell>& performance,
-                const DecisionRule& rule) {
+                const DecisionRule& rule, const std::vector<CorpusCell>& corpus) {
   Decision d;
   struct Reason {
     Verdict verdict;
@@ -141,6 +141,19 @@ Decision decide(const std::vector<CorrectnessCell>& correctness,
       add(Verdict::Escalate,
           label(c.workload, c.precision) +
               ": fails on BASE already, the matrix cannot judge it: " + c.failure);
+  }
+  for (const auto& c : corpus) {
+    const std::string name = "corpus " + c.packet + " (" + c.workload + ")";
+    if (!c.unusable.empty())
+      add(Verdict::Escalate, name + ": cannot be re-run under both configurations: " + c.unusable);
+    else if (c.regressed())
+      add(Verdict::Rollback, name + ": clean on BASE, fails on NEW: " + c.next_failure);
+    else if (c.fixed())
+      add(Verdict::Ship,
+          name + ": fails on BASE, clean on NEW (NEW fixes or masks it): " + c.base_failure);
+    else if (!c.base_passed && c.base_failure != c.next_failure)
+      add(Verdict::Escalate,
+          name + ": fails differently: BASE " + c.base_failure + "; NEW " + c.next_failure);
   }
   for (const auto& q : quality) {
     char b[160];

@@ -64,6 +64,22 @@ struct CorrectnessCell {
   bool regressed() const { return base_passed && !next_passed; }
 };
 
+/// One packet of the replay corpus: its recorded run (workload, seeds, memory configuration,
+/// faults) re-run under each configuration's options, checked against the golden model.
+struct CorpusCell {
+  std::string packet;             ///< the file's name in the corpus directory
+  std::string workload;           ///< what the packet ran (its recorded origin)
+  bool recorded_failure = false;  ///< the packet recorded a symptom (an escaped failure)
+  bool base_passed = false, next_passed = false;
+  std::string base_failure, next_failure;  ///< each configuration's first failure
+  /// Why the packet could not be re-run under a configuration ("" : it was): unreadable, prompt
+  /// interventions (their effect under another configuration is not defined), or a run that
+  /// cannot be prepared there. Such a cell is an escalation.
+  std::string unusable;
+  bool regressed() const { return unusable.empty() && base_passed && !next_passed; }
+  bool fixed() const { return unusable.empty() && !base_passed && next_passed; }
+};
+
 /// An ONNX model's output quality against its fp32 network at one precision.
 struct QualityFigures {
   double snr_db = 0;  ///< the output's
@@ -103,8 +119,12 @@ struct Decision {
 /// whose SNR alone dropped an escalation; performance: every moved cell better (or none moved)
 /// ships, every one worse rolls back, mixed is a bounded rollout when the worst regression is
 /// within rule.rollout_limit and an escalation beyond it.
+/// Corpus cells: a packet clean on BASE that fails on NEW is a rollback, one failing differently
+/// on the two (another first failure) or not re-runnable an escalation; one failing on BASE and
+/// clean on NEW is named (the change fixes or masks it) and one failing the same way on both is
+/// the escaped failure still open, neither changing the verdict.
 Decision decide(const std::vector<CorrectnessCell>& correctness,
                 const std::vector<QualityCell>& quality, const std::vector<PerfCell>& performance,
-                const DecisionRule& rule);
+                const DecisionRule& rule, const std::vector<CorpusCell>& corpus = {});
 
 }  // namespace bud::matrix

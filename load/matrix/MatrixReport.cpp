@@ -33,6 +33,11 @@ std::string value_text(Metric m, double v) {
     case Metric::EnergyUj:
       std::snprintf(b, sizeof b, "%.3f", v);
       break;
+    case Metric::RequestsPerJoule:
+      // 0: no load point of the search met the SLA.
+      if (v == 0) return "misses";
+      std::snprintf(b, sizeof b, "%.0f", v);
+      break;
     default:
       std::snprintf(b, sizeof b, "%.0f", v);
       break;
@@ -91,6 +96,24 @@ Json matrix_json(const Matrix& m, const Configuration& base, const Configuration
     correctness.push_back(std::move(x));
   }
   j["correctness"] = std::move(correctness);
+  Json corpus = Json::array();
+  for (const auto& c : m.corpus) {
+    Json x = {{"packet", c.packet},
+              {"workload", c.workload},
+              {"recorded_failure", c.recorded_failure},
+              {"regressed", c.regressed()},
+              {"fixed", c.fixed()}};
+    if (c.unusable.empty()) {
+      x["base_passed"] = c.base_passed;
+      x["new_passed"] = c.next_passed;
+      if (!c.base_failure.empty()) x["base_failure"] = c.base_failure;
+      if (!c.next_failure.empty()) x["new_failure"] = c.next_failure;
+    } else {
+      x["unusable"] = c.unusable;
+    }
+    corpus.push_back(std::move(x));
+  }
+  j["corpus"] = std::move(corpus);
   j["precisions"] = m.precisions;
   Json quality = Json::array();
   for (const auto& q : m.quality)
@@ -141,10 +164,10 @@ std::string matrix_text(const Matrix& m, const Configuration& base, const Config
   out += "            NEW  " + next.origin + ": " + flags_text(next) + "\n";
   std::snprintf(b, sizeof b,
                 "  %zu workloads x %zu memory seeds per configuration, %zu models x %zu "
-                "precisions; noise band = BASE's spread over the seeds, floor %.1f%%; %u RTL "
-                "runs\n",
+                "precisions, %zu corpus packets; noise band = BASE's spread over the seeds, "
+                "floor %.1f%%; %u RTL runs\n",
                 spec.workloads.size(), m.mem_seeds.size(), spec.models.size(), m.precisions.size(),
-                100 * spec.rule.floor_fraction, m.rtl_runs);
+                m.corpus.size(), 100 * spec.rule.floor_fraction, m.rtl_runs);
   out += b;
 
   out += "\nCorrectness (every run checked bit-exactly against the golden model)\n";
@@ -157,6 +180,28 @@ std::string matrix_text(const Matrix& m, const Configuration& base, const Config
                   passed_text(c.base_passed).c_str(), passed_text(c.next_passed).c_str(),
                   c.regressed() ? "REGRESSED" : "");
     out += b;
+  }
+
+  if (!m.corpus.empty()) {
+    out += "\nReplay corpus (each packet's recorded run under both configurations, checked)\n";
+    std::snprintf(b, sizeof b, "  %-28s %-16s %-9s %-10s %-10s %s\n", "packet", "workload",
+                  "recorded", "BASE", "NEW", "");
+    out += b;
+    for (const auto& c : m.corpus) {
+      const char* note = !c.unusable.empty()                                  ? "CANNOT RE-RUN"
+                         : c.regressed()                                      ? "REGRESSED"
+                         : c.fixed()                                          ? "FIXED ON NEW"
+                         : !c.base_passed && c.base_failure != c.next_failure ? "FAILS DIFFERENTLY"
+                         : !c.base_passed                                     ? "still fails"
+                                                                              : "";
+      const bool ran = c.unusable.empty();
+      std::snprintf(b, sizeof b, "  %-28s %-16s %-9s %-10s %-10s %s\n", c.packet.c_str(),
+                    c.workload.c_str(), c.recorded_failure ? "failure" : "clean",
+                    ran ? passed_text(c.base_passed).c_str() : "-",
+                    ran ? passed_text(c.next_passed).c_str() : "-", note);
+      out += b;
+      if (!c.unusable.empty()) out += "    " + c.unusable + "\n";
+    }
   }
 
   if (!m.quality.empty()) {

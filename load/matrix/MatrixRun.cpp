@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "load/matrix/CorpusCells.h"
 #include "profile/Compare.h"
 
 namespace bud::matrix {
@@ -194,7 +195,16 @@ workload::Result<Matrix> run_matrix(const Configuration& base, const Configurati
       m.correctness.push_back(cc);
       m.quality.push_back(q);
     }
-  m.decision = decide(m.correctness, m.quality, m.performance, spec.rule);
+  for (const auto& path : spec.corpus) {
+    CorpusProgress p;
+    p.before = [&](const std::string& label) {
+      ++m.rtl_runs;
+      if (progress) progress(label);
+    };
+    p.after = [&](uint64_t cycles) { m.simulated_cycles += cycles; };
+    m.corpus.push_back(corpus_cell(path, base, next, p));
+  }
+  m.decision = decide(m.correctness, m.quality, m.performance, spec.rule, m.corpus);
   return m;
 }
 

@@ -24,6 +24,9 @@ struct Configuration {
   std::vector<std::string> flags;  ///< the run options as given, one entry per option
   run::RunOptions options;         ///< resolved: the design of its --config, power options
   power::EnergyTable table;        ///< at its operating point
+  /// Applies `flags` over another run's options (a corpus packet's recorded run), resolved as
+  /// `options` were: error text naming the option, or empty.
+  std::function<std::string(run::RunOptions&)> overlay;
 };
 
 /// What the matrix measures, the same for both configurations.
@@ -36,6 +39,9 @@ struct MatrixSpec {
   std::vector<uint64_t> mem_seeds{1, 2, 3};
   /// The serving of the perf/W cell (arrivals, batch, queue). Its SLA of 0 derives each
   /// workload's from BASE: sla_factor x the first seed's time of one inference.
+  /// Packets of the replay corpus (paths, in the order reported): each one's recorded run is
+  /// re-run under both configurations (load/matrix/CorpusCells.h).
+  std::vector<std::string> corpus;
   fit::FitSpec serving;
   double sla_factor = 4;
   DecisionRule rule;
@@ -50,6 +56,7 @@ struct WorkloadSla {
 
 struct Matrix {
   std::vector<CorrectnessCell> correctness;  ///< workloads, then models x precisions
+  std::vector<CorpusCell> corpus;            ///< in MatrixSpec::corpus order
   std::vector<QualityCell> quality;          ///< model-major, then precision
   std::vector<PerfCell> performance;         ///< workload-major, then Metric order
   std::vector<WorkloadSla> slas;             ///< in workload order

@@ -6,6 +6,7 @@
 
 #include "emu/workload/Builtins.h"
 #include "load/matrix/MatrixReport.h"
+#include "replay/Corpus.h"
 #include "tools/bud/FitCommand.h"
 #include "tools/bud/MatrixConfig.h"
 #include "tools/bud/Output.h"
@@ -35,6 +36,14 @@ bool finite_at_least(double v, double lo) { return std::isfinite(v) && v >= lo; 
 
 }  // namespace
 
+void protect_inline_configurations(std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    auto& a = args[i];
+    if (a == "--") break;  // positional from here on anyway
+    if (a.rfind("--", 0) == 0 && a.find_first_of(" \t") != std::string::npos) a.insert(0, " ");
+  }
+}
+
 void setup_matrix(CLI::App& app, MatrixOptions& options) {
   auto* sub = app.add_subcommand(
       "matrix", "Re-run the correctness, quality and performance matrix of one bounded change");
@@ -61,6 +70,9 @@ void setup_matrix(CLI::App& app, MatrixOptions& options) {
   sub->add_option("--models", options.models,
                   "ONNX models of the quality matrix (SNR and top-1 against the fp32 network)")
       ->delimiter(',');
+  sub->add_option("--corpus", options.corpus,
+                  "Replay corpus: every DIR/*.bpk packet's recorded run (workload, seeds, faults) "
+                  "re-run under BASE's and NEW's options and checked");
   sub->add_option("--precisions", options.precisions, "Precisions of the quality matrix")
       ->delimiter(',')
       ->capture_default_str();
@@ -120,6 +132,13 @@ int run_matrix(const MatrixOptions& o) {
   if (spec.workloads.empty())
     for (const auto& b : workload::list_builtins()) spec.workloads.push_back(b.name);
   spec.models = o.models;
+  if (!o.corpus.empty()) {
+    std::string error;
+    auto packets = replay::list_packets(o.corpus, error);
+    if (!packets) return fail(2, "--corpus " + error);
+    if (packets->empty()) return fail(2, "--corpus " + o.corpus + ": no *.bpk packets in it");
+    spec.corpus = std::move(*packets);
+  }
   spec.precisions = o.precisions;
   spec.mem_seeds.clear();
   for (uint32_t s = 1; s <= o.seeds; ++s) spec.mem_seeds.push_back(s);
@@ -128,6 +147,7 @@ int run_matrix(const MatrixOptions& o) {
   serving.sla_p99_us = o.sla_p99_us;
   serving.loads = fit_load_grid();
   if (auto e = serving_spec(serving, spec.serving.serving); !e.empty()) return fail(2, e);
+  spec.serving.window_us = serving.window_us;
   spec.sla_factor = o.sla_factor;
   spec.rule.floor_fraction = o.floor_pct / 100;
   spec.rule.rollout_limit = o.rollout_pct / 100;

@@ -15,10 +15,11 @@ struct MatrixOptions {
   std::string base, next;              ///< positional BASE NEW (file, inline "--...", default)
   std::vector<std::string> workloads;  ///< --workloads (default: every built-in)
   std::vector<std::string> models;     ///< --models: ONNX models of the quality matrix
+  std::string corpus;                  ///< --corpus DIR: the replay corpus's packets
   std::vector<std::string> precisions{"int8", "bf16"};  ///< --precisions
   uint32_t seeds = 3;                                   ///< --seeds: memory seeds 1..N
   double sla_p99_us = 0;                                ///< --sla-p99-us (0: derived per workload)
-  double sla_factor = 4;                                ///< --sla-factor
+  double sla_factor = 10;                               ///< --sla-factor
   uint32_t requests = 1000;                             ///< --requests per load point
   double floor_pct = 1;                                 ///< --floor-pct
   double rollout_pct = 5;                               ///< --rollout-pct
@@ -29,6 +30,11 @@ struct MatrixOptions {
 };
 
 void setup_matrix(CLI::App& app, MatrixOptions& options);
+/// `bud matrix default '--tile-rows 4'`: CLI11 takes an argument starting with "--" for an
+/// option even when it holds a space. The arguments after "matrix" that are a set of options
+/// (start with "--" and hold whitespace) get a leading space, which makes them positional;
+/// read_configuration trims it. Every other argument is left as given.
+void protect_inline_configurations(std::vector<std::string>& args);
 /// Exit code, by the decision: 0 ship, 1 rollback, 10 bounded rollout, 11 escalate; 2 bad input
 /// (a configuration's FILE:LINE:COL, a workload that cannot be prepared), 4 the HTML report
 /// could not be written, 5 (kExitNotBuilt) a --config this bud was not built with.

@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
       std::cout << bud::cli::usage_error_json(message) << "\n";
     return 2;
   }
+  if (!args.empty() && args[0] == "matrix") bud::cli::protect_inline_configurations(args);
   app.name("bud");
   // CLI11 consumes the vector it parses; remember whether --json was asked for.
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
