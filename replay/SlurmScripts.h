@@ -33,6 +33,12 @@ struct SlurmScripts {
   std::string merge_script() const;
 };
 
+/// The #SBATCH lines every bud job starts with: job name, output file (LOGS_DIR/LOG, with
+/// Slurm's %A/%a/%j patterns), one task of one CPU, and the partition and time limit when given.
+std::string sbatch_header(const std::string& name, const std::string& logs_dir,
+                          const std::string& log, const std::string& partition,
+                          const std::string& time_limit);
+
 /// `s` quoted for a POSIX shell (single quotes; a quote inside becomes '\'').
 std::string shell_quote(const std::string& s);
 

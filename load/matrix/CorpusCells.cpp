@@ -53,11 +53,9 @@ CorpusCell corpus_cell(const std::string& path, const Configuration& base,
   c.workload = packet->header.workload().origin();
   c.recorded_failure = packet->symptom.has_value();
   if (!packet->interventions.empty()) {
-    const size_t n = packet->interventions.size();
-    c.unusable = std::to_string(n) +
-                 (n == 1 ? " prompt intervention is" : " prompt interventions are") +
-                 " recorded, and where they land under another "
-                 "configuration is not defined (replay it with `bud replay`)";
+    c.unusable = "prompt interventions recorded: " + std::to_string(packet->interventions.size()) +
+                 "; where they land under another configuration is not defined (replay the "
+                 "packet with `bud replay`)";
     return c;
   }
   auto spec = replay::spec_from_header(packet->header);

@@ -8,15 +8,9 @@ namespace {
 
 using json::Json;
 
-Json config_json(const Configuration& c) {
-  return {{"origin", c.origin}, {"flags", c.flags}, {"energy_table", c.table.file}};
-}
-
-Json quality_json(const QualityFigures& q) { return {{"snr_db", q.snr_db}, {"top1", q.top1}}; }
-
-std::string flags_text(const Configuration& c) {
+std::string flags_text(const Json& c) {
   std::string s;
-  for (const auto& f : c.flags) s += (s.empty() ? "" : " ") + f;
+  for (const auto& f : c.at("flags")) s += (s.empty() ? "" : " ") + f.get<std::string>();
   return s.empty() ? "(defaults)" : s;
 }
 
@@ -65,109 +59,23 @@ std::string passed_text(bool passed) { return passed ? "bit-exact" : "FAIL"; }
 
 }  // namespace
 
-Json matrix_json(const Matrix& m, const Configuration& base, const Configuration& next,
-                 const MatrixSpec& spec) {
-  Json j = Json::object();
-  j["base"] = config_json(base);
-  j["new"] = config_json(next);
-  j["mem_seeds"] = m.mem_seeds;
-  j["rule"] = {{"floor_fraction", spec.rule.floor_fraction},
-               {"rollout_limit", spec.rule.rollout_limit},
-               {"snr_tolerance_db", spec.rule.snr_tolerance_db},
-               {"top1_tolerance", spec.rule.top1_tolerance}};
-  const auto& s = spec.serving.serving;
-  j["serving"] = {{"requests", s.arrivals.count},
-                  {"arrival_seed", s.arrivals.seed},
-                  {"max_batch", s.policy.max_batch},
-                  {"queue_bound", s.policy.queue_bound},
-                  {"sla_factor", spec.sla_factor}};
-  Json slas = Json::array();
-  for (const auto& x : m.slas)
-    slas.push_back({{"workload", x.workload}, {"p99_us", x.p99_us}, {"derived", x.derived}});
-  j["slas"] = std::move(slas);
-  Json correctness = Json::array();
-  for (const auto& c : m.correctness) {
-    Json x = {{"workload", c.workload},
-              {"precision", c.precision.empty() ? Json(nullptr) : Json(c.precision)},
-              {"base_passed", c.base_passed},
-              {"new_passed", c.next_passed},
-              {"regressed", c.regressed()}};
-    if (!c.failure.empty()) x["failure"] = c.failure;
-    correctness.push_back(std::move(x));
-  }
-  j["correctness"] = std::move(correctness);
-  Json corpus = Json::array();
-  for (const auto& c : m.corpus) {
-    Json x = {{"packet", c.packet},
-              {"workload", c.workload},
-              {"recorded_failure", c.recorded_failure},
-              {"regressed", c.regressed()},
-              {"fixed", c.fixed()}};
-    if (c.unusable.empty()) {
-      x["base_passed"] = c.base_passed;
-      x["new_passed"] = c.next_passed;
-      if (!c.base_failure.empty()) x["base_failure"] = c.base_failure;
-      if (!c.next_failure.empty()) x["new_failure"] = c.next_failure;
-    } else {
-      x["unusable"] = c.unusable;
-    }
-    corpus.push_back(std::move(x));
-  }
-  j["corpus"] = std::move(corpus);
-  j["precisions"] = m.precisions;
-  Json quality = Json::array();
-  for (const auto& q : m.quality)
-    quality.push_back({{"model", q.model},
-                       {"precision", q.precision},
-                       {"base", quality_json(q.base)},
-                       {"new", quality_json(q.next)},
-                       {"snr_dropped", q.snr_dropped},
-                       {"top1_dropped", q.top1_dropped}});
-  j["quality"] = std::move(quality);
-  Json performance = Json::array();
-  Json moved = Json::array();
-  for (const auto& p : m.performance) {
-    Json x = {{"workload", p.workload},   {"metric", metric_name(p.metric)},
-              {"base", p.base},           {"new", p.next},
-              {"base_mean", p.base_mean}, {"new_mean", p.next_mean},
-              {"band", p.band},           {"threshold", p.threshold},
-              {"change", p.change},       {"movement", movement_name(p.movement)}};
-    if (p.movement != Movement::Same) {
-      x["owner"] = owner_name(p.owner);
-      x["mechanism"] = p.mechanism.empty() ? Json(nullptr) : Json(p.mechanism);
-      moved.push_back({{"workload", p.workload},
-                       {"metric", metric_name(p.metric)},
-                       {"movement", movement_name(p.movement)},
-                       {"change", p.change},
-                       {"owner", owner_name(p.owner)},
-                       {"mechanism", x["mechanism"]}});
-    }
-    performance.push_back(std::move(x));
-  }
-  j["performance"] = std::move(performance);
-  j["moved"] = std::move(moved);
-  const Decision& d = m.decision;
-  j["decision"] = {{"verdict", verdict_name(d.verdict)},
-                   {"reasons", d.reasons},
-                   {"better", d.better},
-                   {"worse", d.worse},
-                   {"worst_regression", d.worst_regression}};
-  j["runs"] = {{"rtl_runs", m.rtl_runs}, {"simulated_cycles", m.simulated_cycles}};
-  return j;
-}
-
-std::string matrix_text(const Matrix& m, const Configuration& base, const Configuration& next,
-                        const MatrixSpec& spec) {
+std::string matrix_text(const Matrix& m, const Json& header) {
   std::string out;
   char b[512];
-  out += "bud matrix: BASE " + base.origin + ": " + flags_text(base) + "\n";
-  out += "            NEW  " + next.origin + ": " + flags_text(next) + "\n";
+  const Json& base = header.at("base");
+  const Json& next = header.at("new");
+  const Json& rule = header.at("rule");
+  out +=
+      "bud matrix: BASE " + base.at("origin").get<std::string>() + ": " + flags_text(base) + "\n";
+  out +=
+      "            NEW  " + next.at("origin").get<std::string>() + ": " + flags_text(next) + "\n";
   std::snprintf(b, sizeof b,
                 "  %zu workloads x %zu memory seeds per configuration, %zu models x %zu "
                 "precisions, %zu corpus packets; noise band = BASE's spread over the seeds, "
                 "floor %.1f%%; %u RTL runs\n",
-                spec.workloads.size(), m.mem_seeds.size(), spec.models.size(), m.precisions.size(),
-                m.corpus.size(), 100 * spec.rule.floor_fraction, m.rtl_runs);
+                header.at("workloads").size(), m.mem_seeds.size(), header.at("models").size(),
+                m.precisions.size(), m.corpus.size(), 100 * rule.at("floor_fraction").get<double>(),
+                m.rtl_runs);
   out += b;
 
   out += "\nCorrectness (every run checked bit-exactly against the golden model)\n";
@@ -208,7 +116,8 @@ std::string matrix_text(const Matrix& m, const Configuration& base, const Config
     std::snprintf(b, sizeof b,
                   "\nQuality (output against the ONNX model's fp32 network; tolerance %.1f dB "
                   "SNR, %.1f%% top-1)\n",
-                  spec.rule.snr_tolerance_db, 100 * spec.rule.top1_tolerance);
+                  rule.at("snr_tolerance_db").get<double>(),
+                  100 * rule.at("top1_tolerance").get<double>());
     out += b;
     std::snprintf(b, sizeof b, "  %-28s %-11s %20s %22s %s\n", "model", "precision",
                   "SNR dB BASE -> NEW", "top-1 BASE -> NEW", "");

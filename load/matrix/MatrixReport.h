@@ -1,6 +1,6 @@
-// The matrix rendered (`bud matrix`): one JSON document (what --json prints and the HTML report,
-// tools/plots/matrix_report.py, reads) and the tables for people. Both give every cell before
-// and after, the cells that moved beyond noise with their owner role, and the decision.
+// The matrix for people (`bud matrix`): the tables of every cell before and after, the cells
+// that moved beyond noise with their owner role, and the decision. The JSON document is
+// load/matrix/MatrixJson.h's.
 #pragma once
 
 #include <string>
@@ -10,14 +10,8 @@
 
 namespace bud::matrix {
 
-/// {"base": {"origin", "flags"}, "new": {...}, "mem_seeds", "rule", "serving", "slas",
-/// "correctness": [...], "quality": [...], "performance": [...], "moved": [...],
-/// "decision": {"verdict", "reasons", "better", "worse", "worst_regression"}, "runs"}.
-json::Json matrix_json(const Matrix& m, const Configuration& base, const Configuration& next,
-                       const MatrixSpec& spec);
-
-/// The correctness, quality and performance tables, the moved cells and the decision.
-std::string matrix_text(const Matrix& m, const Configuration& base, const Configuration& next,
-                        const MatrixSpec& spec);
+/// The correctness, corpus, quality and performance tables, the moved cells and the decision;
+/// `header` is header_json's (load/matrix/MatrixJson.h).
+std::string matrix_text(const Matrix& m, const json::Json& header);
 
 }  // namespace bud::matrix

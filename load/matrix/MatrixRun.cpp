@@ -135,58 +135,76 @@ std::optional<profile::TopClass> mechanism(const SeedRuns& base, const SeedRuns&
 
 }  // namespace
 
-workload::Result<Matrix> run_matrix(const Configuration& base, const Configuration& next,
-                                    const MatrixSpec& spec, const MatrixProgress& progress) {
-  Matrix m;
-  m.mem_seeds = spec.mem_seeds;
-  Runner runner(spec, progress, m);
-  for (const auto& w : spec.workloads) {
-    WorkloadSla sla{w, spec.serving.serving.sla_p99_us, false};
-    auto b = runner.perf(w, base, sla);
-    if (!b) return workload::Error{b.error()};
-    auto n = runner.perf(w, next, sla);
-    if (!n) return workload::Error{n.error()};
-    m.slas.push_back(sla);
-    CorrectnessCell cc{w, "", true, true, ""};
-    for (const auto* runs : {&*n, &*b})
-      for (const auto& c : runs->cells) {
-        bool& passed = runs == &*b ? cc.base_passed : cc.next_passed;
-        if (c.passed) continue;
-        passed = false;
-        if (cc.failure.empty()) cc.failure = c.failure;
-      }
-    m.correctness.push_back(cc);
-    if (!cc.base_passed || !cc.next_passed) continue;  // no figures to compare
-    std::optional<profile::TopClass> cls;
-    for (int k = 0; k < kNumMetrics; ++k) {
-      PerfCell p;
-      p.workload = w;
-      p.metric = static_cast<Metric>(k);
-      for (const auto& c : b->cells) p.base.push_back(figure(c, p.metric));
-      for (const auto& c : n->cells) p.next.push_back(figure(c, p.metric));
-      classify(p, spec.rule.floor_fraction);
-      if (p.metric == Metric::Cycles && p.movement != Movement::Same && p.base_mean > 0)
-        cls = mechanism(*b, *n, p.threshold / p.base_mean);
-      p.owner = owner_for(p.metric, cls.value_or(profile::TopClass::Unattributed));
-      if (p.movement != Movement::Same && cls &&
-          (p.metric == Metric::Cycles || p.metric == Metric::PeakFraction))
-        p.mechanism = profile::top_class_name(*cls);
-      m.performance.push_back(std::move(p));
-    }
-  }
-  // The quality columns: the fixed precisions, and each configuration's own when either names
-  // one (a precision file is the bounded change then).
-  m.precisions = spec.precisions;
+std::vector<std::string> quality_precisions(const MatrixSpec& spec, const Configuration& base,
+                                            const Configuration& next) {
+  // The fixed precisions, and each configuration's own when either names one (a precision file
+  // is the bounded change then).
+  std::vector<std::string> out = spec.precisions;
   if (!base.options.precision.empty() || !next.options.precision.empty())
-    m.precisions.push_back("configured");
+    out.push_back("configured");
+  return out;
+}
+
+std::vector<MatrixTask> matrix_tasks(const MatrixSpec& spec, const Configuration& base,
+                                     const Configuration& next) {
+  std::vector<MatrixTask> tasks;
+  for (const auto& w : spec.workloads) tasks.push_back({MatrixTask::Kind::Workload, w, ""});
   for (const auto& model : spec.models)
-    for (const auto& precision : m.precisions) {
-      QualityCell q{model, precision, {}, {}, false, false};
-      CorrectnessCell cc{model, precision, false, false, ""};
+    for (const auto& precision : quality_precisions(spec, base, next))
+      tasks.push_back({MatrixTask::Kind::Quality, model, precision});
+  for (const auto& path : spec.corpus) tasks.push_back({MatrixTask::Kind::Corpus, path, ""});
+  return tasks;
+}
+
+workload::Result<Matrix> run_task(const MatrixTask& task, const Configuration& base,
+                                  const Configuration& next, const MatrixSpec& spec,
+                                  const MatrixProgress& progress) {
+  Matrix m;
+  Runner runner(spec, progress, m);
+  switch (task.kind) {
+    case MatrixTask::Kind::Workload: {
+      const std::string& w = task.name;
+      WorkloadSla sla{w, spec.serving.serving.sla_p99_us, false};
+      auto b = runner.perf(w, base, sla);
+      if (!b) return workload::Error{b.error()};
+      auto n = runner.perf(w, next, sla);
+      if (!n) return workload::Error{n.error()};
+      m.slas.push_back(sla);
+      CorrectnessCell cc{w, "", true, true, ""};
+      for (const auto* runs : {&*n, &*b})
+        for (const auto& c : runs->cells) {
+          bool& passed = runs == &*b ? cc.base_passed : cc.next_passed;
+          if (c.passed) continue;
+          passed = false;
+          if (cc.failure.empty()) cc.failure = c.failure;
+        }
+      m.correctness.push_back(cc);
+      if (!cc.base_passed || !cc.next_passed) break;  // no figures to compare
+      std::optional<profile::TopClass> cls;
+      for (int k = 0; k < kNumMetrics; ++k) {
+        PerfCell p;
+        p.workload = w;
+        p.metric = static_cast<Metric>(k);
+        for (const auto& c : b->cells) p.base.push_back(figure(c, p.metric));
+        for (const auto& c : n->cells) p.next.push_back(figure(c, p.metric));
+        classify(p, spec.rule.floor_fraction);
+        if (p.metric == Metric::Cycles && p.movement != Movement::Same && p.base_mean > 0)
+          cls = mechanism(*b, *n, p.threshold / p.base_mean);
+        p.owner = owner_for(p.metric, cls.value_or(profile::TopClass::Unattributed));
+        if (p.movement != Movement::Same && cls &&
+            (p.metric == Metric::Cycles || p.metric == Metric::PeakFraction))
+          p.mechanism = profile::top_class_name(*cls);
+        m.performance.push_back(std::move(p));
+      }
+      break;
+    }
+    case MatrixTask::Kind::Quality: {
+      QualityCell q{task.name, task.precision, {}, {}, false, false};
+      CorrectnessCell cc{task.name, task.precision, false, false, ""};
       std::string base_failure, next_failure;
-      auto bq = runner.quality(model, precision, base, cc.base_passed, base_failure);
+      auto bq = runner.quality(task.name, task.precision, base, cc.base_passed, base_failure);
       if (!bq) return workload::Error{bq.error()};
-      auto nq = runner.quality(model, precision, next, cc.next_passed, next_failure);
+      auto nq = runner.quality(task.name, task.precision, next, cc.next_passed, next_failure);
       if (!nq) return workload::Error{nq.error()};
       cc.failure = !next_failure.empty() ? next_failure : base_failure;
       q.base = *bq;
@@ -194,17 +212,50 @@ workload::Result<Matrix> run_matrix(const Configuration& base, const Configurati
       classify(q, spec.rule);
       m.correctness.push_back(cc);
       m.quality.push_back(q);
+      break;
     }
-  for (const auto& path : spec.corpus) {
-    CorpusProgress p;
-    p.before = [&](const std::string& label) {
-      ++m.rtl_runs;
-      if (progress) progress(label);
-    };
-    p.after = [&](uint64_t cycles) { m.simulated_cycles += cycles; };
-    m.corpus.push_back(corpus_cell(path, base, next, p));
+    case MatrixTask::Kind::Corpus: {
+      CorpusProgress p;
+      p.before = [&](const std::string& label) {
+        ++m.rtl_runs;
+        if (progress) progress(label);
+      };
+      p.after = [&](uint64_t cycles) { m.simulated_cycles += cycles; };
+      m.corpus.push_back(corpus_cell(task.name, base, next, p));
+      break;
+    }
   }
-  m.decision = decide(m.correctness, m.quality, m.performance, spec.rule, m.corpus);
+  return m;
+}
+
+void append_task(Matrix& into, Matrix&& part) {
+  const auto move_all = [](auto& to, auto& from) {
+    for (auto& x : from) to.push_back(std::move(x));
+  };
+  move_all(into.correctness, part.correctness);
+  move_all(into.corpus, part.corpus);
+  move_all(into.quality, part.quality);
+  move_all(into.performance, part.performance);
+  move_all(into.slas, part.slas);
+  into.rtl_runs += part.rtl_runs;
+  into.simulated_cycles += part.simulated_cycles;
+}
+
+void decide(Matrix& m, const DecisionRule& rule) {
+  m.decision = decide(m.correctness, m.quality, m.performance, rule, m.corpus);
+}
+
+workload::Result<Matrix> run_matrix(const Configuration& base, const Configuration& next,
+                                    const MatrixSpec& spec, const MatrixProgress& progress) {
+  Matrix m;
+  m.mem_seeds = spec.mem_seeds;
+  m.precisions = quality_precisions(spec, base, next);
+  for (const auto& task : matrix_tasks(spec, base, next)) {
+    auto part = run_task(task, base, next, spec, progress);
+    if (!part) return workload::Error{part.error()};
+    append_task(m, std::move(part).value());
+  }
+  decide(m, spec.rule);
   return m;
 }
 

@@ -70,6 +70,30 @@ struct Matrix {
 /// Called before each RTL run ("mlp on NEW, mem seed 2").
 using MatrixProgress = std::function<void(const std::string& label)>;
 
+/// One unit of the matrix's work, in report order (docs/matrix.md, "Sharding"): a workload's
+/// performance and correctness cells under both configurations and every seed, one ONNX model
+/// at one precision, or one corpus packet. Task k of a sharded matrix runs in shard k % N.
+struct MatrixTask {
+  enum class Kind : uint8_t { Workload, Quality, Corpus };
+  Kind kind = Kind::Workload;
+  std::string name;       ///< the workload, the model or the packet's path
+  std::string precision;  ///< Quality: the column
+};
+/// The quality matrix's columns: spec.precisions, then "configured" when BASE or NEW names a
+/// precision of its own.
+std::vector<std::string> quality_precisions(const MatrixSpec& spec, const Configuration& base,
+                                            const Configuration& next);
+std::vector<MatrixTask> matrix_tasks(const MatrixSpec& spec, const Configuration& base,
+                                     const Configuration& next);
+/// The cells of one task (a Matrix holding only them, no decision).
+workload::Result<Matrix> run_task(const MatrixTask& task, const Configuration& base,
+                                  const Configuration& next, const MatrixSpec& spec,
+                                  const MatrixProgress& progress = {});
+/// Appends a task's cells and run counts (tasks appended in task order give the report order).
+void append_task(Matrix& into, Matrix&& part);
+/// Sets m.decision from its cells.
+void decide(Matrix& m, const DecisionRule& rule);
+
 /// Measures every cell under `base` and `next` and decides. An error (a workload that cannot
 /// be prepared under either configuration) names the workload and the configuration.
 workload::Result<Matrix> run_matrix(const Configuration& base, const Configuration& next,

@@ -130,4 +130,31 @@ run 2 missing.json --json default nothere.flags
 grep -q 'nothere.flags: cannot read' missing.json || fail "missing file"
 run 2 corpus.txt --workloads gemm_small --corpus "$work/nocorpus" default '--tile-rows 4'
 grep -q 'nocorpus' corpus.txt.err || fail "missing corpus"
+
+# 7. Shards: two local shards merge into the matrix one process measures; a merge with a shard
+#    missing, twice, or from another matrix is one error naming it (exit 2).
+sh=(--workloads gemm_small,mlp --seeds 2 --requests 300 --corpus corpus default '--tile-rows 4')
+rc=0; "$bud" matrix "${sh[@]}" --json > whole.json || rc=$?
+"$bud" matrix "${sh[@]}" --shard 0/2 --cells-out shards > /dev/null
+"$bud" matrix "${sh[@]}" --shard 1/2 --cells-out shards --json > shard1.json
+grep -q '"shard":"1/2"' shard1.json || fail "shard --json"
+rc2=0; "$bud" matrix merge shards --json > merged.json || rc2=$?
+[ "$rc" = "$rc2" ] || fail "merge exited $rc2, the whole matrix $rc"
+"$py" -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); assert a==b, [k for k in a if a[k]!=b.get(k)]' whole.json merged.json
+mkdir -p half && cp shards/shard-0000-of-0002.json half/
+run 2 missing-shard.txt merge half
+grep -q 'missing shards.*shard-0001-of-0002 (tasks 1, 3)' missing-shard.txt.err || { cat missing-shard.txt.err >&2; fail "missing shard"; }
+run 2 twice-shard.txt merge shards/shard-0000-of-0002.json shards/shard-0000-of-0002.json shards/shard-0001-of-0002.json
+grep -q 'given twice' twice-shard.txt.err || fail "shard twice"
+"$bud" matrix --workloads gemm_small --seeds 2 --requests 300 default '--tile-rows 4' --shard 1/2 --cells-out other > /dev/null
+run 2 other.json --json merge shards/shard-0000-of-0002.json other/shard-0001-of-0002.json
+grep -q 'another matrix than' other.json || fail "another matrix"
+run 2 notshard.txt merge narrow.json
+grep -q 'not a matrix shard file' notshard.txt.err || fail "not a shard file"
+run 2 noout.txt "${sh[@]}" --shard 0/2
+grep -q 'needs --cells-out' noout.txt.err || fail "--shard without --cells-out"
+"$bud" matrix "${sh[@]}" --slurm slurm-dry --shards 2 --dry-run > dry.txt
+grep -q 'matrix.sbatch (2 tasks of 5)' dry.txt || fail "dry run"
+grep -q -- "--array=0-1" slurm-dry/matrix.sbatch || fail "array size"
+grep -q -- "'--tile-rows 4'" slurm-dry/matrix.sbatch || fail "inline NEW quoted"
 echo "matrix_e2e: ok"

@@ -10,7 +10,7 @@
 #include "replay/ShardResults.h"
 #include "replay/SlurmScripts.h"
 #include "tools/bud/Output.h"
-#include "tools/process/Subprocess.h"
+#include "tools/bud/SlurmSubmit.h"
 
 namespace bud::cli {
 
@@ -21,19 +21,6 @@ namespace {
 constexpr int kExitSchedulerFailed = 3;
 // Slurm's default MaxArraySize is 1001 (task ids 0..1000).
 constexpr uint32_t kMaxDefaultShards = 1000;
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
-// `sbatch --parsable` prints "JOBID" or "JOBID;CLUSTER".
-std::string job_id(const std::string& out) {
-  std::string id = trimmed(out);
-  if (auto semi = id.find(';'); semi != std::string::npos) id.resize(semi);
-  const bool digits = !id.empty() && std::all_of(id.begin(), id.end(), ::isdigit);
-  return digits ? id : std::string();
-}
 
 }  // namespace
 
@@ -114,16 +101,8 @@ int run_corpus_submit(const CorpusSubmitOptions& options) {
     if (auto e = replay::write_file_atomically(path, text); !e.empty())
       return fail_command(cmd, options.json, 2, e);
   }
-  const std::vector<std::string> array_cmd = {options.sbatch, "--parsable", s.replay_script_path()};
-  auto merge_cmd = [&](const std::string& id) {
-    return std::vector<std::string>{options.sbatch, "--parsable", "--dependency=afterany:" + id,
-                                    s.merge_script_path()};
-  };
-  auto joined = [](const std::vector<std::string>& argv) {
-    std::string t;
-    for (const auto& a : argv) t += (t.empty() ? "" : " ") + replay::shell_quote(a);
-    return t;
-  };
+  SlurmSubmission sub =
+      slurm_commands(options.sbatch, s.replay_script_path(), s.merge_script_path());
   const std::string what = one_packet ? "1 packet of " + std::to_string(units) + " windows"
                                       : std::to_string(units) + " packets";
   Json j = Json::object();
@@ -136,30 +115,21 @@ int run_corpus_submit(const CorpusSubmitOptions& options) {
   j["report"] = s.merged_dir() + "/replay.xml";
   if (options.dry_run) {
     j["dry_run"] = true;
-    j["commands"] = {joined(array_cmd), joined(merge_cmd("ARRAY_JOB_ID"))};
+    j["commands"] = {joined_command(sub.array_command), joined_command(sub.merge_command)};
     if (options.json) {
       std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
     } else {
       std::cout << "wrote " << s.replay_script_path() << " (" << s.shards << " tasks, " << what
-                << ") and " << s.merge_script_path() << "\nto submit:\n  " << joined(array_cmd)
-                << "\n  " << joined(merge_cmd("ARRAY_JOB_ID")) << "\n";
+                << ") and " << s.merge_script_path() << "\nto submit:\n  "
+                << joined_command(sub.array_command) << "\n  " << joined_command(sub.merge_command)
+                << "\n";
     }
     return 0;
   }
-  const process::Finished array = process::run(array_cmd);
-  const std::string array_id = array.status == 0 ? job_id(array.out) : "";
-  if (array_id.empty())
-    return fail_command(cmd, options.json, kExitSchedulerFailed,
-                        joined(array_cmd) + " failed (status " + std::to_string(array.status) +
-                            "): " + trimmed(array.err.empty() ? array.out : array.err));
-  const auto mcmd = merge_cmd(array_id);
-  const process::Finished merge = process::run(mcmd);
-  const std::string merge_id = merge.status == 0 ? job_id(merge.out) : "";
-  if (merge_id.empty())
-    return fail_command(cmd, options.json, kExitSchedulerFailed,
-                        "the replay array is job " + array_id + ", but " + joined(mcmd) +
-                            " failed (status " + std::to_string(merge.status) +
-                            "): " + trimmed(merge.err.empty() ? merge.out : merge.err));
+  if (auto e = submit(sub, s.merge_script_path()); !e.empty())
+    return fail_command(cmd, options.json, kExitSchedulerFailed, e);
+  const std::string& array_id = sub.array_job;
+  const std::string& merge_id = sub.merge_job;
   j["array_job"] = array_id;
   j["merge_job"] = merge_id;
   if (options.json) {

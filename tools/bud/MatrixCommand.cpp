@@ -1,18 +1,25 @@
 #include "tools/bud/MatrixCommand.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "emu/workload/Builtins.h"
+#include "load/matrix/MatrixJson.h"
 #include "load/matrix/MatrixReport.h"
+#include "load/matrix/MatrixShards.h"
 #include "replay/Corpus.h"
 #include "tools/bud/FitCommand.h"
 #include "tools/bud/MatrixConfig.h"
+#include "tools/bud/MatrixSubmit.h"
 #include "tools/bud/Output.h"
 #include "tools/plots/HtmlReport.h"
 
 namespace bud::cli {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -59,22 +66,23 @@ void setup_matrix(CLI::App& app, MatrixOptions& options) {
       "ship, bounded rollout, rollback or escalate, with the owner role of every moved cell.\n"
       "Exit status: 0 ship, 1 rollback, 10 bounded rollout, 11 escalate, 2 bad input, 4 the\n"
       "HTML report could not be written, 5 a --config this bud was not built with.");
-  sub->add_option("base", options.base, "BASE: a file of run options, '--OPTION ...', or default")
-      ->required();
-  sub->add_option("new", options.next, "NEW: the same, differing by one bounded change")
-      ->required();
+  sub->add_option("base", options.base, "BASE: a file of run options, '--OPTION ...', or default");
+  sub->add_option("new", options.next, "NEW: the same, differing by one bounded change");
   sub->add_option("--workloads", options.workloads,
                   "Workloads of the correctness and performance matrices, comma-separated "
                   "(default: every built-in, see `bud workloads`)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   sub->add_option("--models", options.models,
                   "ONNX models of the quality matrix (SNR and top-1 against the fp32 network)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   sub->add_option("--corpus", options.corpus,
                   "Replay corpus: every DIR/*.bpk packet's recorded run (workload, seeds, faults) "
                   "re-run under BASE's and NEW's options and checked");
   sub->add_option("--precisions", options.precisions, "Precisions of the quality matrix")
       ->delimiter(',')
+      ->allow_extra_args(false)
       ->capture_default_str();
   sub->add_option("--seeds", options.seeds,
                   "Memory seeds per performance cell (1..N): the noise band is BASE's spread")
@@ -102,12 +110,112 @@ void setup_matrix(CLI::App& app, MatrixOptions& options) {
   sub->add_option("--html", options.html,
                   "Write a self-contained HTML report: before/after per cell and the decision");
   sub->add_flag("--json", options.json, "Print one JSON object instead of the tables");
+  sub->add_option("--shard", options.shard,
+                  "With --cells-out: measure only shard I/N of the tasks (default: the "
+                  "scheduler's array variables, e.g. SLURM_ARRAY_TASK_ID)");
+  sub->add_option("--cells-out", options.cells_out,
+                  "Write this shard's cells to DIR/shard-I-of-N.json for `bud matrix merge`");
+  sub->add_option("--slurm", options.slurm,
+                  "Submit the matrix to Slurm: a job array of shards and a merge job (scripts, "
+                  "logs, results and the merged report in DIR)");
+  sub->add_option("--shards", options.shards, "--slurm: array tasks (default one per task)");
+  sub->add_option("--partition", options.partition, "--slurm: sbatch --partition");
+  sub->add_option("--time", options.time_limit, "--slurm: sbatch --time of each job");
+  sub->add_option("--sbatch", options.sbatch, "--slurm: the sbatch program")->capture_default_str();
+  sub->add_flag("--dry-run", options.dry_run, "--slurm: write the scripts, submit nothing");
+
+  auto* merge = sub->add_subcommand(
+      "merge", "Merge the shard files of a sharded matrix and decide (docs/matrix.md)");
+  merge->footer(
+      "Example:\n  bud matrix merge runs/m1/results --expect-shards 8 --html m.html\n"
+      "INPUT: shard files (bud matrix --cells-out) or directories of them. The merged matrix\n"
+      "is the one a single `bud matrix` run gives: same cells, same order, same decision.\n"
+      "Exit status: as bud matrix (0 ship, 1 rollback, 10 bounded rollout, 11 escalate), 2 bad\n"
+      "input (not a shard file, shards of another matrix, a shard missing or given twice).");
+  merge->add_option("inputs", options.merge_inputs, "Shard files or directories of them")
+      ->required();
+  merge->add_option("--expect-shards", options.expect_shards,
+                    "Shards there must be (a missing one is an error naming its tasks)");
+  merge->add_option("--html", options.html, "Write the HTML report");
+  merge->add_flag("--json", options.json, "Print one JSON object instead of the tables");
+  merge->callback([&options] { options.merging = true; });
 }
 
-int run_matrix(const MatrixOptions& o) {
+namespace {
+
+/// The matrix's table, --json document and --html report; the decision's exit status.
+int report(const MatrixOptions& o, const matrix::Matrix& m, const Json& header) {
+  const Json j = matrix::matrix_json(m, header);
+  if (!o.html.empty())
+    if (auto e = plots::render_html("matrix_report", nlohmann::json::parse(j.dump()), o.html);
+        !e.empty())
+      return fail_command(o.merging ? "matrix merge" : "matrix", o.json, kReportFailed,
+                          o.html + ": " + e);
+  if (o.json)
+    std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+  else
+    std::cout << matrix::matrix_text(m, header);
+  return verdict_exit_code(m.decision.verdict);
+}
+
+/// --cells-out: this shard's tasks measured and written; 0 once the file is there.
+int write_shard(const MatrixOptions& o, const matrix::Configuration& base,
+                const matrix::Configuration& next, const matrix::MatrixSpec& spec,
+                const std::vector<matrix::MatrixTask>& tasks, const Json& header,
+                const matrix::MatrixProgress& note) {
   const auto fail = [&](int code, const std::string& e) {
     return fail_command("matrix", o.json, code, e);
   };
+  replay::Shard shard;
+  std::string source = "whole matrix";
+  std::string error;
+  if (!o.shard.empty()) {
+    auto s = replay::parse_shard(o.shard, error);
+    if (!s) return fail(2, "--shard " + error);
+    shard = *s;
+    source = "--shard";
+  } else if (auto env = replay::shard_from_environment(error)) {
+    shard = env->shard;
+    source = env->source;
+  } else if (!error.empty()) {
+    return fail(2, error);
+  }
+  std::error_code ec;
+  fs::create_directories(o.cells_out, ec);
+  if (!fs::is_directory(o.cells_out))
+    return fail(2, o.cells_out + ": cannot create the directory" + (ec ? ": " + ec.message() : ""));
+  auto cells = matrix::run_shard(base, next, spec, shard, note);
+  if (!cells) return fail(2, cells.error());
+  const Json j = matrix::shard_json(shard, header, matrix::quality_precisions(spec, base, next),
+                                    tasks.size(), tasks, *cells);
+  const std::string path = o.cells_out + "/" + shard.file_stem() + ".json";
+  if (!write_file_atomically(path, j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n"))
+    return fail(2, path + ": cannot write");
+  if (o.json)
+    std::cout << Json{{"shard", shard.text()},
+                      {"source", source},
+                      {"tasks", cells->size()},
+                      {"of", tasks.size()},
+                      {"file", path}}
+                     .dump(-1, ' ', false, Json::error_handler_t::replace)
+              << "\n";
+  else
+    std::cout << "bud matrix: shard " << shard.text() << " (" << source << "): " << cells->size()
+              << " of " << tasks.size() << " tasks -> " << path << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_matrix(const MatrixOptions& o) {
+  if (o.merging) return run_matrix_merge(o);
+  const auto fail = [&](int code, const std::string& e) {
+    return fail_command("matrix", o.json, code, e);
+  };
+  if (o.base.empty() || o.next.empty())
+    return fail(2,
+                "give BASE and NEW (files of run options, '--OPTION ...' or default), or "
+                "`bud matrix merge` shard files");
   if (!finite_at_least(o.sla_p99_us, 0)) return fail(2, "--sla-p99-us must be >= 0");
   if (!(std::isfinite(o.sla_factor) && o.sla_factor > 1))
     return fail(2, "--sla-factor must be > 1 (an SLA below one inference is never met)");
@@ -154,27 +262,52 @@ int run_matrix(const MatrixOptions& o) {
   spec.rule.snr_tolerance_db = o.snr_tolerance_db;
   spec.rule.top1_tolerance = o.top1_tolerance_pct / 100;
 
+  const auto tasks = matrix::matrix_tasks(spec, base, next);
+  if (!o.slurm.empty()) return submit_matrix(o, spec, tasks.size());
+  if (!o.shard.empty() && o.cells_out.empty())
+    return fail(2,
+                "--shard needs --cells-out DIR (a shard decides nothing: bud matrix merge does)");
+
   std::unique_ptr<ProgressLine> progress;
   for (auto* c : {&base, &next})
     c->options.progress = [&progress](uint64_t cycle) {
       if (progress) progress->update(cycle);
     };
-  auto m = matrix::run_matrix(base, next, spec, [&](const std::string& label) {
+  const auto note = [&](const std::string& label) {
     progress = std::make_unique<ProgressLine>("matrix: " + label);
-  });
+  };
+  const Json header = matrix::header_json(base, next, spec);
+  if (!o.cells_out.empty()) return write_shard(o, base, next, spec, tasks, header, note);
+
+  auto m = matrix::run_matrix(base, next, spec, note);
   progress.reset();
   if (!m) return fail(2, m.error());
+  return report(o, *m, header);
+}
 
-  const Json j = matrix::matrix_json(*m, base, next, spec);
-  if (!o.html.empty())
-    if (auto e = plots::render_html("matrix_report", nlohmann::json::parse(j.dump()), o.html);
-        !e.empty())
-      return fail(kReportFailed, o.html + ": " + e);
-  if (o.json)
-    std::cout << j.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
-  else
-    std::cout << matrix::matrix_text(*m, base, next, spec);
-  return verdict_exit_code(m->decision.verdict);
+int run_matrix_merge(const MatrixOptions& o) {
+  const auto fail = [&](int code, const std::string& e) {
+    return fail_command("matrix merge", o.json, code, e);
+  };
+  std::vector<std::string> files;
+  for (const auto& in : o.merge_inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      files.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(in, ec))
+      if (e.path().extension() == ".json") found.push_back(e.path().string());
+    if (ec) return fail(2, in + ": " + ec.message());
+    if (found.empty()) return fail(2, in + ": no shard files (*.json) in this directory");
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  auto merged = matrix::merge_shards(
+      files, o.expect_shards ? std::optional<uint32_t>(o.expect_shards) : std::nullopt);
+  if (!merged) return fail(2, merged.error());
+  return report(o, merged->matrix, merged->header);
 }
 
 }  // namespace bud::cli

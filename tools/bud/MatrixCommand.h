@@ -27,6 +27,18 @@ struct MatrixOptions {
   double top1_tolerance_pct = 0;                        ///< --top1-tolerance-pct
   std::string html;                                     ///< --html FILE
   bool json = false;
+  // Sharding (docs/matrix.md, "Sharding").
+  std::string shard;      ///< --shard I/N (else the scheduler's variables, with --cells-out)
+  std::string cells_out;  ///< --cells-out DIR: write this shard's cells, decide nothing
+  std::string slurm;      ///< --slurm DIR: submit the matrix as a job array and a merge job
+  uint32_t shards = 0;    ///< --shards (default: one per task, at most 1000)
+  std::string partition, time_limit;
+  std::string sbatch = "sbatch";
+  bool dry_run = false;
+  // `bud matrix merge INPUT...`
+  bool merging = false;
+  std::vector<std::string> merge_inputs;  ///< shard files, or directories of them
+  uint32_t expect_shards = 0;             ///< --expect-shards (0: the files' own count)
 };
 
 void setup_matrix(CLI::App& app, MatrixOptions& options);
@@ -39,5 +51,7 @@ void protect_inline_configurations(std::vector<std::string>& args);
 /// (a configuration's FILE:LINE:COL, a workload that cannot be prepared), 4 the HTML report
 /// could not be written, 5 (kExitNotBuilt) a --config this bud was not built with.
 int run_matrix(const MatrixOptions& options);
+/// `bud matrix merge`: the merged shards' matrix, reported and decided as run_matrix does.
+int run_matrix_merge(const MatrixOptions& options);
 
 }  // namespace bud::cli
