@@ -40,7 +40,10 @@ class Reader {
     return get<T>(key, fallback);
   }
   void problem(const std::string& key, const std::string& what) {
-    if (error_.empty()) error_ = path_ + (key.empty() ? "" : "." + key) + ": " + what;
+    if (!error_.empty()) return;
+    error_ = path_;
+    if (!key.empty()) error_ += "." + key;
+    error_ += ": " + what;
   }
 
  private:

@@ -10,7 +10,10 @@ using json::Json;
 
 std::string flags_text(const Json& c) {
   std::string s;
-  for (const auto& f : c.at("flags")) s += (s.empty() ? "" : " ") + f.get<std::string>();
+  for (const auto& f : c.at("flags")) {
+    if (!s.empty()) s += ' ';
+    s += f.get<std::string>();
+  }
   return s.empty() ? "(defaults)" : s;
 }
 

@@ -137,9 +137,12 @@ workload::Result<MergedMatrix> merge_shards(const std::vector<std::string>& file
   for (uint32_t i = 0; i < total; ++i) {
     if (by_index[i]) continue;
     std::string tasks;
-    for (size_t k = i; k < first.task_count; k += total)
-      tasks += (tasks.empty() ? "" : ", ") + std::to_string(k);
-    missing += (missing.empty() ? "" : "; ") + shard_name(i, total) +
+    for (size_t k = i; k < first.task_count; k += total) {
+      tasks += tasks.empty() ? "" : ", ";
+      tasks += std::to_string(k);
+    }
+    missing += missing.empty() ? "" : "; ";
+    missing += shard_name(i, total) +
                (tasks.empty() ? " (no tasks)" : " (tasks " + tasks + ")");
   }
   if (!missing.empty())

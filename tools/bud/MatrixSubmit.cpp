@@ -37,7 +37,10 @@ std::string configuration_arg(const std::string& arg) {
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  for (const auto& x : v) {
+    if (!s.empty()) s += ',';
+    s += x;
+  }
   return s;
 }
 

@@ -31,7 +31,10 @@ std::vector<std::string> merge_argv(const std::string& sbatch, const std::string
 
 std::string joined_command(const std::vector<std::string>& argv) {
   std::string t;
-  for (const auto& a : argv) t += (t.empty() ? "" : " ") + replay::shell_quote(a);
+  for (const auto& a : argv) {
+    if (!t.empty()) t += ' ';
+    t += replay::shell_quote(a);
+  }
   return t;
 }
 
