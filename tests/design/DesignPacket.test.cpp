@@ -10,6 +10,7 @@
 
 #include "design/DesignPacket.h"
 #include "design/DesignReplay.h"
+#include "design/DesignTarget.h"
 #include "design/ModelBuild.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketWriter.h"
