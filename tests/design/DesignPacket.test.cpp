@@ -143,52 +143,42 @@ TEST_CASE("a design packet holds its run and replays bit-exactly from its own fi
   CHECK(again.digests_checked == 2 + outcome->stages.size() + 1);  // one sink
 
   const DesignPacketRecords records = design_packet_records(*bundle, rec, *outcome, *parsed.spec);
-  SECTION("an edited source no longer builds the recorded revision: refused") {
-    DesignPacketRecords tampered = records;
-    for (auto& f : *tampered.files.mutable_files())
-      if (f.path() == "rtl/fir_stream.sv") {
-        const std::string text = bundle->files[2].bytes + "// edited\n";
-        DesignBundle one;
-        one.files.push_back({f.path(), text});
-        const auto p = design_packet_records(one, rec, *outcome, *parsed.spec);
-        f = p.files.files(0);
-      }
-    const std::string path = kWork + "/edited.bpk";
-    write_records(path, tampered);
+  // The records with embedded file `i` replaced by `bytes` at `path`.
+  auto replaced = [&](int i, const std::string& path, const std::string& bytes) {
+    DesignBundle one;
+    one.files.push_back({path, bytes});
+    DesignPacketRecords r = records;
+    *r.files.mutable_files(i) = design_packet_records(one, rec, *outcome, *parsed.spec).files.files(0);
+    return r;
+  };
+  // Writes `r` as a packet, reads it back and replays it.
+  auto replay_records = [&](const std::string& file_name, const DesignPacketRecords& r) {
+    const std::string path = kWork + "/" + file_name;
+    write_records(path, r);
     auto q = replay::read_packet(path, error);
     REQUIRE(q);
-    const auto o = replay_design_packet(*q, options, ro.cache_dir);
+    return replay_design_packet(*q, options, ro.cache_dir);
+  };
+  SECTION("an edited source no longer builds the recorded revision: refused") {
+    REQUIRE(bundle->files[2].path == "rtl/fir_stream.sv");
+    const auto o = replay_records(
+        "edited.bpk", replaced(2, "rtl/fir_stream.sv", bundle->files[2].bytes + "// edited\n"));
     CHECK(o.verdict == replay::Verdict::Incompatible);
     CHECK(o.exit_code() == 125);
     CHECK_THAT(o.message, Catch::Contains("recorded with design revision " + outcome->revision));
   }
   SECTION("other stimulus builds the same model but not the recorded digests: diverged") {
-    DesignPacketRecords tampered = records;
     std::string samples = bundle->files[0].bytes;
     samples[100] = static_cast<char>(samples[100] ^ 0x40);
-    DesignBundle one;
-    one.files.push_back({"data/samples.bin", samples});
-    *tampered.files.mutable_files(0) = design_packet_records(one, rec, *outcome, *parsed.spec)
-                                           .files.files(0);
-    const std::string path = kWork + "/stimulus.bpk";
-    write_records(path, tampered);
-    auto q = replay::read_packet(path, error);
-    REQUIRE(q);
-    const auto o = replay_design_packet(*q, options, ro.cache_dir);
+    const auto o = replay_records("stimulus.bpk", replaced(0, "data/samples.bin", samples));
     INFO(o.message);
     CHECK(o.verdict == replay::Verdict::Diverged);
     REQUIRE(o.divergence);
-    CHECK_FALSE(o.divergence->stages.empty());
+    REQUIRE_FALSE(o.divergence->stages.empty());
     CHECK(o.divergence->stages.front() == "ingress");
   }
   SECTION("a path that leaves the packet's tree is refused") {
-    DesignPacketRecords tampered = records;
-    tampered.files.mutable_files(0)->set_path("../outside.bin");
-    const std::string path = kWork + "/escape.bpk";
-    write_records(path, tampered);
-    auto q = replay::read_packet(path, error);
-    REQUIRE(q);
-    const auto o = replay_design_packet(*q, options, ro.cache_dir);
+    const auto o = replay_records("escape.bpk", replaced(0, "../outside.bin", "x"));
     CHECK(o.verdict == replay::Verdict::Incompatible);
     CHECK_THAT(o.message, Catch::Contains("'../outside.bin': not a relative path"));
   }

@@ -27,6 +27,10 @@ grep -q '"passed":true' rec.json || fail "fir_stream did not pass"
 grep -q '"packet":{"path":"fir.bpk","bytes":[0-9]' rec.json || fail "no packet in the JSON"
 "$bud" design run "$tmp/fs/fir_stream.toml" --seed 5 --record fir2.bpk > /dev/null 2>&1
 cmp fir.bpk fir2.bpk || fail "two recordings of one run differ"
+# `bud run --design` is the same run (given bud design run's default --max-cycles).
+"$bud" run --design "$tmp/fs/fir_stream.toml" --seed 5 --max-cycles 10000000 --record fir3.bpk \
+  > /dev/null 2>&1
+cmp fir.bpk fir3.bpk || fail "bud run --design recorded another packet"
 # Another seed is another run: another packet.
 "$bud" design run "$tmp/fs/fir_stream.toml" --seed 6 --record fir6.bpk > /dev/null 2>&1
 if cmp -s fir.bpk fir6.bpk; then fail "the seed is not in the packet"; fi
