@@ -122,8 +122,9 @@ std::optional<DesignBundle> collect_bundle(const DesignSpec& spec, DesignError& 
     std::stringstream ss;
     ss << in.rdbuf();
     if (!in) {
-      error = DesignError{spec.top_where, "cannot read '" + names[i] + "' to embed it in the packet",
-                          kExitBadDesignFile};
+      error =
+          DesignError{spec.top_where, "cannot read '" + names[i] + "' to embed it in the packet",
+                      kExitBadDesignFile};
       return std::nullopt;
     }
     f.bytes = ss.str();
@@ -151,13 +152,13 @@ std::optional<DesignBundle> collect_bundle(const DesignSpec& spec, DesignError& 
 pb::Result design_result(const RunOutcome& r) {
   pb::Result out;
   out.set_cycles(r.cycles);
-  out.set_state(emu::run_state_name(r.cycle_limit ? emu::RunState::CycleLimit
-                                                  : emu::RunState::Finished));
+  out.set_state(
+      emu::run_state_name(r.cycle_limit ? emu::RunState::CycleLimit : emu::RunState::Finished));
   using V = pb::DesignOutcome;
-  const V::Verdict verdict = r.cycle_limit        ? V::CYCLE_LIMIT
-                             : !r.checked         ? V::UNCHECKED
-                             : r.passed           ? V::PASS
-                                                  : V::FAIL;
+  const V::Verdict verdict = r.cycle_limit ? V::CYCLE_LIMIT
+                             : !r.checked  ? V::UNCHECKED
+                             : r.passed    ? V::PASS
+                                           : V::FAIL;
   out.set_passed(verdict == V::PASS || verdict == V::UNCHECKED);
   if (!out.passed()) out.add_failures(r.message);
   out.set_state_digest(r.state_digest);
@@ -210,8 +211,7 @@ DesignPacketRecords design_packet_records(const DesignBundle& bundle, const Reco
   d->set_max_cycles(run.max_cycles);
   d->set_quiet_cycles(run.quiet_cycles);
   for (const auto& f : bundle.files) *p.files.add_files() = embed(f.path, f.bytes);
-  if (outcome.checked && !outcome.expected.empty())
-    *p.files.mutable_expected() = embed("expected", outcome.expected);
+  if (outcome.expected) *p.files.mutable_expected() = embed("expected", *outcome.expected);
   p.result = design_result(outcome);
   if (!p.result.passed()) {
     pb::Symptom s;
@@ -225,8 +225,8 @@ DesignPacketRecords design_packet_records(const DesignBundle& bundle, const Reco
 }
 
 std::optional<WrittenPacket> write_design_packet(const std::string& path, const DesignSpec& spec,
-                                                 const RecordedRun& run,
-                                                 const RunOutcome& outcome, std::string& error) {
+                                                 const RecordedRun& run, const RunOutcome& outcome,
+                                                 std::string& error) {
   DesignError derr;
   const auto bundle = collect_bundle(spec, derr);
   if (!bundle) {

@@ -69,8 +69,8 @@ struct WrittenPacket {
 /// Writes the packet of a finished run of `spec` to `path`. nullopt and `error` (naming the
 /// file at fault) when a file cannot be read or the packet cannot be written.
 std::optional<WrittenPacket> write_design_packet(const std::string& path, const DesignSpec& spec,
-                                                 const RecordedRun& run,
-                                                 const RunOutcome& outcome, std::string& error);
+                                                 const RecordedRun& run, const RunOutcome& outcome,
+                                                 std::string& error);
 
 /// The embedded files of a design packet, inflated and checked (sizes, hashes, paths: relative,
 /// no "..", each once, the design file among them). nullopt and `error` naming the problem.

@@ -104,7 +104,7 @@ std::optional<pb::Symptom> symptom_of(const pb::Result& r) {
   if (r.passed()) return std::nullopt;
   pb::Symptom s;
   s.set_kind(r.design().verdict() == pb::DesignOutcome::CYCLE_LIMIT ? pb::Symptom::CYCLE_LIMIT
-                                                                     : pb::Symptom::RESULT_MISMATCH);
+                                                                    : pb::Symptom::RESULT_MISMATCH);
   s.set_cycle(r.cycles());
   s.set_message(r.design().message());
   s.add_details(r.design().message());

@@ -54,7 +54,9 @@ struct RunOutcome {
   uint64_t expected_bytes = 0, got_bytes = 0;
   std::optional<uint64_t> first_mismatch;  ///< byte offset of the first difference
   std::string message;                     ///< one line: the verdict
-  std::string expected;         ///< what the reference wrote (checked designs)
+  /// What the reference wrote (or RunOptions::expected); nullopt when it did not run (no
+  /// [check], a cycle limit, a firmware mismatch).
+  std::optional<std::string> expected;
   uint64_t checked_hash = 0;    ///< XXH3-64 of the checked bytes (sink or memory range)
   uint64_t state_digest = 0;    ///< DesignHarness::digest() at the end of the run
 };

@@ -2,13 +2,13 @@
 // reads back as written, records to the same bytes twice, replays bit-exactly from its embedded
 // files after the design's directory is gone, and a packet whose files no longer build the
 // recorded revision, or whose stimulus was changed, is refused or reported as diverged.
-#include <catch2/catch.hpp>
+#include "design/DesignPacket.h"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "design/DesignPacket.h"
 #include "design/DesignReplay.h"
 #include "design/DesignTarget.h"
 #include "design/ModelBuild.h"
@@ -148,7 +148,8 @@ TEST_CASE("a design packet holds its run and replays bit-exactly from its own fi
     DesignBundle one;
     one.files.push_back({path, bytes});
     DesignPacketRecords r = records;
-    *r.files.mutable_files(i) = design_packet_records(one, rec, *outcome, *parsed.spec).files.files(0);
+    *r.files.mutable_files(i) =
+        design_packet_records(one, rec, *outcome, *parsed.spec).files.files(0);
     return r;
   };
   // Writes `r` as a packet, reads it back and replays it.

@@ -57,6 +57,8 @@ expect 1 "FAIL: memory 'ddr' differs from the reference at byte 2 " \
   "$bud" design run vd/vec_dma.toml --define BUG_NO_SATURATE --record sat.bpk
 expect 0 "recorded clean.bpk" "$bud" design run vd/vec_dma.toml --record clean.bpk
 rm -rf vd
+expect 0 "run          seed 1, max-cycles 10000000, --define BUG_NO_SATURATE" \
+  "$bud" packet inspect sat.bpk
 expect 1 "sat.bpk: reproduced: symptom reproduced bit-exactly: FAIL: memory 'ddr' differs" \
   "$bud" replay sat.bpk
 rc=0; "$bud" replay --json sat.bpk clean.bpk > both.json || rc=$?

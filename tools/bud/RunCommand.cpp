@@ -249,7 +249,8 @@ int run_design_file(const RunCommandOptions& options) {
 int run_run(const RunCommandOptions& options) {
   if (!options.design.empty()) return run_design_file(options);
   if (!options.defines.empty() || !options.params.empty() || !options.design_cache.empty())
-    return fail_command("run", options.json, 2, "--define, --param and --design-cache need --design");
+    return fail_command("run", options.json, 2,
+                        "--define, --param and --design-cache need --design");
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
     return fail_command("run", options.json, 2, e);
   }
