@@ -26,7 +26,8 @@ namespace fs = std::filesystem;
 // Reads one design file's tables, remembering the first error.
 class Reader {
  public:
-  Reader(std::string file, std::string dir) : file_(std::move(file)), dir_(std::move(dir)) {}
+  Reader(std::string file, std::string dir, std::optional<Relocation> relocation)
+      : file_(std::move(file)), dir_(std::move(dir)), relocation_(std::move(relocation)) {}
 
   bool failed() const { return error_.has_value(); }
   const DesignError& error() const { return *error_; }
@@ -158,7 +159,11 @@ class Reader {
   std::string path(const std::string& p, const toml::node& where, const std::string& what,
                    bool must_exist) {
     if (p.empty()) return p;
-    const fs::path full = fs::path(p).is_absolute() ? fs::path(p) : fs::path(dir_) / p;
+    fs::path full = fs::path(p).is_absolute() ? fs::path(p).lexically_normal() : fs::path(dir_) / p;
+    if (relocation_ && full.is_absolute()) {
+      const fs::path rel = full.lexically_relative(relocation_->from);
+      if (!rel.empty() && *rel.begin() != "..") full = fs::path(relocation_->to) / rel;
+    }
     if (must_exist && !std::ifstream(full)) fail(at(where), what + ": cannot read '" + full.string() + "'");
     return full.lexically_normal().string();
   }
@@ -197,6 +202,7 @@ class Reader {
 
  private:
   std::string file_, dir_;
+  std::optional<Relocation> relocation_;
   std::optional<DesignError> error_;
 };
 
@@ -457,7 +463,8 @@ void read_observation(Reader& r, const toml::table& root, DesignSpec& d) {
 
 }  // namespace
 
-ParseResult parse_design_text(const std::string& text, const std::string& path) {
+ParseResult parse_design_text(const std::string& text, const std::string& path,
+                              const std::optional<Relocation>& relocation) {
   ParseResult out;
   DesignSpec d;
   d.file = path;
@@ -472,7 +479,7 @@ ParseResult parse_design_text(const std::string& text, const std::string& path) 
                             "not valid TOML: " + std::string(e.description()), kExitBadDesignFile};
     return out;
   }
-  Reader r(path, d.dir);
+  Reader r(path, d.dir, relocation);
   read_design(r, root, d);
   if (!r.failed()) read_ports(r, root, d);
   if (!r.failed()) read_observation(r, root, d);

@@ -142,7 +142,13 @@ struct ParseResult {
   bool ok() const { return spec.has_value(); }
 };
 ParseResult parse_design_file(const std::string& path);
+/// A design's directory tree copied elsewhere (a replay packet's files, design/DesignReplay.h):
+/// an absolute path in the design file below `from` names the same file below `to`.
+struct Relocation {
+  std::string from, to;  ///< absolute directories
+};
 /// The same for text already in memory (`path` names it and resolves relative paths).
-ParseResult parse_design_text(const std::string& text, const std::string& path);
+ParseResult parse_design_text(const std::string& text, const std::string& path,
+                              const std::optional<Relocation>& relocation = std::nullopt);
 
 }  // namespace bud::design

@@ -8,6 +8,7 @@
 
 #include "design/ModelBuild.h"
 #include "design/RtlSignals.h"
+#include "emu/core/Hash.h"
 #include "tools/process/Subprocess.h"
 
 namespace bud::design {
@@ -130,8 +131,9 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
   r.streams = h->streams();
   for (const auto& c : h->counters()) r.counters.emplace_back(c.name, c.value(h->model()));
   r.stages = h->stages();
+  r.state_digest = h->digest();
   // The sinks' files.
-  for (size_t i = 0; i < spec.streams.size(); ++i) {
+  for (size_t i = 0; i < spec.streams.size() && o.write_sinks; ++i) {
     const StreamPort& s = spec.streams[i];
     if (s.direction != StreamPort::Direction::Sink || s.file.empty()) continue;
     const fs::path out = o.out_dir.empty() ? fs::path(s.file) : fs::path(o.out_dir) / fs::path(s.file).filename();
@@ -151,14 +153,16 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
     r.message = "ran " + std::to_string(r.cycles) + " cycles (no [check] in the design file)";
     return r;
   }
-  const auto want = expected_bytes(spec, error);
+  const auto want = o.expected ? o.expected : expected_bytes(spec, error);
   if (!want) return std::nullopt;
+  r.expected = *want;
   std::string got;
   for (size_t i = 0; i < spec.streams.size(); ++i)
     if (spec.streams[i].name == spec.check->sink) got = r.streams[i].bytes;
   const bool memory = !spec.check->memory.empty();
   if (memory) got = region_bytes(spec, h->axi(), *spec.check);
   r.checked = true;
+  r.checked_hash = hash64({reinterpret_cast<const uint8_t*>(got.data()), got.size()});
   r.expected_bytes = want->size();
   r.got_bytes = got.size();
   for (size_t i = 0; i < std::min(got.size(), want->size()) && !r.first_mismatch; ++i)

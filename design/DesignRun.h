@@ -28,6 +28,10 @@ struct RunOptions {
   std::string cache_dir;               ///< model cache (ModelBuild.h)
   std::string out_dir;                 ///< where sink files go (default: the design's dir)
   emu::DramConfig dram;                ///< AXI4 memory timing before each port's overrides
+  /// The reference's output when it is already known (a replay packet holds it): the
+  /// [check].reference command is then not run.
+  std::optional<std::string> expected;
+  bool write_sinks = true;  ///< write the sinks' files (a replay does not)
 };
 
 /// What one AXI4 port's memory did.
@@ -50,6 +54,11 @@ struct RunOutcome {
   uint64_t expected_bytes = 0, got_bytes = 0;
   std::optional<uint64_t> first_mismatch;  ///< byte offset of the first difference
   std::string message;                     ///< one line: the verdict
+  /// What the reference wrote (or RunOptions::expected); nullopt when it did not run (no
+  /// [check], a cycle limit, a firmware mismatch).
+  std::optional<std::string> expected;
+  uint64_t checked_hash = 0;    ///< XXH3-64 of the checked bytes (sink or memory range)
+  uint64_t state_digest = 0;    ///< DesignHarness::digest() at the end of the run
 };
 
 /// nullopt and `error` for a run that could not happen (build, load, bind, reference failure).

@@ -40,33 +40,58 @@ std::string cache_root(const BuildOptions& o) {
   return (fs::temp_directory_path() / "bud-designs").string();
 }
 
-// The Verilator version line (part of the revision: another Verilator is another model).
-std::string verilator_version() {
-  const auto v = process::run({"verilator", "--version"});
-  return v.status == 0 ? v.out : "unknown";
-}
-
 // The C type Verilator gives a port of `width` bits, and how to take its address.
 std::string port_address(const std::string& name, uint32_t width) {
   return width > 64 ? "m->top." + name + ".data()" : "&m->top." + name;
 }
 
+// `path` relative to the design file's directory ('/'-separated).
+std::string design_relative(const DesignSpec& spec, const std::string& path) {
+  const fs::path dir = fs::absolute(spec.dir).lexically_normal();
+  return fs::absolute(path).lexically_normal().lexically_relative(dir).generic_string();
+}
+
 }  // namespace
 
-std::string model_revision(const DesignSpec& spec, DesignError& error) {
-  Hasher h;
-  h.add_u64(kModelAbi);
-  add_text(h, verilator_version());
-  for (const auto& f : verilator_flags(spec)) add_text(h, f);
-  std::vector<std::string> files = spec.sources;
-  // Headers in the include dirs change the model too (sorted: the order is the file system's).
+std::string verilator_version() {
+  const auto v = process::run({"verilator", "--version"});
+  return v.status == 0 ? v.out : "unknown";
+}
+
+std::string cache_root(const std::string& cache_dir) {
+  BuildOptions o;
+  o.cache_dir = cache_dir;
+  return cache_root(o);
+}
+
+std::vector<std::string> include_files(const DesignSpec& spec) {
+  std::vector<std::string> files;
   for (const auto& dir : spec.include_dirs) {
     std::error_code ec;
     std::vector<std::string> inc;
     for (const auto& e : fs::recursive_directory_iterator(dir, ec))
       if (e.is_regular_file()) inc.push_back(e.path().string());
-    std::sort(inc.begin(), inc.end());
+    std::sort(inc.begin(), inc.end());  // the order is the file system's
     files.insert(files.end(), inc.begin(), inc.end());
+  }
+  return files;
+}
+
+std::string model_revision(const DesignSpec& spec, DesignError& error) {
+  Hasher h;
+  h.add_u64(kModelAbi);
+  add_text(h, verilator_version());
+  // Paths enter the revision relative to the design file: the same design named from another
+  // working directory, or copied elsewhere (a replay packet's files), is the same model.
+  DesignSpec relative = spec;
+  for (auto& s : relative.sources) s = design_relative(spec, s);
+  for (auto& d : relative.include_dirs) d = design_relative(spec, d);
+  for (const auto& f : verilator_flags(relative)) add_text(h, f);
+  std::vector<std::string> files = spec.sources;
+  // Headers in the include dirs change the model too, and so do their names.
+  for (const auto& f : include_files(spec)) {
+    add_text(h, design_relative(spec, f));
+    files.push_back(f);
   }
   for (const auto& f : files) {
     std::string text;

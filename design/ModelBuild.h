@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "design/DesignFile.h"
 #include "design/RtlSignals.h"
@@ -34,7 +35,16 @@ struct BuiltModel {
 };
 
 /// The revision of `spec`'s model (no build). Empty and `error` if a source cannot be read.
+/// Paths count relative to the design file's directory: a copy of the design's directory tree
+/// elsewhere has the same revision.
 std::string model_revision(const DesignSpec& spec, DesignError& error);
+/// Every regular file below the design's include directories, each directory's sorted by path.
+std::vector<std::string> include_files(const DesignSpec& spec);
+/// What `verilator --version` prints ("unknown" when it does not run); part of the revision:
+/// another Verilator is another model.
+std::string verilator_version();
+/// The model cache directory `cache_dir` names (BuildOptions::cache_dir; empty: the default).
+std::string cache_root(const std::string& cache_dir);
 /// The C++ binding for the top's ports (exposed for tests and docs).
 std::string binding_source(const DesignSpec& spec, const RtlSignals& rtl);
 /// Builds (or finds) the model. On failure: nullopt and an error (kExitElaboration when

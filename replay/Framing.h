@@ -24,8 +24,9 @@ namespace bud::replay {
 /// 2.0: XXH3-64 chunk ids, state hashes and digests; counter names in the Header; Intervention
 /// records (changes made from outside the design, applied again by replay).
 inline constexpr uint16_t kFormatMajor = 2;
-inline constexpr uint16_t kFormatMinor = 3;  // 2.1: Header.thermal; 2.2: WorkloadSpec.precision;
-// 2.3: Symptom STAGE_MISMATCH (prefixes), WorkloadSpec.onnx_model
+inline constexpr uint16_t kFormatMinor = 4;  // 2.1: Header.thermal; 2.2: WorkloadSpec.precision;
+// 2.3: Symptom STAGE_MISMATCH (prefixes), WorkloadSpec.onnx_model; 2.4: design packets
+// (Header.design_run, DesignFiles records, Result.design)
 
 inline constexpr size_t kFileHeaderBytes = 16;
 inline constexpr size_t kFrameHeaderBytes = 12;

@@ -233,6 +233,16 @@ bool parse_records(std::span<const uint8_t> bytes, size_t end, std::optional<uin
         p.stimulus = std::move(st);
         break;
       }
+      case pb::RECORD_DESIGN_FILES: {
+        pb::DesignFiles f;
+        if (!parse(f)) return false;
+        if (p.design_files) {
+          error = at(name, off) + "a second design-files record";
+          return false;
+        }
+        p.design_files = std::move(f);
+        break;
+      }
       case pb::RECORD_INDEX: {
         pb::Index ix;
         if (!parse(ix)) return false;

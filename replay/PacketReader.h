@@ -56,6 +56,8 @@ struct Packet {
   std::optional<pb::Stimulus> stimulus;
   std::vector<pb::Annotation> annotations;
   std::vector<pb::Intervention> interventions;  ///< in file (= cycle) order
+  /// A design packet's files (format 2.4; design/DesignPacket.h inflates and checks them).
+  std::optional<pb::DesignFiles> design_files;
   std::vector<RecordInfo> records;
   SizeBreakdown breakdown{};
   /// Largest state assemble() builds: min(limits.max_state_bytes, DRAM size + overhead).

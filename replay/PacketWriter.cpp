@@ -34,6 +34,8 @@ const char* record_kind_name(int kind) {
       return "stimulus";
     case pb::RECORD_INTERVENTION:
       return "intervention";
+    case pb::RECORD_DESIGN_FILES:
+      return "design-files";
     default:
       return "unknown";
   }

@@ -21,9 +21,9 @@ struct KindTotals {
   uint64_t records = 0;
   uint64_t bytes = 0;  ///< frame + payload bytes
 };
-using SizeBreakdown = std::array<KindTotals, 11>;
+using SizeBreakdown = std::array<KindTotals, 12>;
 /// "header", "chunks", "checkpoint", "window", "symptom", "annotation", "result", "index",
-/// "stimulus", "intervention".
+/// "stimulus", "intervention", "design-files".
 const char* record_kind_name(int kind);
 
 class PacketWriter {

@@ -71,6 +71,12 @@ ReplayOutcome incompatible(ReplayOutcome o, std::string why) {
 
 std::optional<emu::HostJob> replayable_job(const Packet& packet, std::string& error,
                                            bool check_first_checkpoint) {
+  if (packet.header.has_design_run()) {
+    // Its run is a design file's (no host job, no checkpoints): only `bud replay` re-runs it.
+    error = packet.name + ": a design packet (" + packet.header.design() +
+            ", format 2.4): replay it with `bud replay`";
+    return std::nullopt;
+  }
   if (auto spec = spec_from_header(packet.header); !spec) {
     error = packet.name + ": " + spec.error();
     return std::nullopt;
@@ -104,6 +110,12 @@ ReplayOutcome unreplayed_outcome(const Packet& packet) {
 }
 
 ReplayOutcome replay(const Packet& packet, const ReplayOptions& options) {
+  if (packet.header.has_design_run()) {
+    if (options.design_replay) return options.design_replay(packet, options);
+    return incompatible(unreplayed_outcome(packet),
+                        packet.name + ": a design packet (" + packet.header.design() +
+                            "): this command cannot re-run a design file");
+  }
   ReplayOutcome o = unreplayed_outcome(packet);
   auto plan = ReplayPlan::make(packet, options, o);
   if (!plan) return o;

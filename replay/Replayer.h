@@ -32,19 +32,6 @@ class PrefixChecker : public drive::Participant {
 using PrefixCheck = std::function<std::unique_ptr<PrefixChecker>(
     const RunSpec& spec, const emu::Emulator& emu, std::string& error)>;
 
-struct ReplayOptions {
-  /// Start from the latest checkpoint at or before this cycle instead of the packet's start.
-  std::optional<uint64_t> at;
-  /// Replay a packet recorded with another model revision (digests are then informational).
-  bool allow_revision_mismatch = false;
-  /// Replay the recorded prefix of a packet without footer (a killed recording).
-  bool allow_incomplete = false;
-  /// Checkpoint windows verified in parallel, each from its recorded checkpoint on an emulator
-  /// of its own (replay/WindowReplay.h). The outcome is the same for every value.
-  unsigned window_jobs = 1;
-  /// Checks a prefix's stages against the golden model (see PrefixCheck); empty: none.
-  PrefixCheck prefix_check;
-};
 
 enum class Verdict : uint8_t {
   Reproduced,    ///< the recorded symptom came back (exit 1)
@@ -90,6 +77,24 @@ struct ReplayOutcome {
   run::RunReport report;  ///< valid when full_run
   PacketEvidence evidence;  ///< armed and hit triggers, recorded counters (any readable packet)
   int exit_code() const { return verdict_exit_code(verdict); }
+};
+
+struct ReplayOptions {
+  /// Start from the latest checkpoint at or before this cycle instead of the packet's start.
+  std::optional<uint64_t> at;
+  /// Replay a packet recorded with another model revision (digests are then informational).
+  bool allow_revision_mismatch = false;
+  /// Replay the recorded prefix of a packet without footer (a killed recording).
+  bool allow_incomplete = false;
+  /// Checkpoint windows verified in parallel, each from its recorded checkpoint on an emulator
+  /// of its own (replay/WindowReplay.h). The outcome is the same for every value.
+  unsigned window_jobs = 1;
+  /// Checks a prefix's stages against the golden model (see PrefixCheck); empty: none.
+  PrefixCheck prefix_check;
+  /// Replays a design packet (Header.design_run, format 2.4): replay sits below the design
+  /// library (design/DesignReplay.h), so the command line installs it; empty: such a packet is
+  /// Incompatible.
+  std::function<ReplayOutcome(const Packet&, const ReplayOptions&)> design_replay;
 };
 
 /// What replay() verifies of a packet before it simulates, beyond completeness and revision:

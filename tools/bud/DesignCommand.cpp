@@ -9,6 +9,7 @@
 #include "debugger/json/Json.h"
 #include "design/DesignBisect.h"
 #include "design/DesignCheck.h"
+#include "design/DesignPacket.h"
 #include "design/DesignRun.h"
 #include "design/DesignTarget.h"
 #include "design/ModelBuild.h"
@@ -46,6 +47,10 @@ void setup_design(CLI::App& app, DesignOptions& options) {
       ->capture_default_str();
   run->add_option("--out-dir", options.out_dir, "Write the sinks' files here (default: beside the design file)");
   run->add_option("--cache", options.cache, "Model cache directory");
+  run->add_option("--record", options.record,
+                  "Write the run as a self-contained replay packet (its files, overrides, seed, "
+                  "revision and digests; `bud replay FILE` re-runs it)")
+      ->type_name("FILE");
   auto* bisect = sub->add_subcommand(
       "bisect", "Run FILE and a changed design from the same stimulus and find the first stage "
                 "whose transactions differ (docs/designs.md, \"Bisecting a design\")");
@@ -82,7 +87,10 @@ void setup_design(CLI::App& app, DesignOptions& options) {
       "11 an AXI run error (access outside a memory region, protocol violation, error response);\n"
       "otherwise as `bud design build`.\n"
       "Example:\n"
-      "  bud design run examples/designs/vec_dma/vec_dma.toml --define BUG_DROP_LAST_BEAT=1");
+      "  bud design run examples/designs/vec_dma/vec_dma.toml --define BUG_DROP_LAST_BEAT=1\n"
+      "  bud design run examples/designs/fir_stream/fir_stream.toml --record fir.bpk; bud replay "
+      "fir.bpk\n"
+      "A run that ends in an error (exit 9, 10, 11) writes no packet.");
   build->footer(
       "Exit status: as `bud design check`, and 8 the generated model does not compile or link\n"
       "(the log is named). A second build of the same revision is a cache hit.");
@@ -230,6 +238,15 @@ int run_design(const DesignOptions& o) {
     const auto r = design::run_design(d, ro, err);
     if (!r) return fail_command(cmd, o.json, err.exit_code, err.to_string());
     const int code = r->cycle_limit ? 3 : (r->checked && !r->passed) ? 1 : 0;
+    std::optional<design::WrittenPacket> packet;
+    if (!o.record.empty()) {
+      const design::RecordedRun rec{o.defines, o.params, o.seed, o.max_cycles, ro.quiet_cycles};
+      std::string why;
+      packet = design::write_design_packet(o.record, d, rec, *r, why);
+      if (!packet) return fail_command(cmd, o.json, 2, why);
+      std::cerr << "bud design run: recorded " << o.record << " (" << packet->bytes << " bytes, "
+                << packet->files << " files of " << packet->file_bytes << " bytes embedded)\n";
+    }
     if (o.json) {
       Json j = Json::object();
       j["design"] = r->design;
@@ -280,6 +297,9 @@ int run_design(const DesignOptions& o) {
       }
       j["memories"] = mems;
       if (r->has_firmware) j["firmware_accesses"] = r->firmware_accesses;
+      if (packet)
+        j["packet"] = {{"path", o.record}, {"bytes", packet->bytes}, {"files", packet->files},
+                       {"file_bytes", packet->file_bytes}};
       std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
       return code;
     }

@@ -18,6 +18,7 @@ struct DesignOptions {
   uint64_t seed = 1;          ///< run: back-pressure seed
   uint64_t max_cycles = 10'000'000;
   std::string out_dir;        ///< run: where sink files go
+  std::string record;         ///< run: write a replay packet here (design/DesignPacket.h)
   std::vector<std::string> defines, params;  ///< NAME=VALUE overrides of [design].defines/parameters
   /// bisect: the changed design (default FILE) and its overrides.
   std::string bad_file;

@@ -79,6 +79,22 @@ Json packet_json(const replay::Packet& p) {
   j["checkpoint_interval"] = h.intervals().checkpoint();
   j["start_cycle"] = h.start_cycle();
   j["last_cycle"] = p.last_cycle();
+  if (h.has_design_run()) {  // a design packet (format 2.4): what `bud design run` was given
+    const auto& d = h.design_run();
+    Json x = Json::object();
+    x["design_file"] = d.design_file();
+    x["recorded_root"] = d.recorded_root();
+    x["defines"] = Json(std::vector<std::string>(d.defines().begin(), d.defines().end()));
+    x["params"] = Json(std::vector<std::string>(d.params().begin(), d.params().end()));
+    x["seed"] = d.seed();
+    x["max_cycles"] = d.max_cycles();
+    x["files"] = p.design_files ? p.design_files->files_size() : 0;
+    if (p.result) {
+      x["verdict"] = replay::pb::DesignOutcome::Verdict_Name(p.result->design().verdict());
+      x["message"] = p.result->design().message();
+    }
+    j["design_run"] = std::move(x);
+  }
   if (p.result) {
     Json r = Json::object();
     r["cycles"] = p.result->cycles();
@@ -155,50 +171,68 @@ std::string packet_text(const replay::Packet& p) {
     << p.major << "." << p.minor << (p.complete ? ", complete" : ", INCOMPLETE") << ")\n";
   if (!p.complete) o << "             " << P(p.incomplete) << "\n";
   const std::string own = design_revision_of(h);
-  o << "model        " << P(h.model_revision())
-    << (h.model_revision() == own ? " (this bud's)" : " (this bud has ")
-    << (h.model_revision() == own ? "" : (own.empty() ? std::string("no such design") : own) + ")")
-    << "; " << P(h.verilator_version()) << "\n";
+  o << "model        " << P(h.model_revision());
+  if (h.has_design_run())  // built from the packet's own files, checked when replayed
+    o << " (design revision)";
+  else
+    o << (h.model_revision() == own ? " (this bud's)" : " (this bud has ")
+      << (h.model_revision() == own ? ""
+                                    : (own.empty() ? std::string("no such design") : own) + ")");
+  o << "; " << P(h.verilator_version()) << "\n";
   o << "tool         " << P(h.tool_version());
   for (const auto& t : h.build_tags()) o << "; " << P(t);
   o << "\n";
-  o << "workload     " << P(h.workload().name()) << " (from " << P(h.workload().origin()) << ", "
-    << h.stimulus().commands() << " commands, text embedded"
-    << (h.workload().onnx_model().empty()
-            ? std::string()
-            : ", ONNX model embedded (" + std::to_string(h.workload().onnx_model().size()) +
-                  " bytes)")
-    << ")\n";
-  o << "seeds        workload " << h.seeds().workload() << ", memory " << h.seeds().memory()
-    << ", verilator " << h.seeds().verilator() << "\n";
-  const auto& m = h.memory();
-  o << "memory       latency " << m.base_latency() << " + 0.." << m.jitter() << ", "
-    << m.bytes_per_cycle() << " B/cycle, " << m.max_outstanding() << " outstanding, "
-    << (m.reorder() ? "reordering" : "in order") << (m.bursty() ? ", bursty" : "") << "\n";
-  o << "limits       max-cycles " << h.limits().max_cycles() << ", hang-cycles "
-    << h.limits().hang_cycles();
-  if (h.limits().throttle_period())
-    o << ", throttle " << h.limits().throttle_on_cycles() << "/" << h.limits().throttle_period();
-  o << "\n";
-  if (h.has_thermal()) {
-    const auto& t = h.thermal();
-    o << "thermal      window " << t.window_cycles() << " cycles at " << t.frequency_khz()
-      << " kHz, ambient " << t.ambient_mc() << " mC, trip " << t.trip_mc() << " mC, hysteresis "
-      << t.hysteresis_mc() << " mC, R " << t.r_mc_per_w() << " mC/W, C " << t.c_nj_per_c()
-      << " nJ/C, " << t.counters_size() << " priced counters\n";
+  if (h.has_design_run()) {
+    const auto& d = h.design_run();
+    o << "design       " << P(h.design()) << ": " << P(d.design_file()) << " and "
+      << (p.design_files ? p.design_files->files_size() - 1 : 0) << " more files embedded"
+      << " (recorded in " << P(d.recorded_root()) << ")\n";
+    o << "run          seed " << d.seed() << ", max-cycles " << d.max_cycles();
+    for (const auto& x : d.defines()) o << ", --define " << P(x);
+    for (const auto& x : d.params()) o << ", --param " << P(x);
+    o << "\n";
+    if (p.result)
+      o << "cycles       0.." << p.result->cycles() << ": " << P(p.result->design().message())
+        << "\n";
+  } else {
+    o << "workload     " << P(h.workload().name()) << " (from " << P(h.workload().origin()) << ", "
+      << h.stimulus().commands() << " commands, text embedded"
+      << (h.workload().onnx_model().empty()
+              ? std::string()
+              : ", ONNX model embedded (" + std::to_string(h.workload().onnx_model().size()) +
+                    " bytes)")
+      << ")\n";
+    o << "seeds        workload " << h.seeds().workload() << ", memory " << h.seeds().memory()
+      << ", verilator " << h.seeds().verilator() << "\n";
+    const auto& m = h.memory();
+    o << "memory       latency " << m.base_latency() << " + 0.." << m.jitter() << ", "
+      << m.bytes_per_cycle() << " B/cycle, " << m.max_outstanding() << " outstanding, "
+      << (m.reorder() ? "reordering" : "in order") << (m.bursty() ? ", bursty" : "") << "\n";
+    o << "limits       max-cycles " << h.limits().max_cycles() << ", hang-cycles "
+      << h.limits().hang_cycles();
+    if (h.limits().throttle_period())
+      o << ", throttle " << h.limits().throttle_on_cycles() << "/" << h.limits().throttle_period();
+    o << "\n";
+    if (h.has_thermal()) {
+      const auto& t = h.thermal();
+      o << "thermal      window " << t.window_cycles() << " cycles at " << t.frequency_khz()
+        << " kHz, ambient " << t.ambient_mc() << " mC, trip " << t.trip_mc() << " mC, hysteresis "
+        << t.hysteresis_mc() << " mC, R " << t.r_mc_per_w() << " mC/W, C " << t.c_nj_per_c()
+        << " nJ/C, " << t.counters_size() << " priced counters\n";
+    }
+    o << "faults      ";
+    if (h.faults_size() == 0) o << " none";
+    for (const auto& f : h.faults()) o << " " << P(f.text());
+    o << "\ntriggers    ";
+    if (h.triggers_size() == 0) o << " none";
+    for (const auto& t : h.triggers()) o << " " << P(t);
+    o << "\n";
+    o << "cycles       " << h.start_cycle() << ".." << p.last_cycle();
+    if (p.result)
+      o << " (" << P(p.result->state()) << (p.result->passed() ? ", passed" : ", failed")
+        << (p.result->stopped() ? ", recording stopped early" : "") << ")";
+    o << "\n";
   }
-  o << "faults      ";
-  if (h.faults_size() == 0) o << " none";
-  for (const auto& f : h.faults()) o << " " << P(f.text());
-  o << "\ntriggers    ";
-  if (h.triggers_size() == 0) o << " none";
-  for (const auto& t : h.triggers()) o << " " << P(t);
-  o << "\n";
-  o << "cycles       " << h.start_cycle() << ".." << p.last_cycle();
-  if (p.result)
-    o << " (" << P(p.result->state()) << (p.result->passed() ? ", passed" : ", failed")
-      << (p.result->stopped() ? ", recording stopped early" : "") << ")";
-  o << "\n";
   o << "symptom      ";
   if (p.symptom)
     o << replay::symptom_kind_name(p.symptom->kind()) << " at cycle " << p.symptom->cycle() << ": "

@@ -8,6 +8,7 @@
 #include "bud/ModelRevision.h"
 #include "debugger/bisect/GoldenPrefixChecker.h"
 #include "debugger/json/Json.h"
+#include "design/DesignReplay.h"
 #include "replay/Corpus.h"
 #include "replay/InputFile.h"
 #include "replay/PacketReader.h"
@@ -94,6 +95,7 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
       "  git bisect run /tmp/git-bisect-rtl.sh fail.bpk   # copy of tools/git-bisect-rtl.sh\n"
       "  bud replay corpus/ --junit replay.xml -j 4 --shard 0/8   # CI corpus mode\n"
       "  bud replay long.bpk --shard 3/8 --results res/  # windows of one packet on 8 machines\n"
+      "  bud design run fir.toml --record fir.bpk; bud replay fir.bpk   # a design packet\n"
       "Verdicts: reproduced, fixed (symptom gone, results match the golden model), passed,\n"
       "new-symptom, diverged (digests differ on the same model revision), incompatible.\n"
       "Exit status (git bisect run): 0 symptom absent, 1 symptom present, 125 cannot test\n"
@@ -111,6 +113,9 @@ void setup_replay(CLI::App& app, ReplayCommandOptions& options) {
   sub->add_flag("--allow-incomplete", options.allow_incomplete,
                 "Replay the recorded prefix of a packet whose recording was interrupted");
   sub->add_flag("--json", options.json, "Print one JSON object");
+  sub->add_option("--design-cache", options.design_cache,
+                  "Design packets: where their files are written and their models cached "
+                  "(default as `bud design build`)");
   sub->add_option("--junit", options.junit, "Write a JUnit XML report to FILE (corpus mode)");
   sub->add_option("-j,--jobs", options.jobs,
                   "Packets replayed in parallel; with one packet, its checkpoint windows")
@@ -141,6 +146,10 @@ int run_replay(const ReplayCommandOptions& options) {
   co.replay.allow_revision_mismatch = options.allow_revision_mismatch;
   co.replay.allow_incomplete = options.allow_incomplete;
   co.replay.prefix_check = debugger::golden_prefix_check();
+  co.replay.design_replay = [cache = options.design_cache](const replay::Packet& p,
+                                                           const replay::ReplayOptions& ro) {
+    return design::replay_design_packet(p, ro, cache);
+  };
   std::string error;
   bool corpus = !options.junit.empty() || !options.shard.empty();
   bool sharded = !options.shard.empty();

@@ -16,6 +16,7 @@ struct ReplayCommandOptions {
   bool allow_revision_mismatch = false;
   bool allow_incomplete = false;
   bool json = false;
+  std::string design_cache;  ///< design packets: the model cache (design/ModelBuild.h)
   std::string junit;
   unsigned jobs = 1;
   std::string shard;    ///< "I/N"

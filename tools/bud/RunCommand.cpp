@@ -11,6 +11,7 @@
 #include "emu/run/Designs.h"
 #include "power/Dvfs.h"
 #include "power/ThermalSetup.h"
+#include "tools/bud/DesignCommand.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/TriggerCommand.h"
 
@@ -187,6 +188,16 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
                 "Evaluate triggers on the simulation thread instead of a second one (same "
                 "results, slower; docs/triggers.md)");
   add_trigger_limit_options(*sub, options.trigger_limits);
+  // A design file instead of a workload (docs/designs.md): `bud design run`, so that
+  // `bud run --design F --record P` records a design packet as `bud run W --record P` an NPU one.
+  sub->add_option("--design", options.design,
+                  "Run the model of a design file (docs/designs.md) as `bud design run` does: "
+                  "--seed, --max-cycles, --json and --record apply; the NPU's options do not")
+      ->type_name("FILE");
+  sub->add_option("--define", options.defines, "With --design: set a define (NAME[=VALUE])");
+  sub->add_option("--param", options.params, "With --design: set a parameter (NAME=VALUE)");
+  sub->add_option("--design-cache", options.design_cache,
+                  "With --design: the model cache (default as `bud design build`)");
 }
 
 namespace {
@@ -212,7 +223,34 @@ std::string record_run(const RunCommandOptions& options, const run::RunOptions& 
 
 }  // namespace
 
+namespace {
+
+// `bud run --design FILE`: the design file's run, made by `bud design run`.
+int run_design_file(const RunCommandOptions& options) {
+  if (!options.fault_texts.empty() || !options.triggers.empty() || !options.annotations.empty())
+    return fail_command("run", options.json, 2,
+                        "--design cannot be combined with --fault, --triggers or --annotate "
+                        "(not supported yet)");
+  DesignOptions d;
+  d.action = "run";
+  d.file = options.design;
+  d.json = options.json;
+  d.cache = options.design_cache;
+  d.seed = options.run.seed.value_or(1);
+  d.max_cycles = options.run.max_cycles;
+  d.defines = options.defines;
+  d.params = options.params;
+  d.record = options.record;
+  return run_design(d);
+}
+
+}  // namespace
+
 int run_run(const RunCommandOptions& options) {
+  if (!options.design.empty()) return run_design_file(options);
+  if (!options.defines.empty() || !options.params.empty() || !options.design_cache.empty())
+    return fail_command("run", options.json, 2,
+                        "--define, --param and --design-cache need --design");
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
     return fail_command("run", options.json, 2, e);
   }

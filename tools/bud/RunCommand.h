@@ -22,6 +22,10 @@ struct RunCommandOptions {
   std::string capture_dir = "bud-captures";  ///< --capture-dir DIR for trigger captures
   bool inline_triggers = false;  ///< --inline-triggers: evaluate on the simulation thread
   TriggerLimitOptions trigger_limits;  ///< --max-trigger-history, --max-session-trigger-history
+  /// --design FILE: run a design file instead (as `bud design run`), with its overrides.
+  std::string design;
+  std::vector<std::string> defines, params;
+  std::string design_cache;
 };
 
 /// Adds the memory-model, throttle and watchdog options shared by every command that runs the NPU.
