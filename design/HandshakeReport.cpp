@@ -24,6 +24,7 @@ const char* bottleneck_name(BottleneckKind k) {
     case BottleneckKind::Upstream: return "upstream";
     case BottleneckKind::None: return "none";
     case BottleneckKind::Idle: return "idle";
+    case BottleneckKind::Waiting: return "waiting";
   }
   return "?";
 }
@@ -67,9 +68,8 @@ uint64_t engaged(const Handshake& h) {
          active(h, HandshakeState::BackPressured);
 }
 
-}  // namespace
-
-Bottleneck find_bottleneck(const HandshakeProfile& p) {
+// The reading of the stages alone (find_bottleneck without the run's ending).
+Bottleneck pipeline_bottleneck(const HandshakeProfile& p) {
   const auto& hs = p.handshakes();
   std::vector<size_t> pipe;  // the stages in pipeline order, else every handshake
   for (size_t i = 0; i < hs.size(); ++i)
@@ -139,6 +139,14 @@ Bottleneck find_bottleneck(const HandshakeProfile& p) {
   b.message = idle_note + (any ? "Every engaged stage transfers on most of the cycles it is "
                                  "engaged: no handshake limits throughput."
                                : "No stage was ever engaged (valid or ready).");
+  return b;
+}
+
+}  // namespace
+
+Bottleneck find_bottleneck(const HandshakeProfile& p) {
+  Bottleneck b = pipeline_bottleneck(p);
+  if (b.mostly_waiting) b.kind = BottleneckKind::Waiting;
   return b;
 }
 

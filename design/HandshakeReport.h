@@ -28,8 +28,11 @@ enum class BottleneckKind : uint8_t {
   Upstream,    ///< no stage back-pressured, one starved: what feeds the first starved one is slow
   None,        ///< every engaged stage mostly transfers
   Idle,        ///< no stage was ever engaged
+  /// most of the run came after the last transfer and its quiet cycles: the run ended waiting
+  /// (the pipeline's own reading, of the cycles before, is in first/last/limiter)
+  Waiting,
 };
-/// "downstream", "upstream", "none", "idle".
+/// "downstream", "upstream", "none", "idle", "waiting".
 const char* bottleneck_name(BottleneckKind k);
 
 struct Bottleneck {
