@@ -124,6 +124,16 @@ class HandshakeProfile {
   uint64_t active_cycles() const { return active_cycles_; }
   /// ProfileOptions::quiet_cycles.
   uint64_t quiet_cycles() const { return quiet_cycles_; }
+  /// The run ended with no more than its quiet cycles after the last transfer (it drained): the
+  /// readings then leave that quiet end out. A longer end (a stall, a wait, the cycle limit)
+  /// stays in: that is where the run went.
+  bool quiet_end() const { return cycles_ - active_cycles_ <= quiet_cycles_; }
+  /// The cycles the readings are over (active_cycles() after a quiet end, else cycles()), and
+  /// `h`'s counts over them.
+  uint64_t reading_cycles() const { return quiet_end() ? active_cycles_ : cycles_; }
+  const std::array<uint64_t, kHandshakeStates>& reading_counts(const Handshake& h) const {
+    return quiet_end() ? h.active : h.cycles;
+  }
   /// Cycles where every handshake was idle.
   uint64_t all_idle_cycles() const { return all_idle_; }
   /// The counters' names, in design file order.

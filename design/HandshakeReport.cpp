@@ -29,10 +29,11 @@ const char* bottleneck_name(BottleneckKind k) {
   return "?";
 }
 
-Reading reading(const Handshake& h) {
-  const uint64_t busy = h.active[static_cast<size_t>(HandshakeState::Busy)];
-  const uint64_t starved = h.active[static_cast<size_t>(HandshakeState::Starved)];
-  const uint64_t bp = h.active[static_cast<size_t>(HandshakeState::BackPressured)];
+Reading reading(const HandshakeProfile& p, const Handshake& h) {
+  const auto& n = p.reading_counts(h);
+  const uint64_t busy = n[static_cast<size_t>(HandshakeState::Busy)];
+  const uint64_t starved = n[static_cast<size_t>(HandshakeState::Starved)];
+  const uint64_t bp = n[static_cast<size_t>(HandshakeState::BackPressured)];
   const uint64_t engaged = busy + starved + bp;
   if (engaged == 0) return Reading::Idle;
   if (10 * (starved + bp) < engaged) return Reading::Flowing;
@@ -60,12 +61,15 @@ std::string fmt_pct(double v) {
   return buf;
 }
 
-uint64_t active(const Handshake& h, HandshakeState s) { return h.active[static_cast<size_t>(s)]; }
+// `h`'s cycles in state `s` over the reading cycles.
+uint64_t read(const HandshakeProfile& p, const Handshake& h, HandshakeState s) {
+  return p.reading_counts(h)[static_cast<size_t>(s)];
+}
 
-// Cycles up to the last transfer on which either side of `h` was engaged (valid or ready).
-uint64_t engaged(const Handshake& h) {
-  return active(h, HandshakeState::Busy) + active(h, HandshakeState::Starved) +
-         active(h, HandshakeState::BackPressured);
+// Reading cycles on which either side of `h` was engaged (valid or ready).
+uint64_t engaged(const HandshakeProfile& p, const Handshake& h) {
+  return read(p, h, HandshakeState::Busy) + read(p, h, HandshakeState::Starved) +
+         read(p, h, HandshakeState::BackPressured);
 }
 
 // The reading of the stages alone (find_bottleneck without the run's ending).
@@ -78,7 +82,12 @@ Bottleneck pipeline_bottleneck(const HandshakeProfile& p) {
     for (size_t i = 0; i < hs.size(); ++i) pipe.push_back(i);
   Bottleneck b;
   const uint64_t tail = p.cycles() - p.active_cycles();
-  b.waiting_cycles = tail > p.quiet_cycles() ? tail - p.quiet_cycles() : 0;
+  bool stalled = false;  // a handshake back-pressured after the last transfer
+  for (const Handshake& h : hs) {
+    const auto bp = static_cast<size_t>(HandshakeState::BackPressured);
+    stalled |= h.cycles[bp] > h.active[bp];
+  }
+  b.waiting_cycles = tail > p.quiet_cycles() && !stalled ? tail - p.quiet_cycles() : 0;
   b.mostly_waiting = p.cycles() > 0 && 2 * b.waiting_cycles >= p.cycles();
   std::string idle_note;
   if (b.mostly_waiting)
@@ -97,12 +106,12 @@ Bottleneck pipeline_bottleneck(const HandshakeProfile& p) {
                   : "the design before '" + name + "'";
   };
   auto share = [&](const Handshake& h, HandshakeState s) {
-    return fmt_pct(pct(active(h, s), engaged(h))) + " of the cycles it was engaged";
+    return fmt_pct(pct(read(p, h, s), engaged(p, h))) + " of the cycles it was engaged";
   };
   for (size_t at = 0; at < pipe.size(); ++at) {
-    if (reading(hs[pipe[at]]) != Reading::BackPressured) continue;
+    if (reading(p, hs[pipe[at]]) != Reading::BackPressured) continue;
     size_t last = at;
-    while (last + 1 < pipe.size() && reading(hs[pipe[last + 1]]) == Reading::BackPressured) ++last;
+    while (last + 1 < pipe.size() && reading(p, hs[pipe[last + 1]]) == Reading::BackPressured) ++last;
     const Handshake& l = hs[pipe[last]];
     b.kind = BottleneckKind::Downstream;
     b.first = pipe[at];
@@ -118,10 +127,10 @@ Bottleneck pipeline_bottleneck(const HandshakeProfile& p) {
   // its own answers); one fed by a source, the memory or the firmware waits on that party.
   std::optional<size_t> starved;
   for (size_t at = 0; at < pipe.size() && !starved; ++at)
-    if (reading(hs[pipe[at]]) == Reading::Starved && hs[pipe[at]].producer != Party::Design)
+    if (reading(p, hs[pipe[at]]) == Reading::Starved && hs[pipe[at]].producer != Party::Design)
       starved = at;
   for (size_t at = 0; at < pipe.size() && !starved; ++at)
-    if (reading(hs[pipe[at]]) == Reading::Starved) starved = at;
+    if (reading(p, hs[pipe[at]]) == Reading::Starved) starved = at;
   if (starved) {
     const size_t at = *starved;
     const Handshake& f = hs[pipe[at]];
@@ -134,7 +143,7 @@ Bottleneck pipeline_bottleneck(const HandshakeProfile& p) {
     return b;
   }
   bool any = false;
-  for (size_t i : pipe) any |= reading(hs[i]) != Reading::Idle;
+  for (size_t i : pipe) any |= reading(p, hs[i]) != Reading::Idle;
   b.kind = any ? BottleneckKind::None : BottleneckKind::Idle;
   b.message = idle_note + (any ? "Every engaged stage transfers on most of the cycles it is "
                                  "engaged: no handshake limits throughput."
@@ -164,16 +173,22 @@ std::string handshake_text(const HandshakeProfile& p, const Bottleneck& b) {
                   fmt_pct(pct(h.count(HandshakeState::BackPressured), n)).c_str(),
                   fmt_pct(pct(h.count(HandshakeState::Idle), n)).c_str(),
                   static_cast<unsigned long long>(h.count(HandshakeState::Busy)),
-                  reading_name(reading(h)));
+                  reading_name(reading(p, h)));
     out += line;
   }
   std::snprintf(line, sizeof line, "%-16s %s\n", "all idle",
                 (fmt_pct(pct(p.all_idle_cycles(), n)) + " of " + std::to_string(n) + " cycles")
                     .c_str());
   out += line;
-  std::snprintf(line, sizeof line, "%-16s %llu cycles to the last transfer; the readings leave out "
-                "the %llu after it\n", "active", static_cast<unsigned long long>(p.active_cycles()),
-                static_cast<unsigned long long>(n - p.active_cycles()));
+  const uint64_t tail = n - p.active_cycles();
+  std::snprintf(line, sizeof line, "%-16s last transfer at cycle %llu; %s\n", "readings",
+                static_cast<unsigned long long>(p.active_cycles()),
+                p.quiet_end() ? ("over the cycles up to it (the " + std::to_string(tail) +
+                                 " quiet cycles that end the run left out)")
+                                    .c_str()
+                              : ("over the whole run (the " + std::to_string(tail) +
+                                 " cycles after it are more than the run's quiet end)")
+                                    .c_str());
   out += line;
   if (!p.counter_names().empty()) {
     std::snprintf(line, sizeof line, "\n%-20s %14s   (every %llu cycles in --json)\n", "counter",
@@ -196,6 +211,7 @@ Json handshake_json(const HandshakeProfile& p, const Bottleneck& b) {
   j["all_idle_cycles"] = p.all_idle_cycles();
   j["active_cycles"] = p.active_cycles();
   j["quiet_cycles"] = p.quiet_cycles();
+  j["reading_cycles"] = p.reading_cycles();
   Json hs = Json::array();
   for (const Handshake& h : p.handshakes()) {
     Json x = Json::object();
@@ -217,7 +233,7 @@ Json handshake_json(const HandshakeProfile& p, const Bottleneck& b) {
     x["percent"] = percent;
     x["active"] = act;
     x["transfers"] = h.count(HandshakeState::Busy);
-    x["reading"] = reading_name(reading(h));
+    x["reading"] = reading_name(reading(p, h));
     x["spans"] = h.spans.size();
     x["spans_truncated_at"] = h.truncated_at ? Json(*h.truncated_at) : Json(nullptr);
     hs.push_back(x);

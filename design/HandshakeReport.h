@@ -13,14 +13,14 @@
 
 namespace bud::design {
 
-/// What a handshake did on the cycles either side was engaged (valid or ready), counted up to
-/// the run's last transfer (Handshake::active): Flowing when it stalled (starved or
-/// back-pressured) on less than 10% of them, else whichever stall was the more frequent (ties go
-/// to back-pressure); Idle when it was never engaged.
+/// What a handshake did on the cycles either side was engaged (valid or ready), over the
+/// profile's reading_cycles() (the run without its quiet end): Flowing when it stalled (starved
+/// or back-pressured) on less than 10% of them, else whichever stall was the more frequent (ties
+/// go to back-pressure); Idle when it was never engaged.
 enum class Reading : uint8_t { Flowing, BackPressured, Starved, Idle };
 /// "flowing", "backpressured", "starved", "idle".
 const char* reading_name(Reading r);
-Reading reading(const HandshakeProfile::Handshake& h);
+Reading reading(const HandshakeProfile& p, const HandshakeProfile::Handshake& h);
 
 /// Where the pipeline's throughput is limited, as far as its handshakes show it.
 enum class BottleneckKind : uint8_t {
@@ -40,8 +40,9 @@ struct Bottleneck {
   std::optional<size_t> first, last;  ///< handshake indices: the chain (Downstream), or the
                                       ///< starved handshake (Upstream, first == last)
   std::string limiter;                ///< who limits: "sink 'sums'", "memory port 'mem'", ...
-  /// Cycles after the last transfer beyond the harness's quiet cycles: the run ended waiting
-  /// (on an interrupt, the firmware, a timer) rather than finishing.
+  /// Cycles after the last transfer beyond the harness's quiet cycles, when no handshake was
+  /// back-pressured on any of them: the run ended waiting (on an interrupt, the firmware, a
+  /// timer) rather than finishing. (Back-pressure there is a stall the readings show.)
   uint64_t waiting_cycles = 0;
   bool mostly_waiting = false;  ///< waiting_cycles is at least half of the run
   std::string message;                ///< one or two sentences: the verdict
