@@ -57,9 +57,12 @@ struct ProfileOptions {
 class HandshakeProfile {
  public:
   /// A run of consecutive cycles in one state: cycles [start, next span's start or the end).
+  /// Packed in 8 bytes (the start cycle above the 2-bit state): a trace's spans are most of the
+  /// profile's memory.
   struct Span {
-    uint64_t start;
-    HandshakeState state;
+    uint64_t bits;
+    uint64_t start() const { return bits >> 2; }
+    HandshakeState state() const { return static_cast<HandshakeState>(bits & 3); }
   };
   struct Handshake {
     std::string name;  ///< the stage's name, or "PORT.CHANNEL" (AXI4, "control.aw"), "axis.STREAM"
@@ -101,7 +104,7 @@ class HandshakeProfile {
         if (!h.truncated_at) h.truncated_at = cycles_;
         continue;
       }
-      h.spans.push_back(Span{cycles_, static_cast<HandshakeState>(s)});
+      h.spans.push_back(Span{cycles_ << 2 | s});
     }
     all_idle_ += engaged == 0;
     if (moved) {

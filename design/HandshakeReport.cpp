@@ -290,9 +290,9 @@ Json handshake_trace(const HandshakeProfile& p, const std::string& design) {
     const int tid = static_cast<int>(i) + 1;
     const uint64_t end = h.truncated_at.value_or(p.cycles());
     for (size_t s = 0; s < h.spans.size(); ++s) {
-      const uint64_t from = h.spans[s].start;
-      const uint64_t to = s + 1 < h.spans.size() ? h.spans[s + 1].start : end;
-      events.push_back(Json{{"name", state_name(h.spans[s].state)}, {"cat", "handshake"},
+      const uint64_t from = h.spans[s].start();
+      const uint64_t to = s + 1 < h.spans.size() ? h.spans[s + 1].start() : end;
+      events.push_back(Json{{"name", state_name(h.spans[s].state())}, {"cat", "handshake"},
                             {"ph", "X"}, {"ts", from}, {"dur", to - from}, {"pid", 1},
                             {"tid", tid}});
     }

@@ -164,17 +164,17 @@ TEST_CASE("a sink that is never ready: egress idle until its first beat, back-pr
   // AXI-Stream: a valid beat stays offered until taken, so exactly two spans: idle, then
   // back-pressured from the first output to the end.
   REQUIRE(egress.spans.size() == 2);
-  CHECK(egress.spans[0].start == 0);
-  CHECK(egress.spans[0].state == S::Idle);
-  CHECK(egress.spans[1].start == egress.count(S::Idle));
-  CHECK(egress.spans[1].state == S::BackPressured);
+  CHECK(egress.spans[0].start() == 0);
+  CHECK(egress.spans[0].state() == S::Idle);
+  CHECK(egress.spans[1].start() == egress.count(S::Idle));
+  CHECK(egress.spans[1].state() == S::BackPressured);
   // out_backpressured = m_axis_tvalid && !m_axis_tready, counted by the expression engine.
   const size_t out_bp = 2;
   REQUIRE(p.counter_names()[out_bp] == "out_backpressured");
   CHECK(egress.count(S::BackPressured) == p.total(out_bp));
   // The design fills and stops taking samples: ingress is back-pressured at the end, and it
   // never moved a byte past what the pipeline holds.
-  CHECK(named(p, "ingress").spans.back().state == S::BackPressured);
+  CHECK(named(p, "ingress").spans.back().state() == S::BackPressured);
   CHECK(named(p, "ingress").count(S::Busy) < 16);
   const Bottleneck b = find_bottleneck(p);
   CHECK(b.kind == BottleneckKind::Downstream);
@@ -253,7 +253,7 @@ TEST_CASE("trace spans tile each track, a small budget truncates them, and the J
   // from span to span.
   for (const auto& h : p.handshakes()) {
     CHECK(h.spans.size() < p.cycles());
-    for (size_t i = 1; i < h.spans.size(); ++i) CHECK(h.spans[i].state != h.spans[i - 1].state);
+    for (size_t i = 1; i < h.spans.size(); ++i) CHECK(h.spans[i].state() != h.spans[i - 1].state());
   }
 
   const auto j = handshake_json(p, find_bottleneck(p));
@@ -269,7 +269,7 @@ TEST_CASE("trace spans tile each track, a small budget truncates them, and the J
   CHECK(cut.profile->truncated());
   for (const auto& h : cut.profile->handshakes()) {
     CHECK(h.spans.size() <= 10);
-    if (h.truncated_at) CHECK(*h.truncated_at > h.spans.back().start);
+    if (h.truncated_at) CHECK(*h.truncated_at > h.spans.back().start());
   }
   // The counts still cover the whole run.
   CHECK(named(*cut.profile, "ingress").count(S::Busy) == 4096);
