@@ -80,6 +80,37 @@ uint64_t counter(const RunOutcome& r, const std::string& name) {
 
 using S = HandshakeState;
 
+std::optional<DesignTarget> example(const std::string& file) {
+  TargetOptions o;
+  o.cache_dir = kCache;
+  DesignError e;
+  auto t = prepare_design(kExamples + file, o, e);
+  INFO(e.to_string());
+  REQUIRE(t);
+  return t;
+}
+
+// An example's model and a harness over it, stepped by the test itself. Filled in place: the
+// harness points at the model.
+struct Driven {
+  std::optional<DesignTarget> target;
+  std::optional<LoadedModel> model;
+  std::optional<DesignHarness> harness;
+};
+
+void drive(Driven& d, const std::string& file) {
+  d.target = example(file);
+  std::string why;
+  auto model = LoadedModel::load(d.target->library, why);
+  INFO(why);
+  REQUIRE(model);
+  d.model.emplace(std::move(*model));
+  auto harness = DesignHarness::make(d.target->spec, *d.model, 1, why);
+  INFO(why);
+  REQUIRE(harness);
+  d.harness.emplace(std::move(*harness));
+}
+
 }  // namespace
 
 TEST_CASE("every handshake's four states sum to the run's cycles and busy is the stage's "
@@ -132,16 +163,12 @@ class NeverReady : public DesignHarness::Override {
 TEST_CASE("a sink that is never ready: egress idle until its first beat, back-pressured after, "
           "never busy or starved",
           "[design][profile]") {
-  TargetOptions o;
-  o.cache_dir = kCache;
-  DesignError e;
-  const auto t = prepare_design(kExamples + "fir_stream/fir_stream.toml", o, e);
-  REQUIRE(t);
+  Driven d;
+  drive(d, "fir_stream/fir_stream.toml");
+  const std::optional<DesignTarget>& t = d.target;
+  std::optional<LoadedModel>& model = d.model;
+  std::optional<DesignHarness>& h = d.harness;
   std::string why;
-  auto model = LoadedModel::load(t->library, why);
-  REQUIRE(model);
-  auto h = DesignHarness::make(t->spec, *model, 1, why);
-  REQUIRE(h);
   ProfileOptions po;
   po.max_spans = 1000;
   auto prof = HandshakeProfile::make(t->spec, *h, po, why);
@@ -278,12 +305,7 @@ TEST_CASE("trace spans tile each track, a small budget truncates them, and the J
 TEST_CASE("an AXI design lists its undeclared control channels and reads the memory as the "
           "limiter",
           "[design][profile][axi]") {
-  TargetOptions o;
-  o.cache_dir = kCache;
-  DesignError e;
-  const auto t = prepare_design(kExamples + "vec_dma/vec_dma.toml", o, e);
-  INFO(e.to_string());
-  REQUIRE(t);
+  const auto t = example("vec_dma/vec_dma.toml");
   const auto run = profile_run(t->spec);
   const HandshakeProfile& p = *run.profile;
   // Six declared stages, then the five AXI4-Lite channels no stage covers.
@@ -306,17 +328,11 @@ TEST_CASE("an AXI design lists its undeclared control channels and reads the mem
 }
 
 TEST_CASE("profiling a cycle does not allocate", "[design][profile][alloc]") {
-  TargetOptions o;
-  o.cache_dir = kCache;
-  DesignError e;
-  const auto t = prepare_design(kExamples + "fir_stream/fir_stream.toml", o, e);
-  REQUIRE(t);
+  Driven d;
+  drive(d, "fir_stream/fir_stream.toml");
+  const std::optional<DesignTarget>& t = d.target;
+  std::optional<DesignHarness>& h = d.harness;
   std::string why;
-  auto model = LoadedModel::load(t->library, why);
-  INFO(why);
-  REQUIRE(model);
-  auto h = DesignHarness::make(t->spec, *model, 1, why);
-  REQUIRE(h);
   ProfileOptions po;
   po.interval = 1;  // a counter sample every cycle, and the series halves several times
   po.max_samples = 64;

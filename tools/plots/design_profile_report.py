@@ -26,15 +26,8 @@ page.paragraph(f"Bottleneck ({prof['bottleneck']['kind']}): {prof['bottleneck'][
 if hs:
     names = [h["name"] for h in hs]
     fig, ax = bp.figure(height=0.32 * len(hs) + 1.4)
-    left = [0.0] * len(hs)
-    for s in STATES:
-        values = [h["percent"][s] for h in hs]
-        ax.barh(names, values, left=left, color=COLOR[s], label=s)
-        left = [a + b for a, b in zip(left, values)]
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of cycles")
-    ax.invert_yaxis()
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=4, fontsize=8, frameon=False)
+    bp.stacked_bars(ax, names, [(s, COLOR[s], [h["percent"][s] for h in hs]) for s in STATES],
+                    "% of cycles", legend_y=-0.3)
     page.figure(fig, "Each handshake's cycles: busy (valid and ready: a transfer), starved (ready "
                      "without valid), back-pressured (valid without ready), idle (neither); "
                      "declared stages first, in pipeline order, from $.profile.handshakes.")
