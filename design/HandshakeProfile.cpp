@@ -8,20 +8,28 @@ namespace bud::design {
 
 const char* state_name(HandshakeState s) {
   switch (s) {
-    case HandshakeState::Busy: return "busy";
-    case HandshakeState::Starved: return "starved";
-    case HandshakeState::BackPressured: return "backpressured";
-    case HandshakeState::Idle: return "idle";
+    case HandshakeState::Busy:
+      return "busy";
+    case HandshakeState::Starved:
+      return "starved";
+    case HandshakeState::BackPressured:
+      return "backpressured";
+    case HandshakeState::Idle:
+      return "idle";
   }
   return "?";
 }
 
 const char* kind_name(HandshakeKind k) {
   switch (k) {
-    case HandshakeKind::Stage: return "stage";
-    case HandshakeKind::Stream: return "stream";
-    case HandshakeKind::Axi4: return "axi4";
-    case HandshakeKind::Control: return "control";
+    case HandshakeKind::Stage:
+      return "stage";
+    case HandshakeKind::Stream:
+      return "stream";
+    case HandshakeKind::Axi4:
+      return "axi4";
+    case HandshakeKind::Control:
+      return "control";
   }
   return "?";
 }
@@ -156,7 +164,8 @@ void HandshakeProfile::sample_counters(const DesignHarness& harness) {
 
 void HandshakeProfile::finish(const DesignHarness& harness) {
   const auto& counters = harness.counters();
-  for (size_t c = 0; c < counter_names_.size(); ++c) totals_[c] = counters[c].value(harness.model());
+  for (size_t c = 0; c < counter_names_.size(); ++c)
+    totals_[c] = counters[c].value(harness.model());
 }
 
 bool HandshakeProfile::truncated() const {

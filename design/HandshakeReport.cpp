@@ -10,21 +10,30 @@ using Handshake = HandshakeProfile::Handshake;
 
 const char* reading_name(Reading r) {
   switch (r) {
-    case Reading::Flowing: return "flowing";
-    case Reading::BackPressured: return "backpressured";
-    case Reading::Starved: return "starved";
-    case Reading::Idle: return "idle";
+    case Reading::Flowing:
+      return "flowing";
+    case Reading::BackPressured:
+      return "backpressured";
+    case Reading::Starved:
+      return "starved";
+    case Reading::Idle:
+      return "idle";
   }
   return "?";
 }
 
 const char* bottleneck_name(BottleneckKind k) {
   switch (k) {
-    case BottleneckKind::Downstream: return "downstream";
-    case BottleneckKind::Upstream: return "upstream";
-    case BottleneckKind::None: return "none";
-    case BottleneckKind::Idle: return "idle";
-    case BottleneckKind::Waiting: return "waiting";
+    case BottleneckKind::Downstream:
+      return "downstream";
+    case BottleneckKind::Upstream:
+      return "upstream";
+    case BottleneckKind::None:
+      return "none";
+    case BottleneckKind::Idle:
+      return "idle";
+    case BottleneckKind::Waiting:
+      return "waiting";
   }
   return "?";
 }
@@ -42,11 +51,16 @@ Reading reading(const HandshakeProfile& p, const Handshake& h) {
 
 std::string party_name(Party party, const std::string& port) {
   switch (party) {
-    case Party::Source: return "source '" + port + "'";
-    case Party::Sink: return "sink '" + port + "'";
-    case Party::Memory: return "memory port '" + port + "'";
-    case Party::Firmware: return "the firmware";
-    case Party::Design: return "the design";
+    case Party::Source:
+      return "source '" + port + "'";
+    case Party::Sink:
+      return "sink '" + port + "'";
+    case Party::Memory:
+      return "memory port '" + port + "'";
+    case Party::Firmware:
+      return "the firmware";
+    case Party::Design:
+      return "the design";
   }
   return "?";
 }
@@ -111,7 +125,8 @@ Bottleneck pipeline_bottleneck(const HandshakeProfile& p) {
   for (size_t at = 0; at < pipe.size(); ++at) {
     if (reading(p, hs[pipe[at]]) != Reading::BackPressured) continue;
     size_t last = at;
-    while (last + 1 < pipe.size() && reading(p, hs[pipe[last + 1]]) == Reading::BackPressured) ++last;
+    while (last + 1 < pipe.size() && reading(p, hs[pipe[last + 1]]) == Reading::BackPressured)
+      ++last;
     const Handshake& l = hs[pipe[last]];
     b.kind = BottleneckKind::Downstream;
     b.first = pipe[at];
@@ -176,9 +191,9 @@ std::string handshake_text(const HandshakeProfile& p, const Bottleneck& b) {
                   reading_name(reading(p, h)));
     out += line;
   }
-  std::snprintf(line, sizeof line, "%-16s %s\n", "all idle",
-                (fmt_pct(pct(p.all_idle_cycles(), n)) + " of " + std::to_string(n) + " cycles")
-                    .c_str());
+  std::snprintf(
+      line, sizeof line, "%-16s %s\n", "all idle",
+      (fmt_pct(pct(p.all_idle_cycles(), n)) + " of " + std::to_string(n) + " cycles").c_str());
   out += line;
   const uint64_t tail = n - p.active_cycles();
   std::snprintf(line, sizeof line, "%-16s last transfer at cycle %llu; %s\n", "readings",
@@ -254,7 +269,8 @@ Json handshake_json(const HandshakeProfile& p, const Bottleneck& b) {
     Json values = Json::array();
     for (size_t i = 0; i < p.samples(); ++i) values.push_back(p.sample(i, c));
     if (tail) values.push_back(p.total(c));
-    series.push_back(Json{{"name", p.counter_names()[c]}, {"total", p.total(c)}, {"values", values}});
+    series.push_back(
+        Json{{"name", p.counter_names()[c]}, {"total", p.total(c)}, {"values", values}});
   }
   counters["series"] = series;
   j["counters"] = counters;
@@ -292,20 +308,32 @@ Json handshake_trace(const HandshakeProfile& p, const std::string& design) {
     for (size_t s = 0; s < h.spans.size(); ++s) {
       const uint64_t from = h.spans[s].start();
       const uint64_t to = s + 1 < h.spans.size() ? h.spans[s + 1].start() : end;
-      events.push_back(Json{{"name", state_name(h.spans[s].state())}, {"cat", "handshake"},
-                            {"ph", "X"}, {"ts", from}, {"dur", to - from}, {"pid", 1},
+      events.push_back(Json{{"name", state_name(h.spans[s].state())},
+                            {"cat", "handshake"},
+                            {"ph", "X"},
+                            {"ts", from},
+                            {"dur", to - from},
+                            {"pid", 1},
                             {"tid", tid}});
     }
     if (h.truncated_at)
-      events.push_back(Json{{"name", "spans truncated (trace budget)"}, {"cat", "handshake"},
-                            {"ph", "i"}, {"s", "t"}, {"ts", *h.truncated_at}, {"pid", 1},
+      events.push_back(Json{{"name", "spans truncated (trace budget)"},
+                            {"cat", "handshake"},
+                            {"ph", "i"},
+                            {"s", "t"},
+                            {"ts", *h.truncated_at},
+                            {"pid", 1},
                             {"tid", tid}});
   }
   const bool tail = p.samples() * p.interval() < p.cycles();
   for (size_t c = 0; c < p.counter_names().size(); ++c) {
     auto counter = [&](uint64_t ts, uint64_t v) {
-      events.push_back(Json{{"name", p.counter_names()[c]}, {"cat", "counter"}, {"ph", "C"},
-                            {"ts", ts}, {"pid", 1}, {"args", Json{{"value", v}}}});
+      events.push_back(Json{{"name", p.counter_names()[c]},
+                            {"cat", "counter"},
+                            {"ph", "C"},
+                            {"ts", ts},
+                            {"pid", 1},
+                            {"args", Json{{"value", v}}}});
     };
     for (size_t i = 0; i < p.samples(); ++i) counter((i + 1) * p.interval(), p.sample(i, c));
     if (tail) counter(p.cycles(), p.total(c));

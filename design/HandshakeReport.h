@@ -45,7 +45,7 @@ struct Bottleneck {
   /// timer) rather than finishing. (Back-pressure there is a stall the readings show.)
   uint64_t waiting_cycles = 0;
   bool mostly_waiting = false;  ///< waiting_cycles is at least half of the run
-  std::string message;                ///< one or two sentences: the verdict
+  std::string message;          ///< one or two sentences: the verdict
 };
 
 /// The verdict over the declared stages in pipeline order (every handshake when none is

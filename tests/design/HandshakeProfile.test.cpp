@@ -4,8 +4,9 @@
 // that is never ready gives a known pattern, the counter series halves in place when full, the
 // trace's spans cover the run, the verdict names the throttled side, and profiling a cycle does
 // not allocate.
-#include <catch2/catch.hpp>
+#include "design/HandshakeProfile.h"
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -13,7 +14,6 @@
 #include "design/DesignHarness.h"
 #include "design/DesignRun.h"
 #include "design/DesignTarget.h"
-#include "design/HandshakeProfile.h"
 #include "design/HandshakeReport.h"
 #include "tests/AllocCount.h"
 
@@ -113,9 +113,10 @@ void drive(Driven& d, const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("every handshake's four states sum to the run's cycles and busy is the stage's "
-          "transactions",
-          "[design][profile]") {
+TEST_CASE(
+    "every handshake's four states sum to the run's cycles and busy is the stage's "
+    "transactions",
+    "[design][profile]") {
   const auto run = profile_run(fir());
   const HandshakeProfile& p = *run.profile;
   CHECK(p.cycles() == run.outcome->cycles);
@@ -134,7 +135,8 @@ TEST_CASE("every handshake's four states sum to the run's cycles and busy is the
   }
   CHECK(named(p, "ingress").count(S::Busy) == 4096);  // every sample byte
   // The example's own counters, counted by the expression engine on the same cycles:
-  // in_starved = s_axis_tready && !s_axis_tvalid, out_backpressured = m_axis_tvalid && !m_axis_tready.
+  // in_starved = s_axis_tready && !s_axis_tvalid, out_backpressured = m_axis_tvalid &&
+  // !m_axis_tready.
   CHECK(named(p, "ingress").count(S::Starved) == counter(*run.outcome, "in_starved"));
   CHECK(named(p, "egress").count(S::BackPressured) == counter(*run.outcome, "out_backpressured"));
   CHECK(named(p, "ingress").producer == Party::Source);
@@ -160,9 +162,10 @@ class NeverReady : public DesignHarness::Override {
 
 }  // namespace
 
-TEST_CASE("a sink that is never ready: egress idle until its first beat, back-pressured after, "
-          "never busy or starved",
-          "[design][profile]") {
+TEST_CASE(
+    "a sink that is never ready: egress idle until its first beat, back-pressured after, "
+    "never busy or starved",
+    "[design][profile]") {
   Driven d;
   drive(d, "fir_stream/fir_stream.toml");
   const std::optional<DesignTarget>& t = d.target;
@@ -211,17 +214,20 @@ TEST_CASE("a sink that is never ready: egress idle until its first beat, back-pr
   CHECK_FALSE(b.mostly_waiting);
 }
 
-TEST_CASE("the verdict follows the throttled side: a slow sink is downstream, a slow source "
-          "upstream",
-          "[design][profile][verdict]") {
-  const auto slow_sink = profile_run(fir({{"rate = 0.9", "rate = 1.0"}, {"rate = 0.75", "rate = 0.3"}}));
+TEST_CASE(
+    "the verdict follows the throttled side: a slow sink is downstream, a slow source "
+    "upstream",
+    "[design][profile][verdict]") {
+  const auto slow_sink =
+      profile_run(fir({{"rate = 0.9", "rate = 1.0"}, {"rate = 0.75", "rate = 0.3"}}));
   const Bottleneck down = find_bottleneck(*slow_sink.profile);
   CHECK(down.kind == BottleneckKind::Downstream);
   CHECK(down.limiter == "sink 'sums'");
   CHECK(slow_sink.profile->handshakes()[*down.last].name == "egress");
   CHECK(reading(*slow_sink.profile, named(*slow_sink.profile, "egress")) == Reading::BackPressured);
 
-  const auto slow_source = profile_run(fir({{"rate = 0.9", "rate = 0.3"}, {"rate = 0.75", "rate = 1.0"}}));
+  const auto slow_source =
+      profile_run(fir({{"rate = 0.9", "rate = 0.3"}, {"rate = 0.75", "rate = 1.0"}}));
   const Bottleneck up = find_bottleneck(*slow_source.profile);
   CHECK(up.kind == BottleneckKind::Upstream);
   CHECK(up.limiter == "source 'samples'");
@@ -231,11 +237,13 @@ TEST_CASE("the verdict follows the throttled side: a slow sink is downstream, a 
   CHECK_FALSE(up.mostly_waiting);
 }
 
-TEST_CASE("counter samples are the counters at each interval and the series halves in place "
-          "when full",
-          "[design][profile][counters]") {
+TEST_CASE(
+    "counter samples are the counters at each interval and the series halves in place "
+    "when full",
+    "[design][profile][counters]") {
   // A counter of every cycle: its value at the end of cycle c is c.
-  const auto spec = fir({{"[[stage]]", "[[counter]]\nname = \"ticks\"\nwhen = \"1\"\n\n[[stage]]"}});
+  const auto spec =
+      fir({{"[[stage]]", "[[counter]]\nname = \"ticks\"\nwhen = \"1\"\n\n[[stage]]"}});
   ProfileOptions po;
   po.interval = 100;
   po.max_samples = 8;
@@ -255,9 +263,10 @@ TEST_CASE("counter samples are the counters at each interval and the series halv
   CHECK(p.total(0) == counter(*run.outcome, "samples_in"));
 }
 
-TEST_CASE("trace spans tile each track, a small budget truncates them, and the JSON percentages "
-          "sum to 100",
-          "[design][profile][trace]") {
+TEST_CASE(
+    "trace spans tile each track, a small budget truncates them, and the JSON percentages "
+    "sum to 100",
+    "[design][profile][trace]") {
   ProfileOptions po;
   po.max_spans = 1u << 20;
   const auto run = profile_run(fir(), po);
@@ -302,9 +311,10 @@ TEST_CASE("trace spans tile each track, a small budget truncates them, and the J
   CHECK(named(*cut.profile, "ingress").count(S::Busy) == 4096);
 }
 
-TEST_CASE("an AXI design lists its undeclared control channels and reads the memory as the "
-          "limiter",
-          "[design][profile][axi]") {
+TEST_CASE(
+    "an AXI design lists its undeclared control channels and reads the memory as the "
+    "limiter",
+    "[design][profile][axi]") {
   const auto t = example("vec_dma/vec_dma.toml");
   const auto run = profile_run(t->spec);
   const HandshakeProfile& p = *run.profile;

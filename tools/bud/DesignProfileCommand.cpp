@@ -19,8 +19,8 @@ constexpr int kCannotWrite = 4;  // bud profile's status for an unwritable trace
 }  // namespace
 
 bool is_design_profile_option(const std::string& name) {
-  for (const char* n : {"--design", "--define", "--param", "--design-cache", "--interval",
-                        "--seed", "--max-cycles", "--json", "--trace", "--html"})
+  for (const char* n : {"--design", "--define", "--param", "--design-cache", "--interval", "--seed",
+                        "--max-cycles", "--json", "--trace", "--html"})
     if (name == n) return true;
   return false;
 }
