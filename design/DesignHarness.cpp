@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "debugger/expr/Compiler.h"
+#include "design/HandshakeProfile.h"
 #include "design/StateBytes.h"
 
 namespace bud::design {
@@ -229,6 +230,7 @@ void DesignHarness::step() {
     last_activity_ = cycle_;
     if (observer_) observer_->on_stage(static_cast<size_t>(&st - stages_.data()), st, m);
   }
+  if (profile_) profile_->sample_handshakes(m);
   if (axi_->sample(m)) last_activity_ = cycle_;
   Signals sampler(m);
   for (Counter& c : counters_)
@@ -242,6 +244,7 @@ void DesignHarness::step() {
   m.trace_dump(10 * cycle_ + 10);
   axi_->tick();
   ++cycle_;
+  if (profile_) profile_->end_cycle(*this);
 }
 
 std::string DesignHarness::stop_message() const {

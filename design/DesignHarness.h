@@ -22,6 +22,8 @@
 
 namespace bud::design {
 
+class HandshakeProfile;
+
 class DesignHarness {
  public:
   struct StageState;
@@ -89,6 +91,9 @@ class DesignHarness {
   const LoadedModel& model() const { return *model_; }
   LoadedModel& model() { return *model_; }
   void set_stage_observer(StageObserver* o) { observer_ = o; }
+  /// Profiles every cycle from now on into `p` (HandshakeProfile.h; made for this harness), or
+  /// nothing when null. Not part of the run state: save() and restore() leave it out.
+  void set_profile(HandshakeProfile* p) { profile_ = p; }
   /// Values held on the model (a debugger's forces): apply() writes them and says whether it
   /// wrote any. Called after bud drives the inputs each cycle and again after the clock edge,
   /// so a forced input beats bud's own drive and a forced register holds across edges.
@@ -132,6 +137,7 @@ class DesignHarness {
   uint64_t cycle_ = 0, last_activity_ = 0;
   StageObserver* observer_ = nullptr;
   Override* override_ = nullptr;
+  HandshakeProfile* profile_ = nullptr;
   class Signals;  // the counters' Sampler over the model
 };
 

@@ -101,11 +101,27 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
     error = DesignError{spec.top_where, why, kExitRtlMismatch};
     return std::nullopt;
   }
+  std::optional<HandshakeProfile> profile;
+  if (o.profile) {
+    ProfileOptions po = o.profile_options;
+    po.quiet_cycles = o.quiet_cycles;
+    profile = HandshakeProfile::make(spec, *h, po, why);
+    if (!profile) {
+      error = DesignError{spec.top_where, why, kExitBadDesignFile};
+      return std::nullopt;
+    }
+    h->set_profile(&*profile);
+  }
   RunOutcome r;
   r.design = spec.name;
   r.revision = built->revision;
   h->reset();
   while (!h->drained(o.quiet_cycles) && !h->stopped() && h->cycle() < o.max_cycles) h->step();
+  if (profile) {
+    h->set_profile(nullptr);
+    profile->finish(*h);
+    *o.profile = std::move(profile);
+  }
   r.cycles = h->cycle();
   r.cycle_limit = !h->drained(o.quiet_cycles) && !h->stopped();
   for (const Axi4Memory& m : h->axi().memories())
@@ -135,7 +151,7 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
   // The sinks' files.
   for (size_t i = 0; i < spec.streams.size() && o.write_sinks; ++i) {
     const StreamPort& s = spec.streams[i];
-    if (s.direction != StreamPort::Direction::Sink || s.file.empty()) continue;
+    if (!o.write_sinks || s.direction != StreamPort::Direction::Sink || s.file.empty()) continue;
     const fs::path out = o.out_dir.empty() ? fs::path(s.file) : fs::path(o.out_dir) / fs::path(s.file).filename();
     std::ofstream f(out, std::ios::binary);
     f << r.streams[i].bytes;

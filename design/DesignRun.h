@@ -10,6 +10,7 @@
 
 #include "design/DesignFile.h"
 #include "design/DesignHarness.h"
+#include "design/HandshakeProfile.h"
 
 namespace bud::design {
 
@@ -27,11 +28,16 @@ struct RunOptions {
   uint64_t quiet_cycles = 1000;        ///< done once drained and idle for this long
   std::string cache_dir;               ///< model cache (ModelBuild.h)
   std::string out_dir;                 ///< where sink files go (default: the design's dir)
+  bool write_sinks = true;             ///< false: the sinks' bytes are checked, not written
   emu::DramConfig dram;                ///< AXI4 memory timing before each port's overrides
   /// The reference's output when it is already known (a replay packet holds it): the
   /// [check].reference command is then not run.
   std::optional<std::string> expected;
   bool write_sinks = true;  ///< write the sinks' files (a replay does not)
+  /// When set, every cycle after reset is profiled (HandshakeProfile.h) with `profile_options`
+  /// into it; it holds the profile however the run ends, an error included, once the model ran.
+  std::optional<HandshakeProfile>* profile = nullptr;
+  ProfileOptions profile_options;
 };
 
 /// What one AXI4 port's memory did.

@@ -6,6 +6,9 @@
 //             expression each), stage transactions with payload digests and the drain check
 //   emulator  design/DesignEmulator behind emu::Emulator (what `bud debug --design` steps):
 //             the harness plus StageTxns and stage digests
+//   profile   the harness with design/HandshakeProfile observing (`bud profile --design`):
+//             the four-state count per handshake, counters every 1024 cycles; and with spans
+//             (`--trace`), the state spans too
 // Each runs the whole stimulus REPS times (restoring the power-on state between), in 7
 // interleaved rounds, and reports the best round's simulated cycles per second and its ratio to
 // bare. Wall time is for this figure only.
@@ -20,6 +23,7 @@
 #include "design/DesignEmulator.h"
 #include "design/DesignHarness.h"
 #include "design/DesignTarget.h"
+#include "design/HandshakeProfile.h"
 #include "design/LoadedModel.h"
 #include "emu/core/Rng.h"
 
@@ -122,6 +126,26 @@ int main(int argc, char** argv) {
   }
   };
 
+  // The harness with the handshake profile on (a new one each run, as each `bud profile` makes).
+  auto profiled_loop = [&](uint64_t max_spans, uint64_t& cycles) {
+    cycles = 0;
+    for (int r = 0; r < reps; ++r) {
+      size_t at = 0;
+      h->restore(power_on, at, why);
+      ProfileOptions po;
+      po.max_spans = max_spans;
+      auto p = HandshakeProfile::make(t->spec, *h, po, why);
+      h->set_profile(&*p);
+      h->reset();
+      while (!h->drained(1000)) h->step();
+      h->set_profile(nullptr);
+      cycles += h->cycle();
+    }
+  };
+  uint64_t profile_cycles = 0, spans_cycles = 0;
+  auto profile_loop = [&] { profiled_loop(0, profile_cycles); };
+  auto spans_loop = [&] { profiled_loop(1u << 18, spans_cycles); };
+
   emu::EmulatorConfig ec;
   auto e = DesignEmulator::make(t->spec, t->library, t->revision, ec, 1, 1000, why);
   if (!e) {
@@ -139,10 +163,11 @@ int main(int argc, char** argv) {
   };
   // Interleaved rounds, the best of each: on a shared machine the fastest round is the one
   // least disturbed by other work.
-  double bare_s = 1e30, harness_s = 1e30, emu_s = 1e30;
+  double bare_s = 1e30, harness_s = 1e30, emu_s = 1e30, profile_s = 1e30, spans_s = 1e30;
   for (int round = 0; round < 7; ++round) {
     for (auto [loop, best] : {std::pair<std::function<void()>, double*>{bare_loop, &bare_s},
-                              {harness_loop, &harness_s}, {emu_loop, &emu_s}}) {
+                              {harness_loop, &harness_s}, {emu_loop, &emu_s},
+                              {profile_loop, &profile_s}, {spans_loop, &spans_s}}) {
       const auto t0 = Clock::now();
       loop();
       *best = std::min(*best, seconds(t0));
@@ -158,6 +183,12 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(harness_cycles), harness, harness / bare);
   std::printf("| DesignEmulator | %llu | %.0f | %.2f |\n",
               static_cast<unsigned long long>(emu_cycles), emu_rate, emu_rate / bare);
+  const double profile = profile_cycles / profile_s, spans = spans_cycles / spans_s;
+  std::printf("| DesignHarness + HandshakeProfile | %llu | %.0f | %.2f (%.2f of harness) |\n",
+              static_cast<unsigned long long>(profile_cycles), profile, profile / bare,
+              profile / harness);
+  std::printf("| DesignHarness + HandshakeProfile with spans | %llu | %.0f | %.2f (%.2f of harness) |\n",
+              static_cast<unsigned long long>(spans_cycles), spans, spans / bare, spans / harness);
   std::printf("(fir_stream, %d runs of %zu samples each; %llu sink beats in the bare loop)\n", reps,
               samples.size(), static_cast<unsigned long long>(received / reps));
   return 0;

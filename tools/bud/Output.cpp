@@ -350,24 +350,27 @@ json::Json error_object(const char* kind, const std::string& message, int code) 
 
 }  // namespace
 
+json::Json error_json(const std::string& command, int code, const std::string& message) {
+  const char* kind = code == 2               ? "bad_input"
+                     : code == 125           ? "untestable"
+                     : code == kExitNotBuilt ? "not_built"
+                     : code == 6             ? "rtl_mismatch"   // design::kExitRtlMismatch
+                     : code == 7             ? "elaboration"    // design::kExitElaboration
+                     : code == 8             ? "model_build"    // design::kExitModelBuild
+                     : code == 9             ? "reference_failed"  // design::kExitReference
+                     : code == 10            ? "firmware_timeout"  // design::kExitFirmwareTimeout
+                     : code == 11            ? "axi_error"         // design::kExitAxiError
+                                             : "error";
+  return error_object(kind, "bud " + command + ": " + message, code);
+}
+
 int fail_command(const std::string& command, bool json, int code, const std::string& message) {
   std::cerr << "bud " << command << ": " << message << "\n";
-  if (json) {
-    const char* kind = code == 2               ? "bad_input"
-                       : code == 125           ? "untestable"
-                       : code == kExitNotBuilt ? "not_built"
-                       : code == 6             ? "rtl_mismatch"   // design::kExitRtlMismatch
-                       : code == 7             ? "elaboration"    // design::kExitElaboration
-                       : code == 8             ? "model_build"    // design::kExitModelBuild
-                       : code == 9             ? "reference_failed"  // design::kExitReference
-                       : code == 10            ? "firmware_timeout"  // design::kExitFirmwareTimeout
-                       : code == 11            ? "axi_error"         // design::kExitAxiError
-                                               : "error";
-    std::cout << error_object(kind, "bud " + command + ": " + message, code)
+  if (json)
+    std::cout << error_json(command, code, message)
                      .dump(-1, ' ', false, json::Json::error_handler_t::replace)
               << "\n"
               << std::flush;
-  }
   return code;
 }
 

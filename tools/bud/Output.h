@@ -45,6 +45,9 @@ Json report_json(const run::RunReport& r);
 /// output); JSON error kind "not_built".
 inline constexpr int kExitNotBuilt = 5;
 int fail_command(const std::string& command, bool json, int code, const std::string& message);
+/// That object alone, {"error": KIND, "message": "bud COMMAND: MESSAGE", "exit_code": CODE}, for
+/// a command that reports an error beside results it still has (`bud profile --design`).
+Json error_json(const std::string& command, int code, const std::string& message);
 
 /// The same object, for a command-line (CLI11) usage error: KIND "usage", exit status 2.
 std::string usage_error_json(const std::string& message);

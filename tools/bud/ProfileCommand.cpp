@@ -13,6 +13,7 @@
 #include "profile/Profiler.h"
 #include "profile/RecordedRun.h"
 #include "profile/Report.h"
+#include "tools/bud/DesignProfileCommand.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/RunCommand.h"
 #include "tools/bud/ServePlanReport.h"
@@ -163,10 +164,15 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
       "  bud profile mlp --energy-table my.textpb   # energy priced by another table\n"
       "  bud profile mem_bound --dvfs          # every operating point: time, energy, perf/W\n"
       "  bud profile mlp --sweep --sla-p99-us 100   # the intervention plan at the SLA\n"
+      "  bud profile --design examples/designs/fir_stream/fir_stream.toml --trace fir.json\n"
+      "                                        # a design file: busy/starved/back-pressured/idle\n"
+      "                                        # per handshake, the bottleneck, counters\n"
       "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input,\n"
       "3 cycle limit, 4 the design cannot be profiled or the trace cannot be written.\n"
       "With --compare: 0 within the tolerance, 1 a persistent divergence, 2 bad input.\n"
       "--calibrate alone: 0 every counter within its tolerance, 1 not, 2 bad input.\n"
+      "--design: 0 passed, 1 failed check, 3 cycle limit, 4 unwritable trace/page, and bud\n"
+      "design's statuses (2, 6-11; the profile is still printed for 9-11).\n"
       "docs/profiling.md explains every figure.");
   sub->add_option("workload", options.run.workload,
                   "Built-in name (see `bud workloads`), workload file, or replay packet (.bpk: "
@@ -209,6 +215,19 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
   sub->add_option("--tolerance", options.tolerance_pct,
                   "With --compare: relative cycle change (percent) that counts as a divergence")
       ->capture_default_str();
+  sub->add_option("--design", options.design,
+                  "Profile the handshakes of a design file (docs/designs.md) instead of a "
+                  "workload: busy, starved, back-pressured and idle cycles per stage and AXI "
+                  "channel, the bottleneck, counters over time; --seed seeds its back-pressure "
+                  "and DRAM timing");
+  sub->add_option("--define", options.defines, "With --design: set a define (NAME[=VALUE])");
+  sub->add_option("--param", options.params, "With --design: set a parameter (NAME=VALUE)");
+  sub->add_option("--design-cache", options.design_cache,
+                  "With --design: the model cache (default: $XDG_CACHE_HOME/bud/designs)");
+  sub->add_option("--interval", options.interval,
+                  "With --design: cycles between counter samples (doubles when a run outgrows "
+                  "4096 samples)")
+      ->capture_default_str();
   sub->parse_complete_callback([sub, &options] {
     options.given.clear();
     for (const auto* opt : sub->get_options())
@@ -217,6 +236,15 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options) {
 }
 
 int run_profile(const ProfileCommandOptions& options) {
+  if (!options.design.empty()) return run_profile_design(options);
+  if (auto name = first_given(options,
+                              [](const std::string& n) {
+                                return n == "--define" || n == "--param" ||
+                                       n == "--design-cache" || n == "--interval";
+                              });
+      !name.empty())
+    return fail_command("profile", options.json, 2,
+                        name + " needs --design (a workload's counter window is --trace-window)");
   if (!options.sweep)
     if (auto name = first_given(options, is_serving_option); !name.empty())
       return fail_command("profile", options.json, 2, name + " applies to --sweep only");

@@ -27,6 +27,13 @@ struct ProfileCommandOptions {
   /// --sweep: the intervention plan at the SLA (load/Plan.h), from `serving`'s options.
   bool sweep = false;
   ServeLoadOptions serving;          ///< --sla-p99-us, --max-batch, ... (its `run` is ours)
+  /// --design FILE: profile a design file's handshakes instead of a workload (docs/designs.md,
+  /// "Profiling a design"; DesignProfileCommand.h), with its --define/--param overrides, model
+  /// cache and counter sampling --interval (cycles).
+  std::string design;
+  std::vector<std::string> defines, params;
+  std::string design_cache;
+  uint64_t interval = 1024;
   std::vector<std::string> given;    ///< the options given on the command line (their names)
 };
 
@@ -34,7 +41,8 @@ void setup_profile(CLI::App& app, ProfileCommandOptions& options);
 /// Exit code: 0 passed, 1 the run failed a check or hung, 2 bad input, 3 cycle limit,
 /// 4 the design cannot be profiled or the trace cannot be written. With --compare: 0 no
 /// persistent divergence beyond the tolerance, 1 one, 2 bad input. --calibrate alone: 0 every
-/// counter within its tolerance, 1 not (or a microbenchmark failed), 2 bad input.
+/// counter within its tolerance, 1 not (or a microbenchmark failed), 2 bad input. With --design:
+/// run_profile_design() (DesignProfileCommand.h).
 int run_profile(const ProfileCommandOptions& options);
 
 }  // namespace bud::cli

@@ -88,6 +88,22 @@ def legend_both(ax, other, **kwargs):
     ax.legend(handles, [h.get_label() for h in handles], fontsize=8, **kwargs)
 
 
+def stacked_bars(ax, names, segments, xlabel, legend_y=-0.25):
+    """Horizontal 100% bars, one per name (top to bottom), stacked from `segments`: a list of
+    (label, color, values - one per name, percent); an all-zero segment is left out."""
+    left = [0.0] * len(names)
+    for label, color, values in segments:
+        if not any(values):
+            continue
+        ax.barh(names, values, left=left, color=color, label=label)
+        left = [a + b for a, b in zip(left, values)]
+    ax.set_xlim(0, 100)
+    ax.set_xlabel(xlabel)
+    ax.invert_yaxis()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, legend_y), ncol=4, fontsize=8,
+              frameon=False)
+
+
 def _svg(fig):
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})

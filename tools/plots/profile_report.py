@@ -21,19 +21,10 @@ def shares(topdown):
     return [topdown["classes"][c]["basis_points"] / 100.0 for c in CLASSES]
 
 
-def stacked(ax, names, rows, horizontal=True):
+def stacked(ax, names, rows):
     """Stacked 100% bars, one per name, one segment per top-down class."""
-    left = [0.0] * len(names)
-    for i, c in enumerate(CLASSES):
-        values = [r[i] for r in rows]
-        if not any(values):
-            continue
-        ax.barh(names, values, left=left, color=COLOR[c], label=c)
-        left = [a + b for a, b in zip(left, values)]
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of slots")
-    ax.invert_yaxis()
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4, fontsize=8, frameon=False)
+    bp.stacked_bars(ax, names, [(c, COLOR[c], [r[i] for r in rows]) for i, c in enumerate(CLASSES)],
+                    "% of slots")
 
 
 def roofline(page, prof):
