@@ -151,7 +151,7 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
   // The sinks' files.
   for (size_t i = 0; i < spec.streams.size() && o.write_sinks; ++i) {
     const StreamPort& s = spec.streams[i];
-    if (!o.write_sinks || s.direction != StreamPort::Direction::Sink || s.file.empty()) continue;
+    if (s.direction != StreamPort::Direction::Sink || s.file.empty()) continue;
     const fs::path out = o.out_dir.empty() ? fs::path(s.file) : fs::path(o.out_dir) / fs::path(s.file).filename();
     std::ofstream f(out, std::ios::binary);
     f << r.streams[i].bytes;

@@ -28,12 +28,11 @@ struct RunOptions {
   uint64_t quiet_cycles = 1000;        ///< done once drained and idle for this long
   std::string cache_dir;               ///< model cache (ModelBuild.h)
   std::string out_dir;                 ///< where sink files go (default: the design's dir)
-  bool write_sinks = true;             ///< false: the sinks' bytes are checked, not written
+  bool write_sinks = true;             ///< false (a replay, a profile): checked, not written
   emu::DramConfig dram;                ///< AXI4 memory timing before each port's overrides
   /// The reference's output when it is already known (a replay packet holds it): the
   /// [check].reference command is then not run.
   std::optional<std::string> expected;
-  bool write_sinks = true;  ///< write the sinks' files (a replay does not)
   /// When set, every cycle after reset is profiled (HandshakeProfile.h) with `profile_options`
   /// into it; it holds the profile however the run ends, an error included, once the model ran.
   std::optional<HandshakeProfile>* profile = nullptr;
