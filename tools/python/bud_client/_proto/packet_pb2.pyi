@@ -8,6 +8,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 RECORD_ANNOTATION: RecordKind
 RECORD_CHECKPOINT: RecordKind
 RECORD_CHUNKS: RecordKind
+RECORD_DESIGN_FILES: RecordKind
 RECORD_HEADER: RecordKind
 RECORD_INDEX: RecordKind
 RECORD_INTERVENTION: RecordKind
@@ -47,6 +48,72 @@ class Chunks(_message.Message):
     sizes: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, ids: _Optional[_Iterable[int]] = ..., sizes: _Optional[_Iterable[int]] = ..., data: _Optional[bytes] = ...) -> None: ...
 
+class DesignFiles(_message.Message):
+    __slots__ = ["expected", "files"]
+    EXPECTED_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    expected: EmbeddedFile
+    files: _containers.RepeatedCompositeFieldContainer[EmbeddedFile]
+    def __init__(self, files: _Optional[_Iterable[_Union[EmbeddedFile, _Mapping]]] = ..., expected: _Optional[_Union[EmbeddedFile, _Mapping]] = ...) -> None: ...
+
+class DesignOutcome(_message.Message):
+    __slots__ = ["checked_bytes", "firmware_accesses", "first_mismatch", "message", "mismatch", "stage_names", "streams", "verdict"]
+    class Verdict(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = []
+    class Stream(_message.Message):
+        __slots__ = ["beats", "bytes", "hash", "name", "sink"]
+        BEATS_FIELD_NUMBER: _ClassVar[int]
+        BYTES_FIELD_NUMBER: _ClassVar[int]
+        HASH_FIELD_NUMBER: _ClassVar[int]
+        NAME_FIELD_NUMBER: _ClassVar[int]
+        SINK_FIELD_NUMBER: _ClassVar[int]
+        beats: int
+        bytes: int
+        hash: int
+        name: str
+        sink: bool
+        def __init__(self, name: _Optional[str] = ..., sink: bool = ..., beats: _Optional[int] = ..., bytes: _Optional[int] = ..., hash: _Optional[int] = ...) -> None: ...
+    CHECKED_BYTES_FIELD_NUMBER: _ClassVar[int]
+    CYCLE_LIMIT: DesignOutcome.Verdict
+    FAIL: DesignOutcome.Verdict
+    FIRMWARE_ACCESSES_FIELD_NUMBER: _ClassVar[int]
+    FIRST_MISMATCH_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    MISMATCH_FIELD_NUMBER: _ClassVar[int]
+    PASS: DesignOutcome.Verdict
+    STAGE_NAMES_FIELD_NUMBER: _ClassVar[int]
+    STREAMS_FIELD_NUMBER: _ClassVar[int]
+    UNCHECKED: DesignOutcome.Verdict
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_UNSPECIFIED: DesignOutcome.Verdict
+    checked_bytes: int
+    firmware_accesses: int
+    first_mismatch: int
+    message: str
+    mismatch: bool
+    stage_names: _containers.RepeatedScalarFieldContainer[str]
+    streams: _containers.RepeatedCompositeFieldContainer[DesignOutcome.Stream]
+    verdict: DesignOutcome.Verdict
+    def __init__(self, verdict: _Optional[_Union[DesignOutcome.Verdict, str]] = ..., message: _Optional[str] = ..., stage_names: _Optional[_Iterable[str]] = ..., streams: _Optional[_Iterable[_Union[DesignOutcome.Stream, _Mapping]]] = ..., checked_bytes: _Optional[int] = ..., mismatch: bool = ..., first_mismatch: _Optional[int] = ..., firmware_accesses: _Optional[int] = ...) -> None: ...
+
+class DesignRun(_message.Message):
+    __slots__ = ["defines", "design_file", "max_cycles", "params", "quiet_cycles", "recorded_root", "seed"]
+    DEFINES_FIELD_NUMBER: _ClassVar[int]
+    DESIGN_FILE_FIELD_NUMBER: _ClassVar[int]
+    MAX_CYCLES_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_FIELD_NUMBER: _ClassVar[int]
+    QUIET_CYCLES_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_ROOT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    defines: _containers.RepeatedScalarFieldContainer[str]
+    design_file: str
+    max_cycles: int
+    params: _containers.RepeatedScalarFieldContainer[str]
+    quiet_cycles: int
+    recorded_root: str
+    seed: int
+    def __init__(self, design_file: _Optional[str] = ..., recorded_root: _Optional[str] = ..., defines: _Optional[_Iterable[str]] = ..., params: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., max_cycles: _Optional[int] = ..., quiet_cycles: _Optional[int] = ...) -> None: ...
+
 class DigestPoint(_message.Message):
     __slots__ = ["cycle", "digest"]
     CYCLE_FIELD_NUMBER: _ClassVar[int]
@@ -55,6 +122,18 @@ class DigestPoint(_message.Message):
     digest: int
     def __init__(self, cycle: _Optional[int] = ..., digest: _Optional[int] = ...) -> None: ...
 
+class EmbeddedFile(_message.Message):
+    __slots__ = ["hash", "path", "raw_size", "zstd"]
+    HASH_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    RAW_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ZSTD_FIELD_NUMBER: _ClassVar[int]
+    hash: int
+    path: str
+    raw_size: int
+    zstd: bytes
+    def __init__(self, path: _Optional[str] = ..., raw_size: _Optional[int] = ..., hash: _Optional[int] = ..., zstd: _Optional[bytes] = ...) -> None: ...
+
 class Fault(_message.Message):
     __slots__ = ["text"]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -62,10 +141,11 @@ class Fault(_message.Message):
     def __init__(self, text: _Optional[str] = ...) -> None: ...
 
 class Header(_message.Message):
-    __slots__ = ["build_tags", "counter_names", "design", "faults", "format_major", "format_minor", "intervals", "limits", "memory", "model_revision", "seeds", "start_cycle", "stimulus", "thermal", "tool_version", "triggers", "verilator_version", "workload"]
+    __slots__ = ["build_tags", "counter_names", "design", "design_run", "faults", "format_major", "format_minor", "intervals", "limits", "memory", "model_revision", "seeds", "start_cycle", "stimulus", "thermal", "tool_version", "triggers", "verilator_version", "workload"]
     BUILD_TAGS_FIELD_NUMBER: _ClassVar[int]
     COUNTER_NAMES_FIELD_NUMBER: _ClassVar[int]
     DESIGN_FIELD_NUMBER: _ClassVar[int]
+    DESIGN_RUN_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
     FORMAT_MAJOR_FIELD_NUMBER: _ClassVar[int]
     FORMAT_MINOR_FIELD_NUMBER: _ClassVar[int]
@@ -84,6 +164,7 @@ class Header(_message.Message):
     build_tags: _containers.RepeatedScalarFieldContainer[str]
     counter_names: _containers.RepeatedScalarFieldContainer[str]
     design: str
+    design_run: DesignRun
     faults: _containers.RepeatedCompositeFieldContainer[Fault]
     format_major: int
     format_minor: int
@@ -99,7 +180,7 @@ class Header(_message.Message):
     triggers: _containers.RepeatedScalarFieldContainer[str]
     verilator_version: str
     workload: WorkloadSpec
-    def __init__(self, format_major: _Optional[int] = ..., format_minor: _Optional[int] = ..., model_revision: _Optional[str] = ..., verilator_version: _Optional[str] = ..., tool_version: _Optional[str] = ..., build_tags: _Optional[_Iterable[str]] = ..., design: _Optional[str] = ..., seeds: _Optional[_Union[Seeds, _Mapping]] = ..., workload: _Optional[_Union[WorkloadSpec, _Mapping]] = ..., memory: _Optional[_Union[MemoryConfig, _Mapping]] = ..., limits: _Optional[_Union[RunLimits, _Mapping]] = ..., triggers: _Optional[_Iterable[str]] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., stimulus: _Optional[_Union[HostStimulus, _Mapping]] = ..., intervals: _Optional[_Union[Intervals, _Mapping]] = ..., start_cycle: _Optional[int] = ..., counter_names: _Optional[_Iterable[str]] = ..., thermal: _Optional[_Union[ThermalModel, _Mapping]] = ...) -> None: ...
+    def __init__(self, format_major: _Optional[int] = ..., format_minor: _Optional[int] = ..., model_revision: _Optional[str] = ..., verilator_version: _Optional[str] = ..., tool_version: _Optional[str] = ..., build_tags: _Optional[_Iterable[str]] = ..., design: _Optional[str] = ..., seeds: _Optional[_Union[Seeds, _Mapping]] = ..., workload: _Optional[_Union[WorkloadSpec, _Mapping]] = ..., memory: _Optional[_Union[MemoryConfig, _Mapping]] = ..., limits: _Optional[_Union[RunLimits, _Mapping]] = ..., triggers: _Optional[_Iterable[str]] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., stimulus: _Optional[_Union[HostStimulus, _Mapping]] = ..., intervals: _Optional[_Union[Intervals, _Mapping]] = ..., start_cycle: _Optional[int] = ..., counter_names: _Optional[_Iterable[str]] = ..., thermal: _Optional[_Union[ThermalModel, _Mapping]] = ..., design_run: _Optional[_Union[DesignRun, _Mapping]] = ...) -> None: ...
 
 class HostStimulus(_message.Message):
     __slots__ = ["commands", "image_bytes", "job_fingerprint", "poll_interval", "ring_base", "ring_entries"]
@@ -193,9 +274,10 @@ class MemoryConfig(_message.Message):
     def __init__(self, size_bytes: _Optional[int] = ..., base_latency: _Optional[int] = ..., jitter: _Optional[int] = ..., bytes_per_cycle: _Optional[int] = ..., max_outstanding: _Optional[int] = ..., reorder: bool = ..., bursty: bool = ..., burst_period: _Optional[int] = ..., burst_duty_pct: _Optional[int] = ...) -> None: ...
 
 class Result(_message.Message):
-    __slots__ = ["counters", "cycles", "failures", "output_digest", "passed", "stages", "state", "state_digest", "stopped"]
+    __slots__ = ["counters", "cycles", "design", "failures", "output_digest", "passed", "stages", "state", "state_digest", "stopped"]
     COUNTERS_FIELD_NUMBER: _ClassVar[int]
     CYCLES_FIELD_NUMBER: _ClassVar[int]
+    DESIGN_FIELD_NUMBER: _ClassVar[int]
     FAILURES_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_DIGEST_FIELD_NUMBER: _ClassVar[int]
     PASSED_FIELD_NUMBER: _ClassVar[int]
@@ -205,6 +287,7 @@ class Result(_message.Message):
     STOPPED_FIELD_NUMBER: _ClassVar[int]
     counters: _containers.RepeatedScalarFieldContainer[int]
     cycles: int
+    design: DesignOutcome
     failures: _containers.RepeatedScalarFieldContainer[str]
     output_digest: int
     passed: bool
@@ -212,7 +295,7 @@ class Result(_message.Message):
     state: str
     state_digest: int
     stopped: bool
-    def __init__(self, cycles: _Optional[int] = ..., state: _Optional[str] = ..., passed: bool = ..., failures: _Optional[_Iterable[str]] = ..., state_digest: _Optional[int] = ..., output_digest: _Optional[int] = ..., counters: _Optional[_Iterable[int]] = ..., stages: _Optional[_Iterable[_Union[StageTotals, _Mapping]]] = ..., stopped: bool = ...) -> None: ...
+    def __init__(self, cycles: _Optional[int] = ..., state: _Optional[str] = ..., passed: bool = ..., failures: _Optional[_Iterable[str]] = ..., state_digest: _Optional[int] = ..., output_digest: _Optional[int] = ..., counters: _Optional[_Iterable[int]] = ..., stages: _Optional[_Iterable[_Union[StageTotals, _Mapping]]] = ..., stopped: bool = ..., design: _Optional[_Union[DesignOutcome, _Mapping]] = ...) -> None: ...
 
 class RunLimits(_message.Message):
     __slots__ = ["hang_cycles", "max_cycles", "throttle_on_cycles", "throttle_period"]
