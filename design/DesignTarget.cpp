@@ -21,6 +21,17 @@ std::optional<DesignError> apply_overrides(DesignSpec& spec, const TargetOptions
   return std::nullopt;
 }
 
+TargetOptions target_options(const std::vector<std::string>& defines,
+                             const std::vector<std::string>& params, const std::string& cache_dir,
+                             std::optional<uint64_t> seed) {
+  TargetOptions o;
+  o.defines = defines;
+  o.params = params;
+  o.cache_dir = cache_dir;
+  o.seed = seed.value_or(1);
+  return o;
+}
+
 std::optional<DesignTarget> prepare_design(const std::string& path, const TargetOptions& options,
                                            DesignError& error) {
   auto parsed = parse_design_file(path);

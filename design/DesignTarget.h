@@ -19,6 +19,12 @@ struct TargetOptions {
   uint64_t quiet_cycles = 1000;               ///< finished once drained and idle for this long
 };
 
+/// The options as the commands take them: `--define`, `--param`, `--design-cache` and `--seed`
+/// (unset: 1).
+TargetOptions target_options(const std::vector<std::string>& defines,
+                             const std::vector<std::string>& params, const std::string& cache_dir,
+                             std::optional<uint64_t> seed);
+
 struct DesignTarget {
   DesignSpec spec;
   std::string library, revision;

@@ -143,11 +143,8 @@ int run_debug_design(const DebugOptions& options) {
   if (!options.packet.empty() || !options.fault_texts.empty())
     return fail_command("debug", options.json, 2,
                         "--design cannot be combined with --packet or --fault (not supported yet)");
-  design::TargetOptions to;
-  to.defines = options.defines;
-  to.params = options.params;
-  to.cache_dir = options.design_cache;
-  to.seed = options.run.seed.value_or(1);
+  const design::TargetOptions to = design::target_options(options.defines, options.params,
+                                                          options.design_cache, options.run.seed);
   design::DesignError derr;
   const auto target = design::prepare_design(options.design, to, derr);
   if (!target) return fail_command("debug", options.json, derr.exit_code, derr.to_string());

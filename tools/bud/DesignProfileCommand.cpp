@@ -37,11 +37,8 @@ int run_profile_design(const ProfileCommandOptions& options) {
                          "--design-cache, --interval, --seed, --max-cycles, --json, --trace, "
                          "--html)");
   if (options.interval == 0) return fail(2, "--interval must be at least 1 cycle");
-  design::TargetOptions to;
-  to.defines = options.defines;
-  to.params = options.params;
-  to.cache_dir = options.design_cache;
-  to.seed = options.run.seed.value_or(1);
+  const design::TargetOptions to = design::target_options(options.defines, options.params,
+                                                          options.design_cache, options.run.seed);
   design::DesignError err;
   const auto target = design::prepare_design(options.design, to, err);
   if (!target) return fail(err.exit_code, err.to_string());
