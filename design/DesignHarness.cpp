@@ -154,13 +154,6 @@ std::optional<DesignHarness> DesignHarness::make(const DesignSpec& spec, LoadedM
   auto axi = AxiPorts::make(spec, model, dram, seed, error);
   if (!axi) return std::nullopt;
   h.axi_ = std::move(*axi);
-  // A sink's buffer is sized up front for as many beats as the sources send (at least 4 KiB), so
-  // step() does not allocate for a design that emits no more than it is given.
-  uint64_t beats_in = 0;
-  for (const Stream& s : h.streams_)
-    if (s.source) beats_in += s.bytes.size() / s.beat_bytes;
-  for (Stream& s : h.streams_)
-    if (!s.source) s.bytes.reserve(std::max<uint64_t>(4096, beats_in * s.beat_bytes));
   return h;
 }
 
