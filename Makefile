@@ -5,11 +5,11 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 # `make asan`: ASan + UBSan (Debian's clang) and the libFuzzer targets in their own tree, only
-# what the packet, trigger, workload, expression, remote, design-file and matrix tests need.
+# what the packet, trigger, workload, expression and remote tests need.
 ASAN_BUILD ?= build-asan
 ASAN_TARGETS = bud test_replay test_trigger test_workload test_onnx test_expr test_remote test_power \
-	test_design test_matrix fuzz_trigger fuzz_workload fuzz_remote fuzz_state_restore
-ASAN_TESTS = ^(replay|trigger|workload|onnx|expr|remote|power|design|matrix|fuzz|fuzz-state):
+	fuzz_trigger fuzz_workload fuzz_remote fuzz_state_restore
+ASAN_TESTS = ^(replay|trigger|workload|onnx|expr|remote|power|fuzz|fuzz-state):
 # Tests that measure address space or resident memory (setrlimit(RLIMIT_AS) in corpus isolation,
 # RSS growth over 1000 connections) measure the sanitizer's shadow memory and quarantine instead:
 # they run in the normal build only. So does the 400-replay sweep (5.5 minutes under ASan; the
