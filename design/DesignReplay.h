@@ -13,16 +13,11 @@
 #include <string>
 
 #include "design/DesignPacket.h"
+#include "design/OpenedPacket.h"
 #include "replay/PacketReader.h"
 #include "replay/Replayer.h"
 
 namespace bud::design {
-
-/// Writes `bundle`'s files below `<cache>/packets/<name>-<bundle hash>/` (cache: `cache_dir`,
-/// or the model cache's default, ModelBuild.h), or finds them there already: the directory is
-/// made whole in a temporary directory and renamed into place. Its path, or nullopt and `error`.
-std::optional<std::string> materialise(const DesignBundle& bundle, const std::string& name,
-                                       const std::string& cache_dir, std::string& error);
 
 /// Replays `packet`, whose header has a design_run (models are cached in `cache_dir`, empty: the
 /// default). Every refusal (incomplete or corrupt packet, unusable files, another revision) is
