@@ -71,6 +71,7 @@ class Search {
 
   std::vector<Input> inputs;
   std::vector<std::string> written;  // what the copy holds now, per input
+  std::vector<size_t> reference_inputs;  // the inputs the reference's argv names
   FailureSignature target;
   uint32_t tried = 0, kept = 0;
   bool exhausted = false;
@@ -93,7 +94,15 @@ class Search {
       written[i] = c.bytes[i];
     }
     Trial t;
+    // The reference sees its inputs through its argv ({input:NAME}): a candidate that changes
+    // none of them has the output the reference already wrote for them.
+    Hasher rh;
+    for (size_t i : reference_inputs) rh.add_u64(c.bytes[i].size()).add(
+        {reinterpret_cast<const uint8_t*>(c.bytes[i].data()), c.bytes[i].size()});
+    const uint64_t ref_key = rh.digest();
+    const auto known = expected_.find(ref_key);
     RunOptions ro;
+    if (known != expected_.end()) ro.expected = known->second;
     ro.seed = run_.seed;
     ro.max_cycles = c.max_cycles;
     ro.quiet_cycles = c.quiet;
@@ -107,7 +116,7 @@ class Search {
       t.signature.good = ending_of(g, ge);
       if (g) {
         t.good_cycles = g->cycles;
-        ro.expected = g->expected;
+        if (g->expected) ro.expected = g->expected;
       }
     }
     ro.model = bad_model_;
@@ -115,6 +124,8 @@ class Search {
     const auto b = run_design(bad_, ro, be);
     t.signature.bad = ending_of(b, be);
     if (b) t.bad_cycles = b->cycles;
+    if (ro.expected) expected_.emplace(ref_key, *ro.expected);
+    else if (b && b->expected) expected_.emplace(ref_key, *b->expected);
     if (g && b) t.signature.first_stage = first_differing_stage(*g, *b);
     simulated += t.good_cycles + t.bad_cycles;
     const bool reference_failed = t.signature.bad == Ending::ReferenceFailed ||
@@ -144,6 +155,7 @@ class Search {
   RecordedRun run_;
   const MinimizeOptions& options_;
   std::map<uint64_t, Trial> seen_;
+  std::map<uint64_t, std::string> expected_;  // the reference's output by its inputs' hash
 };
 
 BuiltModel model_of(const DesignTarget& t) {
@@ -355,6 +367,14 @@ MinimizeResult minimize_design_packet(const replay::Packet& packet, const std::s
   const BuiltModel bad_model = model_of(*bad);
   Search search(*bad_spec, good_spec, bad_model, good_model, *dir, opened->run, options);
   search.inputs = inputs_of(*bad_spec, opened->bundle, *dir);
+  if (bad_spec->check)
+    for (size_t i = 0; i < search.inputs.size(); ++i)
+      for (const auto& a : bad_spec->check->reference)
+        if (search.inputs[i].kind != Input::Kind::Firmware &&
+            a.find("{input:" + search.inputs[i].name + "}") != std::string::npos) {
+          search.reference_inputs.push_back(i);
+          break;
+        }
   Candidate best;
   for (const auto& i : search.inputs) best.bytes.push_back(find_file(opened->bundle, i.path)->bytes);
   search.written = best.bytes;

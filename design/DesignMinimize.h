@@ -17,6 +17,8 @@
 // Each candidate reruns the design's [check].reference command on the reduced inputs in a
 // private copy of the packet's files (a candidate whose reference fails is not taken), then the
 // good and the bad design; the searches only keep accepted candidates (design/DeltaDebug.h).
+// The reference sees its inputs through its argv ({input:NAME}): a candidate that changes none
+// of those (a firmware or quiet-period candidate) reuses the output it wrote for them.
 // The result is recorded as a new self-contained design packet and replayed before it is
 // reported.
 #pragma once

@@ -154,25 +154,41 @@ PY
   echo "design_loop_e2e: $sc ok"
 done
 
-# Bad input. A packet recorded without overrides has no default good side (exit 2, in JSON too);
-# a recorded good run is one.
+# Bad input, and the good side. A failing packet recorded without overrides (a design file
+# whose RTL computes another filter than its reference) has no default good side (exit 2, in
+# JSON too), yet minimizes on its ending alone; a recorded good run is a good side.
 cp -r "$src/examples/designs/vec_dma" vd && rm -f vd/*.bin
 cp -r "$src/examples/designs/fir_stream" fs && rm -f fs/*.bin
 run_rc 0 clean.json "$bud" design run --json vd/vec_dma.toml --record clean.bpk
 run_rc 0 fir.json "$bud" design run --json fs/fir_stream.toml --record fir.bpk
 run_rc 0 unused.json "$bud" design run --json vd/vec_dma.toml --define NOT_A_BUG --record unused.bpk
 run_rc 1 sat.json "$bud" design run --json vd/vec_dma.toml --define BUG_NO_SATURATE --record sat.bpk
+sed -i 's/C1 = -5/C1 = -4/' fs/fir_stream.toml
+run_rc 1 c1.json "$bud" design run --json fs/fir_stream.toml --record c1.bpk
 rm -rf vd fs
-run_rc 2 nogood.json "$bud" bisect --json clean.bpk
+run_rc 2 nogood.json "$bud" bisect --json c1.bpk
 grep -q '"error":"bad_input"' nogood.json && grep -q "recorded without --define or --param" nogood.json ||
   fail "a packet without overrides: $(cat nogood.json)"
+run_rc 0 c1-min.json "$bud" minimize --json c1.bpk -o c1-min.bpk
+python3 - c1-min.json <<'PY' || fail "minimize without a good side"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["good_side"] is None and m["failure"] == {"bad": "output-mismatch", "good": None, "first_failing_stage": None}, m
+r = {x["what"]: x for x in m["reductions"]}
+# The first wrong sum is beat 1 (byte 4): two samples are all it needs; the quiet period stays.
+assert r["stream samples"]["before"] == 4096 and r["stream samples"]["after"] == 2, r
+assert r["quiet cycles"]["after"] == r["quiet cycles"]["before"] == 1000, r
+PY
+run_rc 1 c1-min.replay.txt "$bud" replay c1-min.bpk
 run_rc 1 vsgood.json "$bud" bisect --json sat.bpk --good clean.bpk
 python3 -c "import json,sys; b=json.load(open(sys.argv[1])); assert b['first_failing_stage']=='compute' and b['good_side']['kind']=='packet', b" \
   vsgood.json || fail "--good a recorded good run"
-# A packet that passes (an override that changes nothing) is reported, not bisected.
-run_rc 0 passes.json "$bud" bisect --json unused.bpk
-python3 -c "import json,sys; b=json.load(open(sys.argv[1])); assert b['verdict']=='pass' and b['replay']['verdict']=='passed' and 'stages' not in b, b" \
-  passes.json || fail "a passing packet"
+# A packet that passes (an override that changes nothing, or none) is reported, not bisected.
+for p in unused clean; do
+  run_rc 0 passes.json "$bud" bisect --json $p.bpk
+  python3 -c "import json,sys; b=json.load(open(sys.argv[1])); assert b['verdict']=='pass' and b['replay']['verdict']=='passed' and 'stages' not in b and 'nothing to bisect' in b['message'], b" \
+    passes.json || fail "a passing packet: $p"
+done
 run_rc 1 passes-min.json "$bud" minimize --json unused.bpk -o never.bpk
 grep -q "nothing to minimize" passes-min.json && [ ! -e never.bpk ] || fail "minimize of a passing packet"
 # --good of another design: exit 2, naming both.

@@ -6,6 +6,7 @@
 #include "debugger/bisect/Bisector.h"
 #include "debugger/bisect/DiffBisector.h"
 #include "design/PacketBisect.h"
+#include "replay/InputFile.h"
 #include "replay/PacketReader.h"
 #include "replay/Replayer.h"
 #include "tools/bud/DesignBisectReport.h"

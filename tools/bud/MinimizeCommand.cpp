@@ -10,6 +10,7 @@
 #include "debugger/bisect/Minimizer.h"
 #include "design/DesignMinimize.h"
 #include "emu/run/Designs.h"
+#include "replay/InputFile.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
