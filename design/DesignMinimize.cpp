@@ -307,31 +307,15 @@ MinimizeResult minimize_design_packet(const replay::Packet& packet, const std::s
     r.message = std::move(message);
     return r;
   };
-  if (!packet.complete)
-    return fail(125, packet.name + ": incomplete packet (" + packet.incomplete +
-                         "); minimize needs a finished recording");
-  std::string why;
-  const auto opened = open_packet(packet, options.cache_dir, why);
-  if (!opened) return fail(125, why);
+  // 1. The packet must reproduce: what is minimized is the failure it recorded.
+  const Reproduction rep =
+      reproduce(packet, options.cache_dir, options.allow_revision_mismatch, "minimize");
+  r.simulated_cycles += rep.replay.end_cycle;
+  if (!rep.fails) return fail(rep.passes ? 1 : 125, rep.message);
+  const OpenedPacket* opened = &*rep.opened;
   r.design = opened->design;
   r.overrides = opened->overrides_text();
-
-  // 1. The packet must reproduce: what is minimized is the failure it recorded.
-  replay::ReplayOptions ro;
-  ro.allow_revision_mismatch = options.allow_revision_mismatch;
-  const auto replayed = replay_design_packet(packet, ro, options.cache_dir);
-  r.simulated_cycles += replayed.end_cycle;
-  switch (replayed.verdict) {
-    case replay::Verdict::Reproduced:
-    case replay::Verdict::NewSymptom:
-      break;
-    case replay::Verdict::Passed:
-    case replay::Verdict::Fixed:
-      return fail(1, packet.name + " does not fail (replay: " +
-                         replay::verdict_name(replayed.verdict) + "): nothing to minimize");
-    default:
-      return fail(125, replayed.message);
-  }
+  std::string why;
 
   // 2. A private copy to rewrite, the bad design read from it, the good side on its inputs.
   const auto dir = work_copy(opened->bundle, opened->design, options.cache_dir, why);

@@ -83,7 +83,7 @@ struct MinimizeOptions {
   std::string cache_dir;  ///< models, materialised files and the search's private copy
   bool allow_revision_mismatch = false;
   GoodSideRequest good;
-  uint32_t max_candidates = 200;  ///< candidate evaluations at most (each: reference + 2 runs)
+  uint32_t max_candidates = 300;  ///< candidate evaluations at most (each: reference + 2 runs)
   /// Called after every candidate evaluation: (candidates tried, candidates kept).
   std::function<void(uint32_t, uint32_t)> progress;
 };

@@ -201,4 +201,38 @@ ReplayOutcome replay_design_packet(const replay::Packet& packet,
   return o;
 }
 
+Reproduction reproduce(const replay::Packet& packet, const std::string& cache_dir,
+                       bool allow_revision_mismatch, const std::string& command) {
+  Reproduction r;
+  if (!packet.complete) {
+    r.message = packet.name + ": incomplete packet (" + packet.incomplete + "); " + command +
+                " needs a finished recording";
+    return r;
+  }
+  std::string why;
+  r.opened = open_packet(packet, cache_dir, why);
+  if (!r.opened) {
+    r.message = why;
+    return r;
+  }
+  replay::ReplayOptions ro;
+  ro.allow_revision_mismatch = allow_revision_mismatch;
+  r.replay = replay_design_packet(packet, ro, cache_dir);
+  switch (r.replay.verdict) {
+    case Verdict::Reproduced:
+    case Verdict::NewSymptom:
+      r.fails = true;
+      break;
+    case Verdict::Passed:
+    case Verdict::Fixed:
+      r.passes = true;
+      r.message = packet.name + " does not fail (replay: " + replay::verdict_name(r.replay.verdict) +
+                  ", " + r.replay.message + "): nothing to " + command;
+      break;
+    default:
+      r.message = r.replay.message;
+  }
+  return r;
+}
+
 }  // namespace bud::design

@@ -26,4 +26,18 @@ replay::ReplayOutcome replay_design_packet(const replay::Packet& packet,
                                            const replay::ReplayOptions& options,
                                            const std::string& cache_dir = {});
 
+/// A design packet opened and replayed before a command localises or shrinks its failure (`bud
+/// bisect`, `bud minimize`): what is worked on is the failure the packet recorded, reproduced.
+struct Reproduction {
+  std::optional<OpenedPacket> opened;  ///< set unless the packet is incomplete or unusable
+  replay::ReplayOutcome replay;
+  /// Reproduced (or, with --allow-revision-mismatch, a new symptom): the command goes on.
+  bool fails = false;
+  bool passes = false;  ///< passed, or fixed: nothing to work on
+  std::string message;  ///< when not `fails`: why (the packet, and the replay's verdict)
+};
+/// Opens and replays `packet` for `command` ("bisect", "minimize": named in the messages).
+Reproduction reproduce(const replay::Packet& packet, const std::string& cache_dir,
+                       bool allow_revision_mismatch, const std::string& command);
+
 }  // namespace bud::design

@@ -24,37 +24,25 @@ PacketBisectResult bisect_design_packet(const replay::Packet& packet,
     r.message = std::move(message);
     return r;
   };
-  if (!packet.complete)
-    return error(125, packet.name + ": incomplete packet (" + packet.incomplete +
-                          "); bisect needs a finished recording");
-  std::string why;
-  const auto opened = open_packet(packet, options.cache_dir, why);
-  if (!opened) return error(125, why);
-  r.design = opened->design;
-  r.overrides = opened->overrides_text();
-  r.seed = opened->run.seed;
-
   // 1. The packet must reproduce before anything is localised: `bud replay`'s check.
-  replay::ReplayOptions ro;
-  ro.allow_revision_mismatch = options.allow_revision_mismatch;
-  const replay::ReplayOutcome replayed = replay_design_packet(packet, ro, options.cache_dir);
-  r.replay = replayed.verdict;
-  r.replay_message = replayed.message;
-  switch (replayed.verdict) {
-    case replay::Verdict::Reproduced:
-    case replay::Verdict::NewSymptom:
-      break;
-    case replay::Verdict::Passed:
-    case replay::Verdict::Fixed:
-      r.verdict = PacketBisectVerdict::Pass;
-      r.exit_code = 0;
-      r.message = packet.name + " does not fail (replay: " +
-                  replay::verdict_name(replayed.verdict) + ", " + replayed.message +
-                  "): nothing to bisect";
-      return r;
-    default:
-      return error(125, replayed.message);
+  const Reproduction rep =
+      reproduce(packet, options.cache_dir, options.allow_revision_mismatch, "bisect");
+  r.replay = rep.replay.verdict;
+  r.replay_message = rep.replay.message;
+  if (rep.opened) {
+    r.design = rep.opened->design;
+    r.overrides = rep.opened->overrides_text();
+    r.seed = rep.opened->run.seed;
   }
+  if (rep.passes) {
+    r.verdict = PacketBisectVerdict::Pass;
+    r.exit_code = 0;
+    r.message = rep.message;
+    return r;
+  }
+  if (!rep.fails) return error(125, rep.message);
+  const OpenedPacket* opened = &*rep.opened;
+  std::string why;
 
   // 2. The bad side as recorded; the good side as asked for.
   auto bad_spec = opened->recorded_spec(why);

@@ -10,6 +10,7 @@
 #include "replay/PacketReader.h"
 #include "replay/Replayer.h"
 #include "tools/bud/DesignBisectReport.h"
+#include "tools/bud/GoodSideArgs.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/RunCommand.h"
 
@@ -78,19 +79,12 @@ namespace {
 // its reproduction and the good side before it.
 int run_design_packet_bisect(const BisectCommandOptions& o, const replay::Packet& packet) {
   std::optional<replay::Packet> good;
-  if (!o.good.empty()) {
-    std::string error;
-    good = replay::read_packet(o.good, error);
-    if (!good) return fail_command("bisect", o.json, 125, "--good " + error);
-  }
   design::PacketBisectOptions po;
   po.cache_dir = o.design_cache;
   po.allow_revision_mismatch = o.allow_revision_mismatch;
-  po.good.packet = good ? &*good : nullptr;
-  po.good.overrides = !o.good_defines.empty() || !o.good_params.empty();
-  po.good.defines = o.good_defines;
-  po.good.params = o.good_params;
-  po.good.cache_dir = o.design_cache;
+  const GoodSideArgs args{o.good, o.good_defines, o.good_params, o.design_cache};
+  if (auto e = good_side_request(args, good, po.good); !e.empty())
+    return fail_command("bisect", o.json, 125, e);
   const auto r = design::bisect_design_packet(packet, po);
   if (r.verdict == design::PacketBisectVerdict::Error && !r.outcome)
     return fail_command("bisect", o.json, r.exit_code, r.message);
@@ -108,12 +102,7 @@ int run_design_packet_bisect(const BisectCommandOptions& o, const replay::Packet
     j["overrides"] = r.overrides;
     j["symptom"] = r.symptom ? Json(r.symptom->message()) : Json();
     j["replay"] = {{"verdict", replay::verdict_name(r.replay)}, {"message", r.replay_message}};
-    if (r.good)
-      j["good_side"] = {{"kind", design::good_kind_name(r.good->kind)},
-                        {"description", r.good->description},
-                        {"packet", r.good->packet.empty() ? Json() : Json(r.good->packet)},
-                        {"defines", r.good->defines},
-                        {"params", r.good->params}};
+    if (r.good) j["good_side"] = good_side_json(*r.good);
     // The NPU report's names for the first failure: its cycle (in the bad run) and index.
     const design::StageComparison* f =
         r.outcome && r.outcome->first_failing ? &r.outcome->stages[*r.outcome->first_failing]

@@ -15,6 +15,7 @@
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
 #include "replay/Replayer.h"
+#include "tools/bud/GoodSideArgs.h"
 #include "tools/bud/Output.h"
 
 namespace bud::cli {
@@ -59,19 +60,12 @@ namespace {
 // `bud minimize P.bpk -o M.bpk` on a design packet.
 int run_design_packet_minimize(const MinimizeCommandOptions& o, const replay::Packet& packet) {
   std::optional<replay::Packet> good;
-  if (!o.good.empty()) {
-    std::string error;
-    good = replay::read_packet(o.good, error);
-    if (!good) return fail_command("minimize", o.json, 125, "--good " + error);
-  }
   design::MinimizeOptions mo;
   mo.cache_dir = o.design_cache;
   mo.allow_revision_mismatch = o.allow_revision_mismatch;
-  mo.good.packet = good ? &*good : nullptr;
-  mo.good.overrides = !o.good_defines.empty() || !o.good_params.empty();
-  mo.good.defines = o.good_defines;
-  mo.good.params = o.good_params;
-  mo.good.cache_dir = o.design_cache;
+  const GoodSideArgs args{o.good, o.good_defines, o.good_params, o.design_cache};
+  if (auto e = good_side_request(args, good, mo.good); !e.empty())
+    return fail_command("minimize", o.json, 125, e);
   mo.max_candidates = o.max_candidates;
   const bool tty = isatty(STDERR_FILENO) != 0 && !o.json;
   mo.progress = [tty](uint32_t tried, uint32_t kept) {
@@ -89,13 +83,7 @@ int run_design_packet_minimize(const MinimizeCommandOptions& o, const replay::Pa
     j["output"] = r.output;
     j["design"] = r.design;
     j["overrides"] = r.overrides;
-    if (r.good)
-      j["good_side"] = {{"kind", design::good_kind_name(r.good->kind)},
-                        {"description", r.good->description},
-                        {"packet", r.good->packet.empty() ? Json() : Json(r.good->packet)},
-                        {"defines", r.good->defines},
-                        {"params", r.good->params}};
-    else j["good_side"] = nullptr;
+    j["good_side"] = r.good ? good_side_json(*r.good) : Json();
     j["failure"] = {
         {"bad", design::ending_name(r.signature.bad)},
         {"good", r.signature.good ? Json(design::ending_name(*r.signature.good)) : Json()},
