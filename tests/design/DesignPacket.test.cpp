@@ -165,9 +165,9 @@ TEST_CASE("a design packet holds its run and replays bit-exactly from its own fi
     return replay_design_packet(*q, options, ro.cache_dir);
   };
   SECTION("an edited source no longer builds the recorded revision: refused") {
-    REQUIRE(bundle->files[2].path == "rtl/fir_stream.sv");
+    REQUIRE(bundle->files[3].path == "rtl/fir_stream.sv");
     const auto o = replay_records(
-        "edited.bpk", replaced(2, "rtl/fir_stream.sv", bundle->files[2].bytes + "// edited\n"));
+        "edited.bpk", replaced(3, "rtl/fir_stream.sv", bundle->files[3].bytes + "// edited\n"));
     CHECK(o.verdict == replay::Verdict::Incompatible);
     CHECK(o.exit_code() == 125);
     CHECK_THAT(o.message, Catch::Contains("recorded with design revision " + outcome->revision));
