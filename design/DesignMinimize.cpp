@@ -242,15 +242,23 @@ const char* ending_name(Ending e) {
   return "?";
 }
 
-Ending ending_of(const std::optional<RunOutcome>& r, const DesignError& error) {
-  if (!r) {
-    switch (error.exit_code) {
-      case kExitReference: return Ending::ReferenceFailed;
-      case kExitFirmwareTimeout: return Ending::FirmwareTimeout;
-      case kExitAxiError: return Ending::AxiError;
-      default: return Ending::Error;
-    }
+namespace {
+
+Ending ending_of_error(const DesignError& error) {
+  switch (error.exit_code) {
+    case kExitReference: return Ending::ReferenceFailed;
+    case kExitFirmwareTimeout: return Ending::FirmwareTimeout;
+    case kExitAxiError: return Ending::AxiError;
+    default: return Ending::Error;
   }
+}
+
+}  // namespace
+
+Ending ending_of(const std::optional<RunOutcome>& r, const DesignError& error) {
+  if (!r) return ending_of_error(error);
+  // A run that ended in an error of the design's own making (a firmware timeout, an AXI error).
+  if (r->error) return ending_of_error(*r->error);
   if (r->cycle_limit) return Ending::CycleLimit;
   if (!r->checked || r->passed) return Ending::Pass;
   // A firmware `expect` fails before any output is compared: no mismatch offset.
@@ -491,9 +499,7 @@ MinimizeResult minimize_design_packet(const replay::Packet& packet, const std::s
   rec.write_sinks = false;
   rec.model = bad_model;
   const auto outcome = run_design(*spec, rec, derr);
-  if (!outcome)
-    return fail(1, "the minimized run ends in an error, which a packet cannot record yet: " +
-                       derr.to_string());
+  if (!outcome) return fail(1, "the minimized run could not be made: " + derr.to_string());
   r.simulated_cycles += outcome->cycles;
   r.symptom = outcome->message;
   r.written = write_design_packet(output, reduced, *spec, run, *outcome, why);

@@ -5,7 +5,7 @@
 # Usage: tests/bench/design_loop_bench.sh [BUILD_DIR] [SCENARIO...]   (SCENARIO: example:DEFINE)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-bud="${1:-$root/build}/bud"
+bud="$(readlink -f "${1:-$root/build}")/bud"
 shift || true
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] ||
