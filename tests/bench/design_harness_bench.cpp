@@ -20,7 +20,8 @@
 // ROUNDS interleaved rounds (designs and loops alternating), and prints one line per round and
 // loop: `round DESIGN LOOP CYCLES SECONDS`; tests/bench/design_harness_bench.sh turns them into
 // the table (best and median). Wall time is for this figure only.
-// Usage: bud-bench-design SOURCE_DIR CACHE_DIR [REPS [ROUNDS]]
+// Usage: bud-bench-design SOURCE_DIR CACHE_DIR [REPS [ROUNDS]]; BUD_BENCH_ONLY=DESIGN[:LOOP] runs
+// only that design (loop), for a profiler.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -39,8 +40,8 @@
 #include "design/HandshakeProfile.h"
 #include "design/LoadedModel.h"
 #include "emu/core/Rng.h"
-#if __has_include("design/CycleProbe.h")
-#include "design/CycleProbe.h"
+#if __has_include("design/CompiledProbe.h")
+#include "design/CompiledProbe.h"
 #define BUD_BENCH_HAS_PROBE 1
 #endif
 
@@ -415,10 +416,14 @@ int main(int argc, char** argv) {
   benches[1].name = "vec_dma";
   setup(benches[0], argv[1], argv[2], reps);
   setup(benches[1], argv[1], argv[2], reps * 4);
+  // BUD_BENCH_ONLY=DESIGN or DESIGN:LOOP runs only that (for a profiler).
+  const char* only_env = std::getenv("BUD_BENCH_ONLY");
+  const std::string only = only_env ? only_env : "";
   // Interleaved rounds: on a shared machine every loop sees the same disturbance on average.
   for (int round = 0; round < rounds; ++round)
     for (Bench& b : benches)
       for (Loop& l : b.loops) {
+        if (!only.empty() && only != b.name && only != b.name + ":" + l.name) continue;
         const auto t0 = Clock::now();
         const uint64_t cycles = l.run();
         const double s = std::chrono::duration<double>(Clock::now() - t0).count();
