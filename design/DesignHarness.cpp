@@ -146,6 +146,7 @@ std::optional<DesignHarness> DesignHarness::make(const DesignSpec& spec, LoadedM
   if (!axi) return std::nullopt;
   h.axi_ = std::move(*axi);
   h.has_axi_ = !h.axi_->memories().empty() || h.axi_->firmware();
+  for (const Stream& s : h.streams_) h.pending_sources_ += s.source && !s.bytes.empty();
 
   // The pairs sampled every cycle: the stages', then the streams' no stage has.
   for (const StageState& st : h.stages_) h.handshakes_.push_back(Handshake{st.valid, st.ready});
@@ -326,6 +327,8 @@ void DesignHarness::step() {
       Stream& s = streams_[k];
       ++s.beats;
       if (s.source) {
+        // (A forced valid can move a source that has sent everything: count the end once.)
+        pending_sources_ -= s.sent < s.bytes.size() && s.sent + s.beat_bytes >= s.bytes.size();
         s.sent += s.beat_bytes;
         s.offering = false;
       } else {
@@ -358,13 +361,6 @@ void DesignHarness::step() {
 std::string DesignHarness::stop_message() const {
   if (const char* e = axi_->memory_error()) return e;
   return axi_->firmware() ? axi_->firmware()->message() : "";
-}
-
-bool DesignHarness::drained(uint64_t quiet) const {
-  for (const auto& s : streams_)
-    if (s.source && s.sent < s.bytes.size()) return false;
-  if (!axi_->quiet()) return false;
-  return cycle_ >= last_activity_ + quiet;
 }
 
 namespace {
@@ -461,6 +457,8 @@ bool DesignHarness::restore(std::span<const uint8_t> in, size_t& offset, std::st
   last_activity_ = last;
   rng_.set_state(rng);
   streams_ = std::move(streams);
+  pending_sources_ = 0;
+  for (const Stream& s : streams_) pending_sources_ += s.source && s.sent < s.bytes.size();
   for (size_t i = 0; i < counters_.size(); ++i) counters_[i].count = counts[i];
   // In place: the probe writes these fields through pointers.
   for (size_t i = 0; i < stages_.size(); ++i) {

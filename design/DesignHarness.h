@@ -59,9 +59,12 @@ class DesignHarness {
   void step();
   /// Every source has sent all its bytes, the firmware has finished, no AXI4 burst is in
   /// flight and nothing has moved for `quiet` cycles.
-  bool drained(uint64_t quiet) const;
+  bool drained(uint64_t quiet) const {
+    return cycle_ >= last_activity_ + quiet && pending_sources_ == 0 &&
+           (!has_axi_ || axi_->quiet());
+  }
   /// The run cannot go on: an AXI4 run error or a failed firmware script (AxiPorts::stopped).
-  bool stopped() const { return axi_->stopped(); }
+  bool stopped() const { return has_axi_ && axi_->stopped(); }
   /// Why it stopped: the first AXI4 run error, else the firmware's message ("" when running).
   std::string stop_message() const;
   /// The AXI4 memories and the firmware.
@@ -182,6 +185,7 @@ class DesignHarness {
   std::optional<CompiledProbe> probe_;
   std::string probe_error_;
   bool has_axi_ = false;  // any AXI4 memory or firmware
+  size_t pending_sources_ = 0;  // sources that have not sent all their bytes
   std::optional<AxiPorts> axi_;  // always set by make()
   uint64_t cycle_ = 0, last_activity_ = 0;
   StageObserver* observer_ = nullptr;
