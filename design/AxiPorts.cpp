@@ -206,18 +206,22 @@ bool AxiPorts::sample(const LoadedModel& /*m*/) {
     mem.sample(p);
     moved = moved || mem.stats().active_cycles != before;
   }
-  if (firmware_) {
+  // A finished script samples nothing, and a wait looks only at the interrupt.
+  if (firmware_ && !firmware_->finished()) {
     const LiteRefs& l = lite_refs_;
     AxiLiteSlavePins p;
-    p.awready = l.awready.get();
-    p.wready = l.wready.get();
-    p.bvalid = l.bvalid.get();
-    p.bresp = static_cast<uint8_t>(l.bresp.get());
-    p.arready = l.arready.get();
-    p.rvalid = l.rvalid.get();
-    p.rresp = static_cast<uint8_t>(l.rresp.get());
-    p.rdata = l.rdata.get();
     p.irq = l.has_irq && l.irq.get();
+    const FirmwareOp op = firmware_->script().steps[firmware_->current_step()].op;
+    if (op != FirmwareOp::WaitIrq && op != FirmwareOp::Wait) {
+      p.awready = l.awready.get();
+      p.wready = l.wready.get();
+      p.bvalid = l.bvalid.get();
+      p.bresp = static_cast<uint8_t>(l.bresp.get());
+      p.arready = l.arready.get();
+      p.rvalid = l.rvalid.get();
+      p.rresp = static_cast<uint8_t>(l.rresp.get());
+      p.rdata = l.rdata.get();
+    }
     const uint64_t before = firmware_->accesses();
     const size_t step = firmware_->current_step();
     firmware_->sample(p);

@@ -168,6 +168,7 @@ class DesignHarness {
   };
   LoadedModel* model_ = nullptr;
   size_t clock_ = 0;
+  PortRef clock_ref_;
   std::optional<size_t> reset_;
   bool reset_low_ = false;
   uint32_t reset_cycles_ = 0;

@@ -84,7 +84,7 @@ struct FirBare {
         sd(member<uint8_t>(m, "s_axis_tdata")), sv(member<uint8_t>(m, "s_axis_tvalid")),
         sr(member<uint8_t>(m, "s_axis_tready")), mv(member<uint8_t>(m, "m_axis_tvalid")),
         mr(member<uint8_t>(m, "m_axis_tready")), md(member<uint32_t>(m, "m_axis_tdata")) {}
-  uint64_t run(LoadedModel& m, const std::string& samples, std::string& out) {
+  [[gnu::noinline]] uint64_t run(LoadedModel& m, const std::string& samples, std::string& out) {
     *sv = 0, *mr = 0;
     reset(m, clk, rst_n);
     emu::Rng rng(1);
@@ -151,7 +151,7 @@ struct VecBare {
     latency = spec.axi4.at(0).latency.value_or(40);
     jitter = spec.axi4.at(0).jitter.value_or(8);
   }
-  uint64_t run(LoadedModel& m, std::vector<uint8_t>& mem) {
+  [[gnu::noinline]] uint64_t run(LoadedModel& m, std::vector<uint8_t>& mem) {
     const uint32_t ddr = static_cast<uint32_t>(base);
     // The firmware: CSR writes (SRC, DST, LEN, SCALE, BIAS, SHIFT, start with interrupt), the
     // interrupt, STATUS (must read done and nothing else), the clear.
@@ -282,7 +282,8 @@ std::string output_of(const DesignHarness& h, const DesignSpec& spec) {
   return out;
 }
 
-uint64_t harness_run(DesignHarness& h, const std::vector<uint8_t>& power_on, int reps) {
+[[gnu::noinline]] uint64_t harness_run(DesignHarness& h, const std::vector<uint8_t>& power_on,
+                                       int reps) {
   uint64_t cycles = 0;
   std::string why;
   for (int r = 0; r < reps; ++r) {
@@ -414,11 +415,12 @@ int main(int argc, char** argv) {
   std::vector<Bench> benches(2);
   benches[0].name = "fir_stream";
   benches[1].name = "vec_dma";
-  setup(benches[0], argv[1], argv[2], reps);
-  setup(benches[1], argv[1], argv[2], reps * 4);
   // BUD_BENCH_ONLY=DESIGN or DESIGN:LOOP runs only that (for a profiler).
   const char* only_env = std::getenv("BUD_BENCH_ONLY");
   const std::string only = only_env ? only_env : "";
+  for (Bench& b : benches)
+    if (only.empty() || only.rfind(b.name, 0) == 0)
+      setup(b, argv[1], argv[2], b.name == "vec_dma" ? reps * 4 : reps);
   // Interleaved rounds: on a shared machine every loop sees the same disturbance on average.
   for (int round = 0; round < rounds; ++round)
     for (Bench& b : benches)
