@@ -64,7 +64,7 @@ test: build
 asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
 		-DBUD_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(ASAN_TARGETS)
+	@bash tools/build.sh $(ASAN_BUILD) $(JOBS) $(ASAN_TARGETS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS) --timeout 900 -R '$(ASAN_TESTS)' -E '$(ASAN_EXCLUDE)'
@@ -72,7 +72,7 @@ asan: deps
 tsan: deps
 	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
 		-DBUD_SANITIZE=thread $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)
+	@bash tools/build.sh $(TSAN_BUILD) $(JOBS) $(TSAN_TARGETS)
 	@cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 \
 		suppressions=$(CURDIR)/tools/tsan.supp" \
 		ctest --output-on-failure -j $(JOBS) --timeout 900 -R '$(TSAN_TESTS)' -E '$(TSAN_EXCLUDE)'

@@ -1,5 +1,6 @@
 #include "design/AxiPorts.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -104,6 +105,11 @@ std::optional<AxiPorts> AxiPorts::make(const DesignSpec& spec, LoadedModel& mode
       error = e.to_string();
       return std::nullopt;
     }
+    // At run time the script is named as the design file names it (relative to its directory):
+    // its messages are part of the run's state and digest, which must not depend on where the
+    // design lives (a packet replays from its own copy).
+    const auto relative = std::filesystem::path(c.firmware).lexically_relative(spec.dir);
+    if (!relative.empty() && *relative.begin() != "..") script->file = relative.string();
     LitePins& l = a.lite_;
     for (auto [field, slot] :
          {std::pair{"awaddr", &l.awaddr}, {"awvalid", &l.awvalid}, {"awready", &l.awready},

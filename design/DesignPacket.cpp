@@ -152,10 +152,12 @@ std::optional<DesignBundle> collect_bundle(const DesignSpec& spec, DesignError& 
 pb::Result design_result(const RunOutcome& r) {
   pb::Result out;
   out.set_cycles(r.cycles);
-  out.set_state(
-      emu::run_state_name(r.cycle_limit ? emu::RunState::CycleLimit : emu::RunState::Finished));
+  out.set_state(emu::run_state_name(r.error         ? emu::RunState::Error
+                                    : r.cycle_limit ? emu::RunState::CycleLimit
+                                                    : emu::RunState::Finished));
   using V = pb::DesignOutcome;
-  const V::Verdict verdict = r.cycle_limit ? V::CYCLE_LIMIT
+  const V::Verdict verdict = r.error         ? V::ERROR
+                             : r.cycle_limit ? V::CYCLE_LIMIT
                              : !r.checked  ? V::UNCHECKED
                              : r.passed    ? V::PASS
                                            : V::FAIL;
@@ -185,6 +187,7 @@ pb::Result design_result(const RunOutcome& r) {
   d->set_mismatch(r.first_mismatch.has_value());
   d->set_first_mismatch(r.first_mismatch.value_or(0));
   d->set_firmware_accesses(r.firmware_accesses);
+  if (r.error) d->set_exit_code(r.error->exit_code);
   return out;
 }
 
@@ -215,7 +218,9 @@ DesignPacketRecords design_packet_records(const DesignBundle& bundle, const Reco
   p.result = design_result(outcome);
   if (!p.result.passed()) {
     pb::Symptom s;
-    s.set_kind(outcome.cycle_limit ? pb::Symptom::CYCLE_LIMIT : pb::Symptom::RESULT_MISMATCH);
+    s.set_kind(outcome.error         ? pb::Symptom::DESIGN_ERROR
+               : outcome.cycle_limit ? pb::Symptom::CYCLE_LIMIT
+                                     : pb::Symptom::RESULT_MISMATCH);
     s.set_cycle(outcome.cycles);
     s.set_message(outcome.message);
     s.add_details(outcome.message);
@@ -224,9 +229,10 @@ DesignPacketRecords design_packet_records(const DesignBundle& bundle, const Reco
   return p;
 }
 
-std::optional<WrittenPacket> write_design_packet(const std::string& path, const DesignSpec& spec,
-                                                 const RecordedRun& run, const RunOutcome& outcome,
-                                                 std::string& error) {
+std::optional<WrittenPacket> write_design_packet(
+    const std::string& path, const DesignSpec& spec, const RecordedRun& run,
+    const RunOutcome& outcome, std::string& error,
+    const std::vector<std::pair<uint64_t, std::string>>& notes) {
   DesignError derr;
   const auto bundle = collect_bundle(spec, derr);
   if (!bundle) {
@@ -237,6 +243,12 @@ std::optional<WrittenPacket> write_design_packet(const std::string& path, const 
   auto w = replay::PacketWriter::create(path, error);
   if (!w) return std::nullopt;
   bool ok = w->write(pb::RECORD_HEADER, p.header) && w->write(pb::RECORD_DESIGN_FILES, p.files);
+  for (const auto& [cycle, text] : notes) {
+    pb::Annotation note;
+    note.set_cycle(cycle);
+    note.set_text(text);
+    ok = ok && w->write(pb::RECORD_ANNOTATION, note, cycle);
+  }
   if (ok && p.symptom) ok = w->write(pb::RECORD_SYMPTOM, *p.symptom, p.symptom->cycle());
   ok = ok && w->write(pb::RECORD_RESULT, p.result, outcome.cycles) && w->finish();
   if (!ok) {

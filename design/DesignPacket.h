@@ -68,9 +68,12 @@ struct WrittenPacket {
 };
 /// Writes the packet of a finished run of `spec` to `path`. nullopt and `error` (naming the
 /// file at fault) when a file cannot be read or the packet cannot be written.
-std::optional<WrittenPacket> write_design_packet(const std::string& path, const DesignSpec& spec,
-                                                 const RecordedRun& run, const RunOutcome& outcome,
-                                                 std::string& error);
+/// `notes` are annotations (cycle, text) the packet carries, e.g. the trigger hits that asked for
+/// it (`bud run --design F --triggers T`).
+std::optional<WrittenPacket> write_design_packet(
+    const std::string& path, const DesignSpec& spec, const RecordedRun& run,
+    const RunOutcome& outcome, std::string& error,
+    const std::vector<std::pair<uint64_t, std::string>>& notes = {});
 
 /// The embedded files of a design packet, inflated and checked (sizes, hashes, paths: relative,
 /// no "..", each once, the design file among them). nullopt and `error` naming the problem.

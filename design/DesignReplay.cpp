@@ -95,7 +95,8 @@ std::vector<std::string> differences(const pb::Result& want, const pb::Result& g
   if (want.output_digest() != got.output_digest() || wd.checked_bytes() != gd.checked_bytes())
     d.push_back("checked bytes hash " + hex(got.output_digest()) + ", recorded " +
                 hex(want.output_digest()));
-  if (wd.verdict() != gd.verdict() || wd.message() != gd.message())
+  if (wd.verdict() != gd.verdict() || wd.message() != gd.message() ||
+      wd.exit_code() != gd.exit_code())
     d.push_back("verdict '" + gd.message() + "', recorded '" + wd.message() + "'");
   return d;
 }
@@ -103,8 +104,10 @@ std::vector<std::string> differences(const pb::Result& want, const pb::Result& g
 std::optional<pb::Symptom> symptom_of(const pb::Result& r) {
   if (r.passed()) return std::nullopt;
   pb::Symptom s;
-  s.set_kind(r.design().verdict() == pb::DesignOutcome::CYCLE_LIMIT ? pb::Symptom::CYCLE_LIMIT
-                                                                    : pb::Symptom::RESULT_MISMATCH);
+  using V = pb::DesignOutcome;
+  s.set_kind(r.design().verdict() == V::ERROR         ? pb::Symptom::DESIGN_ERROR
+             : r.design().verdict() == V::CYCLE_LIMIT ? pb::Symptom::CYCLE_LIMIT
+                                                      : pb::Symptom::RESULT_MISMATCH);
   s.set_cycle(r.cycles());
   s.set_message(r.design().message());
   s.add_details(r.design().message());

@@ -80,6 +80,17 @@ std::string region_bytes(const DesignSpec& spec, const AxiPorts& axi, const Outp
   return out;
 }
 
+// A message as the packet keeps it: the design's directory left out of the paths it names, so a
+// replay from another directory (the packet's own copy) says the same.
+std::string relative_message(const DesignSpec& spec, std::string text) {
+  for (std::string dir : {spec.dir, fs::absolute(spec.dir).lexically_normal().string()}) {
+    if (dir.empty() || dir == ".") continue;
+    if (dir.back() != '/') dir += '/';
+    for (size_t p; (p = text.find(dir)) != std::string::npos;) text.erase(p, dir.size());
+  }
+  return text;
+}
+
 }  // namespace
 
 std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o,
@@ -112,9 +123,6 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
     }
     h->set_profile(&*profile);
   }
-  RunOutcome r;
-  r.design = spec.name;
-  r.revision = built->revision;
   h->reset();
   while (!h->drained(o.quiet_cycles) && !h->stopped() && h->cycle() < o.max_cycles) h->step();
   if (profile) {
@@ -122,32 +130,47 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
     profile->finish(*h);
     *o.profile = std::move(profile);
   }
-  r.cycles = h->cycle();
-  r.cycle_limit = !h->drained(o.quiet_cycles) && !h->stopped();
-  for (const Axi4Memory& m : h->axi().memories())
+  return finish_run(spec, *h, o, built->revision, error);
+}
+
+std::optional<RunOutcome> finish_run(const DesignSpec& spec, const DesignHarness& harness,
+                                     const RunOptions& o, const std::string& revision,
+                                     DesignError& error) {
+  RunOutcome r;
+  r.design = spec.name;
+  r.revision = revision;
+  r.cycles = harness.cycle();
+  r.cycle_limit = !harness.drained(o.quiet_cycles) && !harness.stopped();
+  for (const Axi4Memory& m : harness.axi().memories())
     r.memories.push_back(MemoryOutcome{m.config().port, m.config().region, m.stats()});
-  const auto& fw = h->axi().firmware();
+  const auto& fw = harness.axi().firmware();
   r.has_firmware = fw.has_value();
   if (fw) r.firmware_accesses = fw->accesses();
-  for (const Axi4Memory& m : h->axi().memories()) {
-    if (!m.error()) continue;
+  r.streams = harness.streams();
+  for (const auto& c : harness.counters()) r.counters.emplace_back(c.name, c.value(harness.model()));
+  r.stages = harness.stages();
+  r.state_digest = harness.digest();
+  for (const Axi4Memory& m : harness.axi().memories()) {
+    if (!m.error() || r.error) continue;
     // Named at the port's [[axi4]] table.
     Where at = spec.top_where;
     for (const auto& p : spec.axi4)
       if (p.name == m.config().port) at = p.where;
-    error = DesignError{at, m.error(), kExitAxiError};
-    return std::nullopt;
+    r.error = DesignError{at, m.error(), kExitAxiError};
   }
   using Status = FirmwareRunner::Status;
-  if (fw && (fw->status() == Status::Timeout || fw->status() == Status::Error)) {
-    error = DesignError{Where{}, fw->message(),
-                        fw->status() == Status::Timeout ? kExitFirmwareTimeout : kExitAxiError};
-    return std::nullopt;
+  if (!r.error && fw && (fw->status() == Status::Timeout || fw->status() == Status::Error))
+    r.error = DesignError{Where{}, fw->message(),
+                          fw->status() == Status::Timeout ? kExitFirmwareTimeout : kExitAxiError};
+  if (r.error) {
+    r.message = "error: " + relative_message(spec, r.error->to_string());
+    return r;
   }
-  r.streams = h->streams();
-  for (const auto& c : h->counters()) r.counters.emplace_back(c.name, c.value(h->model()));
-  r.stages = h->stages();
-  r.state_digest = h->digest();
+  if (!o.check) {
+    r.cycle_limit = false;
+    r.message = o.stopped_because;
+    return r;
+  }
   // The sinks' files.
   for (size_t i = 0; i < spec.streams.size() && o.write_sinks; ++i) {
     const StreamPort& s = spec.streams[i];
@@ -162,7 +185,7 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
   }
   if (fw && fw->status() == Status::Mismatch) {
     r.checked = true;
-    r.message = std::string("FAIL: firmware ") + fw->message();
+    r.message = "FAIL: firmware " + relative_message(spec, fw->message());
     return r;
   }
   if (!spec.check) {
@@ -176,7 +199,7 @@ std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o
   for (size_t i = 0; i < spec.streams.size(); ++i)
     if (spec.streams[i].name == spec.check->sink) got = r.streams[i].bytes;
   const bool memory = !spec.check->memory.empty();
-  if (memory) got = region_bytes(spec, h->axi(), *spec.check);
+  if (memory) got = region_bytes(spec, harness.axi(), *spec.check);
   r.checked = true;
   r.checked_hash = hash64({reinterpret_cast<const uint8_t*>(got.data()), got.size()});
   r.expected_bytes = want->size();

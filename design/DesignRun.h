@@ -29,6 +29,10 @@ struct RunOptions {
   std::string cache_dir;               ///< model cache (ModelBuild.h)
   std::string out_dir;                 ///< where sink files go (default: the design's dir)
   bool write_sinks = true;             ///< false (a replay, a profile): checked, not written
+  /// false: the run was stopped before its end (a trigger's halt): the outcome is neither
+  /// checked nor are sink files written; `stopped_because` is its message.
+  bool check = true;
+  std::string stopped_because;
   emu::DramConfig dram;                ///< AXI4 memory timing before each port's overrides
   /// The reference's output when it is already known (a replay packet holds it): the
   /// [check].reference command is then not run.
@@ -64,10 +68,26 @@ struct RunOutcome {
   std::optional<std::string> expected;
   uint64_t checked_hash = 0;    ///< XXH3-64 of the checked bytes (sink or memory range)
   uint64_t state_digest = 0;    ///< DesignHarness::digest() at the end of the run
+  /// The run ended in an error of the design's own making: an AXI run error (kExitAxiError,
+  /// named at the port's [[axi4]] table) or a firmware timeout or failed step
+  /// (kExitFirmwareTimeout / kExitAxiError). The outcome still holds where the run got to
+  /// (cycles, streams, counters, stages, digest), so it can be recorded and replayed; no output
+  /// was checked and no sink file written.
+  std::optional<DesignError> error;
 };
 
-/// nullopt and `error` for a run that could not happen (build, load, bind, reference failure).
+/// nullopt and `error` for a run that could not happen (build, load, bind, reference failure);
+/// a run that happened and ended in an error is an outcome with RunOutcome::error set.
 std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& options,
+                                     DesignError& error);
+
+/// The outcome of a run of `harness` (of model revision `revision`) once it stopped stepping:
+/// drained, stopped by an error, or out of cycles. What run_design() does after its loop, for a
+/// run another loop stepped (the design's emulator under the run driver, with triggers armed):
+/// writes the sinks' files (options.write_sinks) and checks the output (running the reference
+/// unless options.expected). nullopt and `error` only when the reference fails.
+std::optional<RunOutcome> finish_run(const DesignSpec& spec, const DesignHarness& harness,
+                                     const RunOptions& options, const std::string& revision,
                                      DesignError& error);
 
 }  // namespace bud::design

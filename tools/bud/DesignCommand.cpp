@@ -13,6 +13,7 @@
 #include "design/DesignRun.h"
 #include "design/DesignTarget.h"
 #include "design/ModelBuild.h"
+#include "tools/bud/DesignRunReport.h"
 #include "tools/bud/Output.h"
 
 namespace bud::cli {
@@ -237,7 +238,7 @@ int run_design(const DesignOptions& o) {
     ro.out_dir = o.out_dir;
     const auto r = design::run_design(d, ro, err);
     if (!r) return fail_command(cmd, o.json, err.exit_code, err.to_string());
-    const int code = r->cycle_limit ? 3 : (r->checked && !r->passed) ? 1 : 0;
+    const int code = design_run_exit_code(*r);
     std::optional<design::WrittenPacket> packet;
     if (!o.record.empty()) {
       const design::RecordedRun rec{o.defines, o.params, o.seed, o.max_cycles, ro.quiet_cycles};
@@ -247,88 +248,19 @@ int run_design(const DesignOptions& o) {
       std::cerr << "bud design run: recorded " << o.record << " (" << packet->bytes << " bytes, "
                 << packet->files << " files of " << packet->file_bytes << " bytes embedded)\n";
     }
+    // A run that ended in an error (firmware timeout, AXI error) is the command's error, as
+    // before; its packet, when recorded, replays to the same error.
+    if (r->error) std::cerr << "bud " << cmd << ": " << r->error->to_string() << "\n";
     if (o.json) {
-      Json j = Json::object();
-      j["design"] = r->design;
-      j["revision"] = r->revision;
-      j["seed"] = o.seed;
-      j["cycles"] = r->cycles;
-      j["state"] = r->cycle_limit ? "cycle_limit" : "finished";
-      j["checked"] = r->checked;
-      j["passed"] = r->checked && r->passed;
-      if (r->first_mismatch) j["first_mismatch_byte"] = *r->first_mismatch;
-      j["message"] = r->message;
-      Json streams = Json::array();
-      for (const auto& s : r->streams) {
-        Json x = Json::object();
-        x["name"] = s.name;
-        x["beats"] = s.beats;
-        x["bytes"] = s.source ? s.sent : s.bytes.size();
-        streams.push_back(x);
-      }
-      j["streams"] = streams;
-      Json counters = Json::object();
-      for (const auto& [n, v] : r->counters) counters[n] = v;
-      j["counters"] = counters;
-      Json stages = Json::array();
-      for (const auto& s : r->stages) {
-        Json x = Json::object();
-        x["name"] = s.name;
-        x["transactions"] = s.txns;
-        char hex[17];
-        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(s.digest));
-        x["digest"] = hex;
-        stages.push_back(x);
-      }
-      j["stages"] = stages;
-      Json mems = Json::array();
-      for (const auto& m : r->memories) {
-        Json x = Json::object();
-        x["port"] = m.port;
-        x["region"] = m.region;
-        x["read_bursts"] = m.stats.read_bursts;
-        x["write_bursts"] = m.stats.write_bursts;
-        x["bytes_read"] = m.stats.bytes_read;
-        x["bytes_written"] = m.stats.bytes_written;
-        x["read_latency_mean"] =
-            m.stats.read_bursts ? double(m.stats.read_latency_sum) / double(m.stats.read_bursts) : 0.0;
-        x["read_latency_max"] = m.stats.read_latency_max;
-        mems.push_back(x);
-      }
-      j["memories"] = mems;
-      if (r->has_firmware) j["firmware_accesses"] = r->firmware_accesses;
+      Json j = design_run_json(*r, o.seed, cmd);
       if (packet)
         j["packet"] = {{"path", o.record}, {"bytes", packet->bytes}, {"files", packet->files},
                        {"file_bytes", packet->file_bytes}};
       std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
       return code;
     }
-    std::printf("design     %s (revision %s, seed %llu)\ncycles     %llu\n", r->design.c_str(),
-                r->revision.c_str(), static_cast<unsigned long long>(o.seed),
-                static_cast<unsigned long long>(r->cycles));
-    for (const auto& s : r->streams)
-      std::printf("stream     %-12s %llu beats, %zu bytes\n", s.name.c_str(),
-                  static_cast<unsigned long long>(s.beats), s.source ? s.sent : s.bytes.size());
-    for (const auto& [n, v] : r->counters)
-      std::printf("counter    %-18s %llu\n", n.c_str(), static_cast<unsigned long long>(v));
-    for (size_t i = 0; i < r->stages.size(); ++i)
-      std::printf("stage %zu    %-12s %llu transactions (cycles %llu..%llu) digest %016llx\n", i,
-                  r->stages[i].name.c_str(), static_cast<unsigned long long>(r->stages[i].txns),
-                  static_cast<unsigned long long>(r->stages[i].first_cycle),
-                  static_cast<unsigned long long>(r->stages[i].last_cycle),
-                  static_cast<unsigned long long>(r->stages[i].digest));
-    for (const auto& m : r->memories)
-      std::printf("memory     %-12s via %s: %llu read bursts (%llu bytes, latency mean %.1f max %llu), "
-                  "%llu write bursts (%llu bytes)\n",
-                  m.region.c_str(), m.port.c_str(), static_cast<unsigned long long>(m.stats.read_bursts),
-                  static_cast<unsigned long long>(m.stats.bytes_read),
-                  m.stats.read_bursts ? double(m.stats.read_latency_sum) / double(m.stats.read_bursts) : 0.0,
-                  static_cast<unsigned long long>(m.stats.read_latency_max),
-                  static_cast<unsigned long long>(m.stats.write_bursts),
-                  static_cast<unsigned long long>(m.stats.bytes_written));
-    if (r->has_firmware)
-      std::printf("firmware   %llu control-port accesses\n", static_cast<unsigned long long>(r->firmware_accesses));
-    std::printf("result     %s\n", r->message.c_str());
+    if (r->error) return code;  // said on stderr, as every command's error
+    std::cout << design_run_text(*r, o.seed) << std::flush;
     return code;
   }
   if (o.action == "build") {

@@ -61,17 +61,19 @@ int run_profile_design(const ProfileCommandOptions& options) {
   const auto bottleneck = design::find_bottleneck(*profile);
   int code = 0;
   std::string state = "finished", result;
-  if (!outcome) {
-    code = err.exit_code;
+  if (!outcome || outcome->error) {
+    const design::DesignError& e = outcome ? *outcome->error : err;
+    code = e.exit_code;
     state = "error";
-    result = err.to_string();
+    result = e.to_string();
   } else {
     code = outcome->cycle_limit ? 3 : (outcome->checked && !outcome->passed) ? 1 : 0;
     state = outcome->cycle_limit ? "cycle_limit" : "finished";
     result = outcome->message;
   }
 
-  json::Json j = outcome ? json::Json::object() : error_json(cmd, code, result);
+  const bool failed = state == "error";
+  json::Json j = failed ? error_json(cmd, code, result) : json::Json::object();
   j["design"] = target->spec.name;
   j["revision"] = target->revision;
   j["seed"] = ro.seed;
@@ -79,7 +81,7 @@ int run_profile_design(const ProfileCommandOptions& options) {
   j["state"] = state;
   j["checked"] = outcome && outcome->checked;
   j["passed"] = outcome && outcome->checked && outcome->passed;
-  if (outcome) j["message"] = result;
+  if (!failed) j["message"] = result;
   json::Json stages = json::Json::array();
   if (outcome)
     for (const auto& s : outcome->stages)
@@ -117,7 +119,7 @@ int run_profile_design(const ProfileCommandOptions& options) {
     if (!options.html.empty()) std::cout << "html       " << options.html << "\n";
     std::cout << "result     " << result << "\n" << std::flush;
   }
-  if (!outcome) std::cerr << "bud " << cmd << ": " << result << "\n";
+  if (failed) std::cerr << "bud " << cmd << ": " << result << "\n";
   return code;
 }
 

@@ -12,6 +12,7 @@
 #include "power/Dvfs.h"
 #include "power/ThermalSetup.h"
 #include "tools/bud/DesignCommand.h"
+#include "tools/bud/DesignTriggerRun.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/TriggerCommand.h"
 
@@ -153,8 +154,11 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
       "  bud run my_net.textpb --max-cycles 2000000\n"
       "  bud run gemm_small --fault flip:compute.m_left[0]@400   # corrupt on purpose\n"
       "  bud run conv --triggers examples/triggers/memory_stall_burst.trig\n"
+      "  bud run --design examples/designs/vec_dma/vec_dma.toml --triggers "
+      "examples/designs/vec_dma/stall.trig\n"
       "Exit status: 0 passed, 1 failed check or hang, 2 bad usage or bad input,\n"
-      "3 cycle limit (--max-cycles reached while still making progress).");
+      "3 cycle limit (--max-cycles reached while still making progress); with --design as\n"
+      "`bud design run` (9 reference failed, 10 firmware timeout, 11 AXI error).");
   sub->add_option("workload", options.run.workload, "Built-in name (see `bud workloads`) or file")
       ->capture_default_str();
   add_emulation_options(*sub, options.run);
@@ -192,7 +196,8 @@ void setup_run(CLI::App& app, RunCommandOptions& options) {
   // `bud run --design F --record P` records a design packet as `bud run W --record P` an NPU one.
   sub->add_option("--design", options.design,
                   "Run the model of a design file (docs/designs.md) as `bud design run` does: "
-                  "--seed, --max-cycles, --json and --record apply; the NPU's options do not")
+                  "--seed, --max-cycles, --json, --record and --triggers (with --capture-dir, "
+                  "--annotate) apply; the NPU's options do not")
       ->type_name("FILE");
   sub->add_option("--define", options.defines, "With --design: set a define (NAME[=VALUE])");
   sub->add_option("--param", options.params, "With --design: set a parameter (NAME=VALUE)");
@@ -227,10 +232,13 @@ namespace {
 
 // `bud run --design FILE`: the design file's run, made by `bud design run`.
 int run_design_file(const RunCommandOptions& options) {
-  if (!options.fault_texts.empty() || !options.triggers.empty() || !options.annotations.empty())
+  if (!options.fault_texts.empty())
     return fail_command("run", options.json, 2,
-                        "--design cannot be combined with --fault, --triggers or --annotate "
-                        "(not supported yet)");
+                        "--design cannot be combined with --fault: a design's faults are its own "
+                        "defines and parameters (--define, --param; docs/designs.md)");
+  if (!options.triggers.empty()) return run_design_with_triggers(options);
+  if (!options.annotations.empty())
+    return fail_command("run", options.json, 2, "--design takes --annotate only with --triggers");
   DesignOptions d;
   d.action = "run";
   d.file = options.design;

@@ -9,6 +9,7 @@
 
 #include "debugger/trigger/TriggerParticipant.h"
 #include "debugger/trigger/TriggerReport.h"
+#include "design/DesignTarget.h"
 #include "emu/run/Designs.h"
 #include "replay/PacketEvidence.h"
 #include "replay/PacketRun.h"
@@ -36,11 +37,20 @@ void setup_trigger(CLI::App& app, TriggerCommandOptions& options) {
       "  bud trigger check examples/triggers/memory_stall_burst.trig\n"
       "  bud trigger check my.trig --workload conv      # also check `layer NAME` against conv\n"
       "  bud trigger check my.trig --json\n"
+      "  bud trigger check irq.trig --design examples/designs/vec_dma/vec_dma.toml\n"
       "Errors are printed as FILE:LINE:COL: error: MESSAGE, with near names for unknown ones.\n"
-      "Exit status: 0 valid, 2 invalid or unreadable.");
+      "Exit status: 0 valid, 2 invalid or unreadable; with --design also as `bud design build`.");
   check->add_option("file", options.file, "Trigger file")->required();
   check->add_option("--workload", options.workload,
                     "Built-in name or workload file whose layer names `layer NAME` must match");
+  check->add_option("--design", options.design,
+                    "Check signal and counter names against a design file's model instead of "
+                    "the NPU's (docs/designs.md; built or found in the cache)")
+      ->type_name("FILE");
+  check->add_option("--define", options.defines, "With --design: set a define (NAME[=VALUE])");
+  check->add_option("--param", options.params, "With --design: set a parameter (NAME=VALUE)");
+  check->add_option("--design-cache", options.design_cache,
+                    "With --design: the model cache (default as `bud design build`)");
   add_trigger_limit_options(*check, options.limits);
   check->add_flag("--json", options.json, "Print one JSON object");
 }
@@ -85,34 +95,35 @@ debugger::ReplicaFactory replica_of(const run::PreparedRun& prepared, const run:
   };
 }
 
-// The file a `record` action writes in a batch run.
+// One packet file being written: a record action's goes to PATH.partial until it is kept.
+struct RecordTarget {
+  std::string path;
+  std::string writing;  ///< the file being written
+  std::unique_ptr<replay::PacketWriter> writer;
+};
+
+}  // namespace
+
 std::string batch_record_path(const std::string& trigger, const std::string& file) {
   return file.empty() ? "trigger-" + trigger + ".bpk" : file;
 }
 
-// `record` in a batch run: the run is recorded as it goes (one simulation) into every file a
-// `record` action names; at the end a file is kept, annotated with the hits that asked for it,
-// or discarded when no hit did.
-class BatchRecordHook final : public debugger::TriggerRecordHook {
- public:
-  std::string record(const debugger::TriggerHit& hit, const std::string& file,
-                     std::string& written) override {
-    const std::string path = batch_record_path(hit.trigger, file);
-    requests[path].push_back(hit);
-    written = path + " (written at the end of the run)";
-    return {};
-  }
-  static std::string describe(const debugger::TriggerHit& h) {
-    return replay::trigger_hit_note(h.trigger, h.number, h.cycle);
-  }
-  std::map<std::string, std::vector<debugger::TriggerHit>> requests;  ///< path -> its hits
-};
+std::string BatchRecordHook::record(const debugger::TriggerHit& hit, const std::string& file,
+                                    std::string& written) {
+  const std::string path = batch_record_path(hit.trigger, file);
+  requests[path].push_back(hit);
+  written = path + " (written at the end of the run)";
+  return {};
+}
 
-// Every file the run may record into: --record first, then each `record` action's, once each.
-std::vector<std::string> record_targets(const RunCommandOptions& options,
+std::string BatchRecordHook::describe(const debugger::TriggerHit& h) {
+  return replay::trigger_hit_note(h.trigger, h.number, h.cycle);
+}
+
+std::vector<std::string> record_targets(const std::string& record,
                                         const debugger::TriggerProgram& program) {
   std::vector<std::string> paths;
-  if (!options.record.empty()) paths.push_back(options.record);
+  if (!record.empty()) paths.push_back(record);
   for (const auto& d : program.triggers)
     for (const auto& st : d.states)
       for (const auto& b : st.branches)
@@ -124,20 +135,30 @@ std::vector<std::string> record_targets(const RunCommandOptions& options,
   return paths;
 }
 
-// One packet file being written: a record action's goes to PATH.partial until it is kept.
-struct RecordTarget {
-  std::string path;
-  std::string writing;  ///< the file being written
-  std::unique_ptr<replay::PacketWriter> writer;
-};
-
-}  // namespace
-
 int run_trigger(const TriggerCommandOptions& options) {
-  const auto made = emu::make_emulator(emu::EmulatorConfig{});
+  if (options.design.empty() &&
+      (!options.defines.empty() || !options.params.empty() || !options.design_cache.empty()))
+    return fail_command("trigger check", options.json, 2,
+                        "--define, --param and --design-cache need --design");
+  if (!options.design.empty() && !options.workload.empty())
+    return fail_command("trigger check", options.json, 2,
+                        "--design and --workload cannot be combined (a design has no layers)");
+  // The names are the NPU's, or a design's: its model's signals and its [[counter]]s.
+  emu::EmulatorConfig ec;
+  if (!options.design.empty()) {
+    design::DesignError derr;
+    const auto target = design::prepare_design(
+        options.design,
+        design::target_options(options.defines, options.params, options.design_cache, {}), derr);
+    if (!target) return fail_command("trigger check", options.json, derr.exit_code, derr.to_string());
+    ec.design = target->emulator;
+  }
+  std::string made_error;
+  const auto made = emu::make_emulator(ec, made_error);
+  if (!made) return fail_command("trigger check", options.json, 2, made_error);
   emu::Emulator& emu = *made;
   std::optional<run::PreparedRun> prepared;
-  std::vector<std::string> layers;
+  std::vector<std::string> layers;  // a design has none: `layer NAME` is an error
   if (!options.workload.empty()) {
     run::RunOptions ro;
     ro.workload = options.workload;
@@ -149,7 +170,7 @@ int run_trigger(const TriggerCommandOptions& options) {
   }
   debugger::TriggerEnv env;
   env.emu = &emu;
-  if (!options.workload.empty()) env.layer_names = &layers;
+  if (!options.workload.empty() || !options.design.empty()) env.layer_names = &layers;
   env.limits = trigger_limits(options.limits);
   auto parse = debugger::load_trigger_file(options.file, env);
   if (options.json) {
@@ -253,7 +274,7 @@ int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& r
   config.async = !options.inline_triggers;
   config.limits = env.limits;
   TriggerEngine engine(emu, config);
-  const auto paths = record_targets(options, *parse.program);
+  const auto paths = record_targets(options.record, *parse.program);
   engine.add(std::move(*parse.program));
   BatchRecordHook hook;
   engine.set_record_hook(&hook);

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "debugger/session/Session.h"
 #include "debugger/trigger/TriggerEngine.h"
@@ -27,6 +29,10 @@ debugger::TriggerLimits trigger_limits(const TriggerLimitOptions& options);
 struct TriggerCommandOptions {
   std::string file;
   std::string workload;  ///< optional: check `layer NAME` against this workload's layers
+  /// optional: check signal and counter names against a design file's model (docs/designs.md)
+  std::string design;
+  std::vector<std::string> defines, params;
+  std::string design_cache;
   TriggerLimitOptions limits;
   bool json = false;
 };
@@ -40,6 +46,25 @@ int run_trigger(const TriggerCommandOptions& options);
 /// Exit code as `bud run`: 0 passed, 1 failed/hang/halted, 2 bad input (invalid trigger file).
 int run_with_triggers(const RunCommandOptions& options, const run::RunOptions& ro,
                       const run::PreparedRun& prepared);
+
+/// The file a `record` action without a file name writes in a batch run: trigger-NAME.bpk.
+std::string batch_record_path(const std::string& trigger, const std::string& file);
+
+/// `record` in a batch run: each hit's request is kept by the file it names; at the end of the
+/// run a file is kept, annotated with the hits that asked for it, or discarded when no hit did.
+class BatchRecordHook final : public debugger::TriggerRecordHook {
+ public:
+  std::string record(const debugger::TriggerHit& hit, const std::string& file,
+                     std::string& written) override;
+  /// The annotation a packet carries for a hit that asked for it.
+  static std::string describe(const debugger::TriggerHit& h);
+  std::map<std::string, std::vector<debugger::TriggerHit>> requests;  ///< path -> its hits
+};
+
+/// Every file a batch run may record into: `record` (--record) first, then each `record`
+/// action's, once each.
+std::vector<std::string> record_targets(const std::string& record,
+                                        const debugger::TriggerProgram& program);
 
 /// `bud debug --triggers FILE`: an engine attached to `session` (always created, so `trigger add`
 /// works), loaded with the files' triggers. `config` gives the capture directory (or

@@ -57,7 +57,7 @@ class DesignFiles(_message.Message):
     def __init__(self, files: _Optional[_Iterable[_Union[EmbeddedFile, _Mapping]]] = ..., expected: _Optional[_Union[EmbeddedFile, _Mapping]] = ...) -> None: ...
 
 class DesignOutcome(_message.Message):
-    __slots__ = ["checked_bytes", "firmware_accesses", "first_mismatch", "message", "mismatch", "stage_names", "streams", "verdict"]
+    __slots__ = ["checked_bytes", "exit_code", "firmware_accesses", "first_mismatch", "message", "mismatch", "stage_names", "streams", "verdict"]
     class Verdict(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = []
     class Stream(_message.Message):
@@ -75,6 +75,8 @@ class DesignOutcome(_message.Message):
         def __init__(self, name: _Optional[str] = ..., sink: bool = ..., beats: _Optional[int] = ..., bytes: _Optional[int] = ..., hash: _Optional[int] = ...) -> None: ...
     CHECKED_BYTES_FIELD_NUMBER: _ClassVar[int]
     CYCLE_LIMIT: DesignOutcome.Verdict
+    ERROR: DesignOutcome.Verdict
+    EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
     FAIL: DesignOutcome.Verdict
     FIRMWARE_ACCESSES_FIELD_NUMBER: _ClassVar[int]
     FIRST_MISMATCH_FIELD_NUMBER: _ClassVar[int]
@@ -87,6 +89,7 @@ class DesignOutcome(_message.Message):
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     VERDICT_UNSPECIFIED: DesignOutcome.Verdict
     checked_bytes: int
+    exit_code: int
     firmware_accesses: int
     first_mismatch: int
     message: str
@@ -94,7 +97,7 @@ class DesignOutcome(_message.Message):
     stage_names: _containers.RepeatedScalarFieldContainer[str]
     streams: _containers.RepeatedCompositeFieldContainer[DesignOutcome.Stream]
     verdict: DesignOutcome.Verdict
-    def __init__(self, verdict: _Optional[_Union[DesignOutcome.Verdict, str]] = ..., message: _Optional[str] = ..., stage_names: _Optional[_Iterable[str]] = ..., streams: _Optional[_Iterable[_Union[DesignOutcome.Stream, _Mapping]]] = ..., checked_bytes: _Optional[int] = ..., mismatch: bool = ..., first_mismatch: _Optional[int] = ..., firmware_accesses: _Optional[int] = ...) -> None: ...
+    def __init__(self, verdict: _Optional[_Union[DesignOutcome.Verdict, str]] = ..., message: _Optional[str] = ..., stage_names: _Optional[_Iterable[str]] = ..., streams: _Optional[_Iterable[_Union[DesignOutcome.Stream, _Mapping]]] = ..., checked_bytes: _Optional[int] = ..., mismatch: bool = ..., first_mismatch: _Optional[int] = ..., firmware_accesses: _Optional[int] = ..., exit_code: _Optional[int] = ...) -> None: ...
 
 class DesignRun(_message.Message):
     __slots__ = ["defines", "design_file", "max_cycles", "params", "quiet_cycles", "recorded_root", "seed"]
