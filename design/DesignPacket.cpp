@@ -106,6 +106,17 @@ std::optional<DesignBundle> collect_bundle(const DesignSpec& spec, DesignError& 
     if (s.direction == StreamPort::Direction::Source && !s.file.empty()) names.push_back(s.file);
   for (const auto& m : spec.memories)
     if (!m.init.empty()) names.push_back(m.init);
+  // The reference command's own files (a script it runs, named relative to the design's
+  // directory): `bud minimize` reruns it on reduced inputs in the packet's copy.
+  if (spec.check)
+    for (const auto& a : spec.check->reference) {
+      const fs::path rel(a);
+      std::error_code ec;
+      if (a.empty() || a.find('{') != std::string::npos || rel.is_absolute() ||
+          a.find("..") != std::string::npos || !fs::is_regular_file(fs::path(spec.dir) / rel, ec))
+        continue;
+      names.push_back((fs::path(spec.dir) / rel).string());
+    }
   std::vector<fs::path> paths;
   for (const auto& n : names) paths.push_back(absolute_normal(n));
   std::vector<fs::path> dirs = paths;
@@ -239,6 +250,14 @@ std::optional<WrittenPacket> write_design_packet(
     error = derr.to_string();
     return std::nullopt;
   }
+  return write_design_packet(path, *bundle, spec, run, outcome, error, notes);
+}
+
+std::optional<WrittenPacket> write_design_packet(
+    const std::string& path, const DesignBundle& bundle_, const DesignSpec& spec,
+    const RecordedRun& run, const RunOutcome& outcome, std::string& error,
+    const std::vector<std::pair<uint64_t, std::string>>& notes) {
+  const DesignBundle* bundle = &bundle_;
   const DesignPacketRecords p = design_packet_records(*bundle, run, outcome, spec);
   auto w = replay::PacketWriter::create(path, error);
   if (!w) return std::nullopt;

@@ -74,6 +74,12 @@ std::optional<WrittenPacket> write_design_packet(
     const std::string& path, const DesignSpec& spec, const RecordedRun& run,
     const RunOutcome& outcome, std::string& error,
     const std::vector<std::pair<uint64_t, std::string>>& notes = {});
+/// The same with the files given (a reduced copy of a packet's, `bud minimize`) instead of
+/// collected from `spec`'s paths; `bundle.root` is recorded as the tree they came from.
+std::optional<WrittenPacket> write_design_packet(
+    const std::string& path, const DesignBundle& bundle, const DesignSpec& spec,
+    const RecordedRun& run, const RunOutcome& outcome, std::string& error,
+    const std::vector<std::pair<uint64_t, std::string>>& notes = {});
 
 /// The embedded files of a design packet, inflated and checked (sizes, hashes, paths: relative,
 /// no "..", each once, the design file among them). nullopt and `error` naming the problem.

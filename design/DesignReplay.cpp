@@ -1,11 +1,6 @@
 #include "design/DesignReplay.h"
 
-#include <stdlib.h>
-
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "design/DesignCheck.h"
 #include "design/DesignTarget.h"
@@ -17,7 +12,6 @@ namespace bud::design {
 
 namespace {
 
-namespace fs = std::filesystem;
 namespace pb = replay::pb;
 using replay::ReplayOutcome;
 using replay::Verdict;
@@ -32,24 +26,6 @@ ReplayOutcome refuse(ReplayOutcome o, std::string why) {
   o.verdict = Verdict::Incompatible;
   o.message = std::move(why);
   return o;
-}
-
-// A directory holds the bundle when every file is there with its bytes.
-bool holds(const fs::path& dir, const DesignBundle& bundle) {
-  for (const auto& f : bundle.files) {
-    std::ifstream in(dir / f.path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (!in || ss.str() != f.bytes) return false;
-  }
-  return true;
-}
-
-// A name safe as a directory name (the packet's design name is not trusted).
-std::string safe_name(std::string s) {
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
-  return s.empty() ? "design" : s;
 }
 
 // What differs between the recorded and the replayed result, each a short phrase; the names of
@@ -116,44 +92,6 @@ std::optional<pb::Symptom> symptom_of(const pb::Result& r) {
 
 }  // namespace
 
-std::optional<std::string> materialise(const DesignBundle& bundle, const std::string& name,
-                                       const std::string& cache_dir, std::string& error) {
-  const fs::path root = fs::absolute(fs::path(cache_root(cache_dir)) / "packets");
-  const fs::path dir = root / (safe_name(name) + "-" + hex(bundle.hash()));
-  if (fs::is_directory(dir) && holds(dir, bundle)) return dir.string();
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  std::string tmpl = (root / (".tmp-" + safe_name(name) + "-XXXXXX")).string();
-  if (!mkdtemp(tmpl.data())) {
-    error = "cannot create a directory in '" + root.string() + "' for the packet's files";
-    return std::nullopt;
-  }
-  const fs::path work = tmpl;
-  for (const auto& f : bundle.files) {
-    fs::create_directories((work / f.path).parent_path(), ec);
-    std::ofstream out(work / f.path, std::ios::binary);
-    out << f.bytes;
-    out.close();
-    if (!out) {
-      fs::remove_all(work, ec);
-      error = "cannot write '" + (work / f.path).string() + "'";
-      return std::nullopt;
-    }
-  }
-  // A stale or partial copy (a crash, a user's edit) is replaced; a concurrent replay that
-  // renamed the same bytes into place first wins.
-  if (fs::exists(dir) && !holds(dir, bundle)) fs::remove_all(dir, ec);
-  fs::rename(work, dir, ec);
-  if (ec) {
-    fs::remove_all(work, ec);
-    if (!holds(dir, bundle)) {
-      error = "cannot move the packet's files into '" + dir.string() + "'";
-      return std::nullopt;
-    }
-  }
-  return dir.string();
-}
-
 ReplayOutcome replay_design_packet(const replay::Packet& packet,
                                    const replay::ReplayOptions& options,
                                    const std::string& cache_dir) {
@@ -174,31 +112,17 @@ ReplayOutcome replay_design_packet(const replay::Packet& packet,
     return refuse(o, name + ": a design packet without its design-files record");
   if (!packet.result || !packet.result->has_design())
     return refuse(o, name + ": a design packet without the result of its run");
-  const pb::DesignRun& run = packet.header.design_run();
   const pb::Result& recorded = *packet.result;
   std::string error;
-  const auto bundle = bundle_of(*packet.design_files, run, error);
-  if (!bundle) return refuse(o, name + ": " + error);
-  const auto expected = expected_of(*packet.design_files, error);
-  if (!error.empty()) return refuse(o, name + ": " + error);
-  const std::string design = packet.header.design().substr(packet.header.design().find(':') + 1);
-  const auto dir = materialise(*bundle, design, cache_dir, error);
-  if (!dir) return refuse(o, name + ": " + error);
+  const auto opened = open_packet(packet, cache_dir, error);
+  if (!opened) return refuse(o, error);
+  const auto& expected = opened->expected;
 
   // The design as it was run: its file read from the copy (absolute paths it names below the
   // recorded tree mapped into the copy), with the recorded overrides.
-  const fs::path file = fs::path(*dir) / bundle->design_file;
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto parsed = parse_design_text(text.str(), file.string(), Relocation{run.recorded_root(), *dir});
-  if (!parsed.ok()) return refuse(o, name + ": the embedded design: " + parsed.error.to_string());
-  DesignSpec& spec = *parsed.spec;
-  TargetOptions overrides;
-  overrides.defines.assign(run.defines().begin(), run.defines().end());
-  overrides.params.assign(run.params().begin(), run.params().end());
-  if (auto e = apply_overrides(spec, overrides))
-    return refuse(o, name + ": the recorded overrides: " + e->to_string());
+  auto recorded_spec = opened->recorded_spec(error);
+  if (!recorded_spec) return refuse(o, name + ": " + error);
+  DesignSpec& spec = *recorded_spec;
   DesignError derr;
   const std::string revision = model_revision(spec, derr);
   if (revision.empty()) return refuse(o, name + ": " + derr.to_string());
@@ -218,9 +142,9 @@ ReplayOutcome replay_design_packet(const replay::Packet& packet,
     return refuse(o, name + ": the embedded design: " + checked.error->to_string());
 
   RunOptions ro;
-  ro.seed = run.seed();
-  ro.max_cycles = run.max_cycles();
-  ro.quiet_cycles = run.quiet_cycles();
+  ro.seed = opened->run.seed;
+  ro.max_cycles = opened->run.max_cycles;
+  ro.quiet_cycles = opened->run.quiet_cycles;
   ro.cache_dir = cache_dir;
   ro.expected = expected;
   ro.write_sinks = false;
@@ -278,6 +202,40 @@ ReplayOutcome replay_design_packet(const replay::Packet& packet,
     o.message = "passes: " + what;
   }
   return o;
+}
+
+Reproduction reproduce(const replay::Packet& packet, const std::string& cache_dir,
+                       bool allow_revision_mismatch, const std::string& command) {
+  Reproduction r;
+  if (!packet.complete) {
+    r.message = packet.name + ": incomplete packet (" + packet.incomplete + "); " + command +
+                " needs a finished recording";
+    return r;
+  }
+  std::string why;
+  r.opened = open_packet(packet, cache_dir, why);
+  if (!r.opened) {
+    r.message = why;
+    return r;
+  }
+  replay::ReplayOptions ro;
+  ro.allow_revision_mismatch = allow_revision_mismatch;
+  r.replay = replay_design_packet(packet, ro, cache_dir);
+  switch (r.replay.verdict) {
+    case Verdict::Reproduced:
+    case Verdict::NewSymptom:
+      r.fails = true;
+      break;
+    case Verdict::Passed:
+    case Verdict::Fixed:
+      r.passes = true;
+      r.message = packet.name + " does not fail (replay: " + replay::verdict_name(r.replay.verdict) +
+                  ", " + r.replay.message + "): nothing to " + command;
+      break;
+    default:
+      r.message = r.replay.message;
+  }
+  return r;
 }
 
 }  // namespace bud::design

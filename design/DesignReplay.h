@@ -13,16 +13,11 @@
 #include <string>
 
 #include "design/DesignPacket.h"
+#include "design/OpenedPacket.h"
 #include "replay/PacketReader.h"
 #include "replay/Replayer.h"
 
 namespace bud::design {
-
-/// Writes `bundle`'s files below `<cache>/packets/<name>-<bundle hash>/` (cache: `cache_dir`,
-/// or the model cache's default, ModelBuild.h), or finds them there already: the directory is
-/// made whole in a temporary directory and renamed into place. Its path, or nullopt and `error`.
-std::optional<std::string> materialise(const DesignBundle& bundle, const std::string& name,
-                                       const std::string& cache_dir, std::string& error);
 
 /// Replays `packet`, whose header has a design_run (models are cached in `cache_dir`, empty: the
 /// default). Every refusal (incomplete or corrupt packet, unusable files, another revision) is
@@ -30,5 +25,19 @@ std::optional<std::string> materialise(const DesignBundle& bundle, const std::st
 replay::ReplayOutcome replay_design_packet(const replay::Packet& packet,
                                            const replay::ReplayOptions& options,
                                            const std::string& cache_dir = {});
+
+/// A design packet opened and replayed before a command localises or shrinks its failure (`bud
+/// bisect`, `bud minimize`): what is worked on is the failure the packet recorded, reproduced.
+struct Reproduction {
+  std::optional<OpenedPacket> opened;  ///< set unless the packet is incomplete or unusable
+  replay::ReplayOutcome replay;
+  /// Reproduced (or, with --allow-revision-mismatch, a new symptom): the command goes on.
+  bool fails = false;
+  bool passes = false;  ///< passed, or fixed: nothing to work on
+  std::string message;  ///< when not `fails`: why (the packet, and the replay's verdict)
+};
+/// Opens and replays `packet` for `command` ("bisect", "minimize": named in the messages).
+Reproduction reproduce(const replay::Packet& packet, const std::string& cache_dir,
+                       bool allow_revision_mismatch, const std::string& command);
 
 }  // namespace bud::design

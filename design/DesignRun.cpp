@@ -95,12 +95,15 @@ std::string relative_message(const DesignSpec& spec, std::string text) {
 
 std::optional<RunOutcome> run_design(const DesignSpec& spec, const RunOptions& o,
                                      DesignError& error) {
-  const auto rtl = read_rtl_signals(spec, error);
-  if (!rtl) return std::nullopt;
-  BuildOptions bo;
-  bo.cache_dir = o.cache_dir;
-  const auto built = build_model(spec, *rtl, bo, error);
-  if (!built) return std::nullopt;
+  std::optional<BuiltModel> built = o.model;
+  if (!built) {
+    const auto rtl = read_rtl_signals(spec, error);
+    if (!rtl) return std::nullopt;
+    BuildOptions bo;
+    bo.cache_dir = o.cache_dir;
+    built = build_model(spec, *rtl, bo, error);
+    if (!built) return std::nullopt;
+  }
   std::string why;
   auto model = LoadedModel::load(built->library, why);
   if (!model) {

@@ -11,6 +11,7 @@
 #include "design/DesignFile.h"
 #include "design/DesignHarness.h"
 #include "design/HandshakeProfile.h"
+#include "design/ModelBuild.h"
 
 namespace bud::design {
 
@@ -41,6 +42,9 @@ struct RunOptions {
   /// into it; it holds the profile however the run ends, an error included, once the model ran.
   std::optional<HandshakeProfile>* profile = nullptr;
   ProfileOptions profile_options;
+  /// The model, already built for `spec` (design/DesignTarget.h): the run then neither
+  /// elaborates the RTL nor looks the model up (`bud minimize` runs many candidates of one model).
+  std::optional<BuiltModel> model;
 };
 
 /// What one AXI4 port's memory did.

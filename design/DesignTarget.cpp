@@ -39,12 +39,17 @@ std::optional<DesignTarget> prepare_design(const std::string& path, const Target
     error = parsed.error;
     return std::nullopt;
   }
-  DesignTarget t;
-  t.spec = std::move(*parsed.spec);
-  if (auto e = apply_overrides(t.spec, options)) {
+  if (auto e = apply_overrides(*parsed.spec, options)) {
     error = *e;
     return std::nullopt;
   }
+  return prepare_spec(std::move(*parsed.spec), options, error);
+}
+
+std::optional<DesignTarget> prepare_spec(DesignSpec spec, const TargetOptions& options,
+                                         DesignError& error) {
+  DesignTarget t;
+  t.spec = std::move(spec);
   const auto rtl = read_rtl_signals(t.spec, error);
   if (!rtl) return std::nullopt;
   if (const auto checked = check_design(t.spec, *rtl); !checked.ok()) {

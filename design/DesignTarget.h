@@ -38,5 +38,9 @@ std::optional<DesignError> apply_overrides(DesignSpec& spec, const TargetOptions
 /// exit status of `bud design`, docs/designs.md) when any step fails.
 std::optional<DesignTarget> prepare_design(const std::string& path, const TargetOptions& options,
                                            DesignError& error);
+/// The same for a spec already read and overridden (a design packet's, design/OpenedPacket.h):
+/// checks, builds and registers it; `options`' defines and params are not applied again.
+std::optional<DesignTarget> prepare_spec(DesignSpec spec, const TargetOptions& options,
+                                         DesignError& error);
 
 }  // namespace bud::design

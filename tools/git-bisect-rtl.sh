@@ -20,8 +20,10 @@
 # bisected, the script refuses (exit 255) and prints the copy command.
 #
 # The build tree (default: $BUD_BISECT_BUILD, else <top>-build-bisect beside the source tree,
-# outside it so checkouts never touch it) is configured once (Release) and rebuilt incrementally; with ccache (CMakeLists.txt
-# enables it) a commit whose verilated C++ did not change recompiles from the cache.
+# outside it so checkouts never touch it) is configured once, with the project's default build
+# type (as `make` configures build/), and rebuilt incrementally; with ccache (CMakeLists.txt enables
+# it) the first build takes the objects of the tree you built already, and a commit whose
+# verilated C++ did not change recompiles from the cache.
 set -u
 
 usage() {
@@ -79,7 +81,7 @@ start=$(date +%s%N)
 {
   echo "=== $commit $(date -u +%FT%TZ)"
   if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release
+    cmake -S "$top" -B "$build"
   fi &&
   cmake --build "$build" --target bud -j "${BUD_BISECT_JOBS:-$(nproc)}"
 } >>"$log" 2>&1

@@ -101,7 +101,9 @@ TEST_CASE("a design packet holds its run and replays bit-exactly from its own fi
   // Deterministic: the same run records to the same bytes.
   CHECK(read(p1) == read(p2));
   CHECK(written->bytes == fs::file_size(p1));
-  CHECK(written->files == 3);  // fir_stream.toml, rtl/fir_stream.sv, data/samples.bin
+  // fir_stream.toml, rtl/fir_stream.sv, data/samples.bin and the reference's script ref/fir.py
+  // (its interpreter, python3, is on PATH: not embedded).
+  CHECK(written->files == 4);
 
   auto packet = replay::read_packet(p1, error);
   REQUIRE(packet);
@@ -117,11 +119,13 @@ TEST_CASE("a design packet holds its run and replays bit-exactly from its own fi
   REQUIRE(packet->design_files);
   const auto bundle = bundle_of(*packet->design_files, run, error);
   REQUIRE(bundle);
-  REQUIRE(bundle->files.size() == 3);
+  REQUIRE(bundle->files.size() == 4);
   CHECK(bundle->files[0].path == "data/samples.bin");
   CHECK(bundle->files[0].bytes == read(dir / "data/samples.bin"));
-  CHECK(bundle->files[2].path == "rtl/fir_stream.sv");
-  CHECK(bundle->files[2].bytes == read(dir / "rtl/fir_stream.sv"));
+  CHECK(bundle->files[2].path == "ref/fir.py");
+  CHECK(bundle->files[2].bytes == read(dir / "ref/fir.py"));
+  CHECK(bundle->files[3].path == "rtl/fir_stream.sv");
+  CHECK(bundle->files[3].bytes == read(dir / "rtl/fir_stream.sv"));
   CHECK(expected_of(*packet->design_files, error) == outcome->expected);
   REQUIRE(packet->result);
   CHECK(packet->result->cycles() == outcome->cycles);
@@ -161,9 +165,9 @@ TEST_CASE("a design packet holds its run and replays bit-exactly from its own fi
     return replay_design_packet(*q, options, ro.cache_dir);
   };
   SECTION("an edited source no longer builds the recorded revision: refused") {
-    REQUIRE(bundle->files[2].path == "rtl/fir_stream.sv");
+    REQUIRE(bundle->files[3].path == "rtl/fir_stream.sv");
     const auto o = replay_records(
-        "edited.bpk", replaced(2, "rtl/fir_stream.sv", bundle->files[2].bytes + "// edited\n"));
+        "edited.bpk", replaced(3, "rtl/fir_stream.sv", bundle->files[3].bytes + "// edited\n"));
     CHECK(o.verdict == replay::Verdict::Incompatible);
     CHECK(o.exit_code() == 125);
     CHECK_THAT(o.message, Catch::Contains("recorded with design revision " + outcome->revision));

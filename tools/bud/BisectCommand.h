@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "emu/run/RunJob.h"
 
@@ -22,12 +23,17 @@ struct BisectCommandOptions {
   double tolerance = 0.05;
   bool allow_revision_mismatch = false;
   bool json = false;
+  /// A design packet (docs/designs.md, "Bisecting a design packet"): the good side's overrides
+  /// instead of none (--good-define, --good-param), and the design cache.
+  std::vector<std::string> good_defines, good_params;
+  std::string design_cache;
 };
 
 void setup_bisect(CLI::App& app, BisectCommandOptions& options);
 /// Exit: 0 no persistent failure (pass or transient) or no precision regression, 1 a failure
 /// was localized (or the runs differ, or a layer breaks the guardrail), 2 bad usage, 125
-/// unusable packet or workload.
+/// unusable packet or workload. A design packet: 0 it passes or no stage differs, 1 a stage
+/// differs or the runs end differently, 2 no good side or one of another design, 125 unusable.
 int run_bisect(const BisectCommandOptions& options);
 
 }  // namespace bud::cli

@@ -8,6 +8,7 @@
 #include "debugger/frontend/Console.h"
 #include "debugger/trigger/TriggerFile.h"
 #include "design/DesignTarget.h"
+#include "design/OpenedPacket.h"
 #include "emu/run/Designs.h"
 #include "replay/Framing.h"
 #include "replay/InputFile.h"
@@ -29,6 +30,8 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
       "  bud debug conv                                  # prompt at cycle 0; try `help`\n"
       "  bud debug mlp -x session.bud                    # run a script, then the prompt\n"
       "  bud debug mlp -x check.bud --batch --json       # for tools: JSON per command, exit 1 on error\n"
+      "  bud debug --design vec_dma.toml --define BUG_NO_SATURATE   # a design file's model\n"
+      "  bud debug --packet sat.bpk -x goto.bud        # a design packet, as it was recorded\n"
       "Inside: continue, step 100, break if gemm.stall_mem > 1000, watch load.state, print/x\n"
       "fetch.head_q, counters, x/i8 out 0 32, info stages, where, goto 500, reverse-continue,\n"
       "wave dump 100 300 w.fst, checkpoint NAME, restore NAME, help COMMAND.");
@@ -38,7 +41,8 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
   sub->add_option("--fault", options.fault_texts, "Inject a fault (repeatable; see bud run --help)");
   sub->add_option("--packet", options.packet,
                   "Debug the run recorded in a replay packet (its checkpoints become "
-                  "named checkpoints packet@CYCLE)");
+                  "named checkpoints packet@CYCLE; a design packet: its design as recorded, "
+                  "with its overrides and seed)");
   sub->add_option("--triggers", options.triggers,
                   "Load the triggers of FILE (evaluated while the program runs; `trigger list`)");
   sub->add_option("--capture-dir", options.capture_dir,
@@ -71,7 +75,8 @@ void setup_debug(CLI::App& app, DebugOptions& options) {
   sub->add_option("--define", options.defines, "With --design: set a define (NAME[=VALUE])");
   sub->add_option("--param", options.params, "With --design: set a parameter (NAME=VALUE)");
   sub->add_option("--design-cache", options.design_cache,
-                  "With --design: the model cache (default: $XDG_CACHE_HOME/bud/designs)");
+                  "With --design or a design packet: the model cache (default: "
+                  "$XDG_CACHE_HOME/bud/designs)");
 }
 
 std::unique_ptr<debugger::GoldenCheck> attach_check(debugger::Session& session,
@@ -137,24 +142,18 @@ int drive_console(debugger::Session& session, const DebugOptions& options,
   return console.failed() ? 1 : 0;
 }
 
-// `bud debug --design FILE`: the design's model under the same session, triggers and console.
-// No golden model (a design has no ISA) and no packet recording yet.
-int run_debug_design(const DebugOptions& options) {
-  if (!options.packet.empty() || !options.fault_texts.empty())
-    return fail_command("debug", options.json, 2,
-                        "--design cannot be combined with --packet or --fault (not supported yet)");
-  const design::TargetOptions to = design::target_options(options.defines, options.params,
-                                                          options.design_cache, options.run.seed);
-  design::DesignError derr;
-  const auto target = design::prepare_design(options.design, to, derr);
-  if (!target) return fail_command("debug", options.json, derr.exit_code, derr.to_string());
+// The session on a prepared design, what `bud debug --design FILE` and `bud debug --packet P`
+// (a design packet) open alike: no golden model (a design has no ISA) and no packet recording
+// yet.
+int debug_design(const design::DesignTarget& target, const DebugOptions& options,
+                 const std::string& banner) {
   emu::EmulatorConfig ec = options.run.emulator;
-  ec.design = target->emulator;
+  ec.design = target.emulator;
   std::string error;
   auto emu = emu::make_emulator(ec, error);
   if (!emu) return fail_command("debug", options.json, 2, error);
   debugger::ProgramInfo info;
-  info.workload = target->spec.name;
+  info.workload = target.spec.name;
   debugger::SessionConfig config;
   config.timeline.interval = options.checkpoint_interval;
   config.timeline.memory_budget = options.checkpoint_budget_mb << 20;
@@ -176,17 +175,83 @@ int run_debug_design(const DebugOptions& options) {
     }
     triggers->add(std::move(*parse.program));
   }
-  const std::string banner = "bud debug: design " + target->spec.name + " (revision " +
-                             target->revision + "), stopped at cycle 0. `help` lists commands.\n";
   return drive_console(session, options, nullptr, banner);
+}
+
+std::string design_banner(const design::DesignTarget& target) {
+  return "bud debug: design " + target.spec.name + " (revision " + target.revision +
+         "), stopped at cycle 0. `help` lists commands.\n";
+}
+
+// `bud debug --design FILE`: the design's model under the same session, triggers and console.
+int run_debug_design(const DebugOptions& options) {
+  if (!options.packet.empty() || !options.fault_texts.empty())
+    return fail_command("debug", options.json, 2,
+                        "--design cannot be combined with --packet or --fault (not supported yet)");
+  const design::TargetOptions to = design::target_options(options.defines, options.params,
+                                                          options.design_cache, options.run.seed);
+  design::DesignError derr;
+  const auto target = design::prepare_design(options.design, to, derr);
+  if (!target) return fail_command("debug", options.json, derr.exit_code, derr.to_string());
+  return debug_design(*target, options, design_banner(*target));
+}
+
+// `bud debug --packet P.bpk` on a design packet: its files materialised, its design prepared
+// with the recorded overrides, seed and quiet cycles, then the session --design opens.
+int run_debug_design_packet(const DebugOptions& options, const replay::Packet& packet) {
+  if (!options.fault_texts.empty() || !options.defines.empty() || !options.params.empty() ||
+      options.run.seed)
+    return fail_command("debug", options.json, 2,
+                        options.packet + " is a design packet: it runs with the --define, "
+                                         "--param and --seed it recorded (--fault, --define, "
+                                         "--param and --seed do not apply)");
+  std::string error;
+  const auto opened = design::open_packet(packet, options.design_cache, error);
+  if (!opened) return fail_command("debug", options.json, 2, error);
+  auto spec = opened->recorded_spec(error);
+  if (!spec) return fail_command("debug", options.json, 2, options.packet + ": " + error);
+  design::DesignError derr;
+  const auto target =
+      design::prepare_spec(std::move(*spec), opened->target_options(options.design_cache), derr);
+  if (!target)
+    return fail_command("debug", options.json, derr.exit_code,
+                        options.packet + ": the recorded design: " + derr.to_string());
+  if (target->revision != opened->revision)
+    return fail_command("debug", options.json, 2,
+                        options.packet + ": recorded with design revision " + opened->revision +
+                            ", its embedded files build revision " + target->revision +
+                            " here (another Verilator or bud model ABI): the session would not "
+                            "be the recorded run");
+  std::string banner = "bud debug: packet " + replay::printable(packet.name) + ": design " +
+                       opened->design + " (" +
+                       (opened->run.defines.empty() && opened->run.params.empty()
+                            ? std::string("no overrides")
+                            : opened->overrides_text()) +
+                       ", seed " + std::to_string(opened->run.seed) + ")";
+  if (packet.result) banner += ", cycles 0.." + std::to_string(packet.result->cycles());
+  if (packet.symptom)
+    banner += std::string(", symptom ") + replay::symptom_kind_name(packet.symptom->kind()) +
+              " at cycle " + std::to_string(packet.symptom->cycle()) + ": " +
+              replay::printable(packet.symptom->message());
+  return debug_design(*target, options, banner + "\n" + design_banner(*target));
 }
 
 }  // namespace
 
 int run_debug(const DebugOptions& options) {
   if (!options.design.empty()) return run_debug_design(options);
+  std::optional<replay::Packet> packet;
+  if (!options.packet.empty()) {
+    std::string error;
+    packet = replay::read_packet(options.packet, error);
+    if (!packet) {
+      return fail_command("debug", options.json, 2, error);
+    }
+    if (packet->header.has_design_run()) return run_debug_design_packet(options, *packet);
+  }
   if (!options.defines.empty() || !options.params.empty() || !options.design_cache.empty())
-    return fail_command("debug", options.json, 2, "--define, --param and --design-cache need --design");
+    return fail_command("debug", options.json, 2,
+                        "--define, --param and --design-cache need --design (or a design packet)");
   if (auto e = validate_emulation_options(options.run); !e.empty()) {
     return fail_command("debug", options.json, 2, e);
   }
@@ -198,13 +263,7 @@ int run_debug(const DebugOptions& options) {
   if (ro.thermal || !ro.point.empty() || !ro.energy_table.empty())
     if (auto table = resolve_power_options(ro); !table)
       return fail_command("debug", options.json, 2, table.error());
-  std::optional<replay::Packet> packet;
-  if (!options.packet.empty()) {
-    std::string error;
-    packet = replay::read_packet(options.packet, error);
-    if (!packet) {
-      return fail_command("debug", options.json, 2, error);
-    }
+  if (packet) {
     auto spec = replay::spec_from_header(packet->header);
     if (!spec) {
       return fail_command("debug", options.json, 2,

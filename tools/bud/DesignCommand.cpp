@@ -13,6 +13,7 @@
 #include "design/DesignRun.h"
 #include "design/DesignTarget.h"
 #include "design/ModelBuild.h"
+#include "tools/bud/DesignBisectReport.h"
 #include "tools/bud/DesignRunReport.h"
 #include "tools/bud/Output.h"
 
@@ -150,63 +151,12 @@ int run_bisect(const DesignOptions& o) {
   if (!r) return fail_command(cmd, o.json, err.exit_code, err.to_string());
   const int code = r->first_failing || r->ending_differs ? 1 : 0;
   if (o.json) {
-    Json j = Json::object();
-    j["design"] = good->spec.name;
-    j["seed"] = o.seed;
-    j["good"] = {{"revision", r->good_revision}, {"cycles", r->good_cycles}, {"state", r->good_state}};
-    j["bad"] = {{"revision", r->bad_revision}, {"cycles", r->bad_cycles}, {"state", r->bad_state}};
-    Json stages = Json::array();
-    for (const auto& s : r->stages) {
-      Json x = Json::object();
-      x["name"] = s.name;
-      x["good_transactions"] = s.good_txns;
-      x["bad_transactions"] = s.bad_txns;
-      x["differs"] = s.first_difference.has_value();
-      if (s.first_difference) {
-        x["first_difference"] = *s.first_difference;
-        x["good_cycle"] = s.good_cycle;
-        x["bad_cycle"] = s.bad_cycle;
-        Json v = Json::array();
-        for (const auto& val : s.values)
-          v.push_back({{"signal", val.signal}, {"good", val.good}, {"bad", val.bad}});
-        x["values"] = v;
-      }
-      stages.push_back(x);
-    }
-    j["stages"] = stages;
-    if (r->first_failing) j["first_failing_stage"] = r->stages[*r->first_failing].name;
-    else j["first_failing_stage"] = nullptr;
-    j["persistent"] = r->persistent;
-    j["ending_differs"] = r->ending_differs;
-    j["simulated_cycles"] = r->simulated_cycles;
-    j["message"] = r->message;
-    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << "\n";
+    std::cout << design_bisect_json(*r, good->spec.name, o.seed)
+                     .dump(-1, ' ', false, json::Json::error_handler_t::replace)
+              << "\n";
     return code;
   }
-  std::printf("good       %s (revision %s): %llu cycles, %s\n", good->spec.name.c_str(),
-              r->good_revision.c_str(), static_cast<unsigned long long>(r->good_cycles),
-              r->good_state.c_str());
-  std::printf("bad        %s (revision %s): %llu cycles, %s\n", bad->spec.name.c_str(),
-              r->bad_revision.c_str(), static_cast<unsigned long long>(r->bad_cycles),
-              r->bad_state.c_str());
-  for (size_t i = 0; i < r->stages.size(); ++i) {
-    const auto& s = r->stages[i];
-    std::printf("stage %zu    %-12s %llu / %llu transactions  ", i, s.name.c_str(),
-                static_cast<unsigned long long>(s.good_txns),
-                static_cast<unsigned long long>(s.bad_txns));
-    if (!s.first_difference) {
-      std::printf("same\n");
-      continue;
-    }
-    std::printf("differs from #%llu (cycle %llu good, %llu bad)\n",
-                static_cast<unsigned long long>(*s.first_difference),
-                static_cast<unsigned long long>(s.good_cycle),
-                static_cast<unsigned long long>(s.bad_cycle));
-    for (const auto& v : s.values)
-      std::printf("             %-20s good %s  bad %s\n", v.signal.c_str(), v.good.c_str(),
-                  v.bad.c_str());
-  }
-  std::printf("result     %s\n", r->message.c_str());
+  std::cout << design_bisect_text(*r, good->spec.name, bad->spec.name);
   return code;
 }
 
