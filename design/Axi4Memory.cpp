@@ -179,16 +179,18 @@ const Axi4SlaveDrive& Axi4Memory::drive() {
   } else {
     out_.wready = false;
   }
-  if (r_slot_ < 0) {
+  // Only bursts the DRAM model has answered can be picked: none most cycles, so no scan.
+  if (r_slot_ < 0 && done_[0] > 0) {
     r_slot_ = pick_answer(false);
-    if (r_slot_ >= 0) bursts_[static_cast<size_t>(r_slot_)].phase = Phase::Answering;
+    if (r_slot_ >= 0) bursts_[static_cast<size_t>(r_slot_)].phase = Phase::Answering, --done_[0];
   }
   if (r_slot_ >= 0 && !out_.rvalid) present_read_beat();  // rvalid stays up, data stable
-  if (b_slot_ < 0) {
+  if (b_slot_ < 0 && done_[1] > 0) {
     b_slot_ = pick_answer(true);
     if (b_slot_ >= 0) {
       Burst& b = bursts_[static_cast<size_t>(b_slot_)];
       b.phase = Phase::Answering;
+      --done_[1];
       out_.bvalid = true;
       out_.bid = b.id;
       out_.bresp = 0;
@@ -281,6 +283,7 @@ void Axi4Memory::sample(const Axi4MasterPins& p) {
   if (const emu::DramResponse* r = dram_.resp()) {
     Burst& b = bursts_[r->tag];
     b.phase = Phase::Done;
+    ++done_[b.write ? 1 : 0];
     b.done_cycle = cycle_;
     dram_.pop_resp();
   }
@@ -379,6 +382,8 @@ bool Axi4Memory::restore(std::span<const uint8_t> in, size_t& offset, std::strin
     b.done_cycle = r.u64();
     b.beat = r.u32();
   }
+  for (const Burst& b : m.bursts_)
+    if (b.phase == Phase::Done) ++m.done_[b.write ? 1 : 0];
   for (int s : {m.w_slot_, m.r_slot_, m.b_slot_})
     if (s < -1 || s >= static_cast<int>(kAxiMaxBursts)) r.fail("bad burst slot");
   m.out_.rvalid = r.u8() != 0;

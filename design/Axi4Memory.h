@@ -92,6 +92,8 @@ class Axi4Memory {
 
   /// The slave's outputs for this cycle (stable until tick()).
   const Axi4SlaveDrive& drive();
+  /// What the last drive() returned: the handshakes sample() will take need these readies.
+  const Axi4SlaveDrive& driven() const { return out_; }
   /// The handshakes of this cycle's edge, from what the design presents after settling.
   void sample(const Axi4MasterPins& pins);
   /// Ends the cycle.
@@ -148,6 +150,7 @@ class Axi4Memory {
   std::vector<uint8_t> mem_;
   std::array<Burst, kAxiMaxBursts> bursts_{};
   uint32_t used_ = 0;
+  std::array<uint32_t, 2> done_{};  // bursts in Phase::Done: reads, writes (derived, not saved)
   uint64_t next_seq_ = 0, cycle_ = 0;
   int w_slot_ = -1;     // the burst receiving W beats (the oldest in WData), or -1
   int r_slot_ = -1;     // the burst on the R channel, or -1

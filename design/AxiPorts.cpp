@@ -9,16 +9,6 @@
 
 namespace bud::design {
 
-namespace {
-
-// Writes `n` little-endian bytes into a model signal of any width (wide ones are VlWide words).
-void put_bytes(LoadedModel& m, size_t i, const uint8_t* src, uint32_t n) {
-  const ModelPort& p = m.ports()[i];
-  std::memcpy(p.data, src, n < p.bytes ? n : p.bytes);
-}
-
-}  // namespace
-
 std::optional<AxiPorts> AxiPorts::make(const DesignSpec& spec, LoadedModel& model,
                                        const emu::DramConfig& dram, uint64_t seed,
                                        std::string& error) {
@@ -98,6 +88,14 @@ std::optional<AxiPorts> AxiPorts::make(const DesignSpec& spec, LoadedModel& mode
     }
     if (!ok) return std::nullopt;
     a.mem_pins_.push_back(s);
+    auto r = [&](size_t i) { return model.ref(i); };
+    a.mem_refs_.push_back(MemRefs{
+        r(s.arvalid), r(s.araddr), r(s.arlen), r(s.arsize), r(s.arburst), r(s.arready), r(s.rvalid),
+        r(s.rdata), r(s.rresp), r(s.rlast), r(s.rready), r(s.awvalid), r(s.awaddr), r(s.awlen),
+        r(s.awsize), r(s.awburst), r(s.awready), r(s.wvalid), r(s.wdata), r(s.wstrb), r(s.wlast),
+        r(s.wready), r(s.bvalid), r(s.bresp), r(s.bready),
+        s.arid ? r(*s.arid) : PortRef{}, s.rid ? r(*s.rid) : PortRef{},
+        s.awid ? r(*s.awid) : PortRef{}, s.bid ? r(*s.bid) : PortRef{}, s.arid.has_value()});
   }
   if (spec.control) {
     const ControlPort& c = *spec.control;
@@ -122,6 +120,12 @@ std::optional<AxiPorts> AxiPorts::make(const DesignSpec& spec, LoadedModel& mode
       *slot = need(c.prefix + field, c.where);
     if (!c.interrupt.empty()) l.irq = need(c.interrupt, c.where);
     if (!ok) return std::nullopt;
+    auto r = [&](size_t i) { return model.ref(i); };
+    a.lite_refs_ = LiteRefs{r(l.awaddr), r(l.awvalid), r(l.awready), r(l.wdata), r(l.wstrb),
+                            r(l.wvalid), r(l.wready), r(l.bresp), r(l.bvalid), r(l.bready),
+                            r(l.araddr), r(l.arvalid), r(l.arready), r(l.rdata), r(l.rresp),
+                            r(l.rvalid), r(l.rready), l.irq ? r(*l.irq) : PortRef{},
+                            l.irq.has_value()};
     a.firmware_.emplace(std::move(*script), c.data_bits);
   }
   return a;
@@ -134,78 +138,96 @@ void AxiPorts::idle(LoadedModel& m) const {
     for (size_t i : {lite_.awvalid, lite_.wvalid, lite_.bready, lite_.arvalid, lite_.rready}) m.set(i, 0);
 }
 
-void AxiPorts::drive(LoadedModel& m) {
+void AxiPorts::drive(LoadedModel& /*m*/) {
   for (size_t k = 0; k < memories_.size(); ++k) {
-    const MemPins& s = mem_pins_[k];
+    const MemRefs& s = mem_refs_[k];
     const Axi4SlaveDrive& d = memories_[k].drive();
-    m.set(s.arready, d.arready);
-    m.set(s.awready, d.awready);
-    m.set(s.wready, d.wready);
-    m.set(s.rvalid, d.rvalid);
+    s.arready.set(d.arready);
+    s.awready.set(d.awready);
+    s.wready.set(d.wready);
+    s.rvalid.set(d.rvalid);
     if (d.rvalid) {
-      put_bytes(m, s.rdata, d.rdata.data(), memories_[k].config().bus_bytes);
-      m.set(s.rlast, d.rlast);
-      m.set(s.rresp, d.rresp);
-      if (s.rid) m.set(*s.rid, d.rid);
+      // The bus bytes into a signal of any width (wide ones are VlWide words).
+      const uint32_t n = memories_[k].config().bus_bytes;
+      if (n == 8 && s.rdata.bytes == 8) std::memcpy(s.rdata.data, d.rdata.data(), 8);
+      else std::memcpy(s.rdata.data, d.rdata.data(), n < s.rdata.bytes ? n : s.rdata.bytes);
+      s.rlast.set(d.rlast);
+      s.rresp.set(d.rresp);
+      if (s.ids) s.rid.set(d.rid);
     }
-    m.set(s.bvalid, d.bvalid);
+    s.bvalid.set(d.bvalid);
     if (d.bvalid) {
-      m.set(s.bresp, d.bresp);
-      if (s.bid) m.set(*s.bid, d.bid);
+      s.bresp.set(d.bresp);
+      if (s.ids) s.bid.set(d.bid);
     }
   }
   if (firmware_) {
     const AxiLiteMasterDrive& d = firmware_->drive();
-    m.set(lite_.awvalid, d.awvalid);
-    m.set(lite_.awaddr, d.awaddr);
-    m.set(lite_.wvalid, d.wvalid);
-    m.set(lite_.wdata, d.wdata);
-    m.set(lite_.wstrb, d.wstrb);
-    m.set(lite_.bready, d.bready);
-    m.set(lite_.arvalid, d.arvalid);
-    m.set(lite_.araddr, d.araddr);
-    m.set(lite_.rready, d.rready);
+    const LiteRefs& l = lite_refs_;
+    l.awvalid.set(d.awvalid);
+    l.awaddr.set(d.awaddr);
+    l.wvalid.set(d.wvalid);
+    l.wdata.set(d.wdata);
+    l.wstrb.set(d.wstrb);
+    l.bready.set(d.bready);
+    l.arvalid.set(d.arvalid);
+    l.araddr.set(d.araddr);
+    l.rready.set(d.rready);
   }
 }
 
-bool AxiPorts::sample(const LoadedModel& m) {
+bool AxiPorts::sample(const LoadedModel& /*m*/) {
   bool moved = false;
   for (size_t k = 0; k < memories_.size(); ++k) {
-    const MemPins& s = mem_pins_[k];
+    const MemRefs& s = mem_refs_[k];
+    Axi4Memory& mem = memories_[k];
+    const Axi4SlaveDrive& d = mem.driven();
+    // A channel's fields matter only at its handshake (Axi4Memory::sample): read them then.
     Axi4MasterPins p;
-    p.arvalid = m.get(s.arvalid);
-    p.araddr = m.get(s.araddr);
-    p.arlen = static_cast<uint8_t>(m.get(s.arlen));
-    p.arsize = static_cast<uint8_t>(m.get(s.arsize));
-    p.arburst = static_cast<uint8_t>(m.get(s.arburst));
-    p.arid = s.arid ? static_cast<uint32_t>(m.get(*s.arid)) : 0;
-    p.awvalid = m.get(s.awvalid);
-    p.awaddr = m.get(s.awaddr);
-    p.awlen = static_cast<uint8_t>(m.get(s.awlen));
-    p.awsize = static_cast<uint8_t>(m.get(s.awsize));
-    p.awburst = static_cast<uint8_t>(m.get(s.awburst));
-    p.awid = s.awid ? static_cast<uint32_t>(m.get(*s.awid)) : 0;
-    p.wvalid = m.get(s.wvalid);
-    p.wlast = m.get(s.wlast);
-    p.wstrb = m.get(s.wstrb);
-    p.wdata = static_cast<const uint8_t*>(m.ports()[s.wdata].data);
-    p.bready = m.get(s.bready);
-    p.rready = m.get(s.rready);
-    const Axi4Stats before = memories_[k].stats();
-    memories_[k].sample(p);
-    moved = moved || memories_[k].stats().active_cycles != before.active_cycles;
+    p.arvalid = s.arvalid.get();
+    if (p.arvalid && d.arready) {
+      p.araddr = s.araddr.get();
+      p.arlen = static_cast<uint8_t>(s.arlen.get());
+      p.arsize = static_cast<uint8_t>(s.arsize.get());
+      p.arburst = static_cast<uint8_t>(s.arburst.get());
+      p.arid = s.ids ? static_cast<uint32_t>(s.arid.get()) : 0;
+    }
+    p.awvalid = s.awvalid.get();
+    if (p.awvalid && d.awready) {
+      p.awaddr = s.awaddr.get();
+      p.awlen = static_cast<uint8_t>(s.awlen.get());
+      p.awsize = static_cast<uint8_t>(s.awsize.get());
+      p.awburst = static_cast<uint8_t>(s.awburst.get());
+      p.awid = s.ids ? static_cast<uint32_t>(s.awid.get()) : 0;
+    }
+    p.wvalid = s.wvalid.get();
+    if (p.wvalid && d.wready) {
+      p.wlast = s.wlast.get();
+      p.wstrb = s.wstrb.get();
+      p.wdata = static_cast<const uint8_t*>(s.wdata.data);
+    }
+    p.bready = s.bready.get();
+    p.rready = s.rready.get();
+    const uint64_t before = mem.stats().active_cycles;
+    mem.sample(p);
+    moved = moved || mem.stats().active_cycles != before;
   }
-  if (firmware_) {
+  // A finished script samples nothing, and a wait looks only at the interrupt.
+  if (firmware_ && !firmware_->finished()) {
+    const LiteRefs& l = lite_refs_;
     AxiLiteSlavePins p;
-    p.awready = m.get(lite_.awready);
-    p.wready = m.get(lite_.wready);
-    p.bvalid = m.get(lite_.bvalid);
-    p.bresp = static_cast<uint8_t>(m.get(lite_.bresp));
-    p.arready = m.get(lite_.arready);
-    p.rvalid = m.get(lite_.rvalid);
-    p.rresp = static_cast<uint8_t>(m.get(lite_.rresp));
-    p.rdata = m.get(lite_.rdata);
-    p.irq = lite_.irq && m.get(*lite_.irq);
+    p.irq = l.has_irq && l.irq.get();
+    const FirmwareOp op = firmware_->script().steps[firmware_->current_step()].op;
+    if (op != FirmwareOp::WaitIrq && op != FirmwareOp::Wait) {
+      p.awready = l.awready.get();
+      p.wready = l.wready.get();
+      p.bvalid = l.bvalid.get();
+      p.bresp = static_cast<uint8_t>(l.bresp.get());
+      p.arready = l.arready.get();
+      p.rvalid = l.rvalid.get();
+      p.rresp = static_cast<uint8_t>(l.rresp.get());
+      p.rdata = l.rdata.get();
+    }
     const uint64_t before = firmware_->accesses();
     const size_t step = firmware_->current_step();
     firmware_->sample(p);

@@ -67,11 +67,26 @@ class AxiPorts {
     size_t araddr, arvalid, arready, rdata, rresp, rvalid, rready;
     std::optional<size_t> irq;
   };
+  // The same signals' storage, read and written every cycle without the port table.
+  struct MemRefs {
+    PortRef arvalid, araddr, arlen, arsize, arburst, arready, rvalid, rdata, rresp, rlast, rready;
+    PortRef awvalid, awaddr, awlen, awsize, awburst, awready, wvalid, wdata, wstrb, wlast, wready;
+    PortRef bvalid, bresp, bready;
+    PortRef arid, rid, awid, bid;
+    bool ids = false;
+  };
+  struct LiteRefs {
+    PortRef awaddr, awvalid, awready, wdata, wstrb, wvalid, wready, bresp, bvalid, bready;
+    PortRef araddr, arvalid, arready, rdata, rresp, rvalid, rready, irq;
+    bool has_irq = false;
+  };
   AxiPorts() = default;
   std::vector<Axi4Memory> memories_;
   std::vector<MemPins> mem_pins_;
+  std::vector<MemRefs> mem_refs_;
   std::optional<FirmwareRunner> firmware_;
   LitePins lite_{};
+  LiteRefs lite_refs_{};
 };
 
 }  // namespace bud::design

@@ -125,7 +125,13 @@ void DesignEmulator::on_stage(size_t stage, const DesignHarness::StageState& st,
     const size_t bytes = size_t{mp.bytes} * mp.elements;
     const auto* d = static_cast<const uint8_t*>(mp.data);
     const size_t fit = std::min(bytes, t.data.size() - 8 - std::min(n, t.data.size() - 8));
-    std::memcpy(t.data.data() + n, d, fit);
+    switch (fit) {  // the common widths as fixed-size copies, not calls to memcpy
+      case 1: t.data[n] = *d; break;
+      case 2: std::memcpy(t.data.data() + n, d, 2); break;
+      case 4: std::memcpy(t.data.data() + n, d, 4); break;
+      case 8: std::memcpy(t.data.data() + n, d, 8); break;
+      default: std::memcpy(t.data.data() + n, d, fit); break;
+    }
     n += fit;
     if (fit < bytes) {
       spilled = true;

@@ -2,27 +2,18 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "debugger/expr/Compiler.h"
 #include "design/HandshakeProfile.h"
+#include "design/ProbeBuild.h"
 #include "design/StateBytes.h"
+#include "emu/core/Hash.h"
 
 namespace bud::design {
-
-namespace {
-
-// Folds `v` into the running digest `h`: a multiply-xorshift mix (SplitMix64's finaliser),
-// cheap enough for every transaction of every stage.
-uint64_t mix(uint64_t h, uint64_t v) {
-  uint64_t z = (h ^ v) * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 // Names for the counters' expressions: every signal of the model; values read from it.
 class DesignHarness::Signals : public debugger::NameResolver, public debugger::Sampler {
@@ -67,7 +58,7 @@ uint32_t ppm(double rate) { return static_cast<uint32_t>(rate * 1'000'000 + 0.5)
 
 std::optional<DesignHarness> DesignHarness::make(const DesignSpec& spec, LoadedModel& model,
                                                  uint64_t seed, std::string& error,
-                                                 const emu::DramConfig& dram) {
+                                                 const emu::DramConfig& dram, ProbeMode mode) {
   DesignHarness h;
   h.model_ = &model;
   h.rng_.reseed(seed);
@@ -79,6 +70,7 @@ std::optional<DesignHarness> DesignHarness::make(const DesignSpec& spec, LoadedM
   auto clk = need(spec.clock.name, spec.clock.where);
   if (!clk) return std::nullopt;
   h.clock_ = *clk;
+  h.clock_ref_ = model.ref(*clk);
   if (spec.has_reset) {
     h.reset_ = need(spec.reset.name, spec.reset.where);
     if (!h.reset_) return std::nullopt;
@@ -154,6 +146,103 @@ std::optional<DesignHarness> DesignHarness::make(const DesignSpec& spec, LoadedM
   auto axi = AxiPorts::make(spec, model, dram, seed, error);
   if (!axi) return std::nullopt;
   h.axi_ = std::move(*axi);
+  h.has_axi_ = !h.axi_->memories().empty() || h.axi_->firmware();
+  for (const Stream& s : h.streams_) h.pending_sources_ += s.source && !s.bytes.empty();
+
+  // The pairs sampled every cycle: the stages', then the streams' no stage has.
+  for (const StageState& st : h.stages_) h.handshakes_.push_back(Handshake{st.valid, st.ready});
+  for (const Stream& s : h.streams_) {
+    size_t i = 0;
+    while (i < h.handshakes_.size() &&
+           !(h.handshakes_[i].valid == s.valid && h.handshakes_[i].ready == s.ready))
+      ++i;
+    if (i == h.handshakes_.size()) h.handshakes_.push_back(Handshake{s.valid, s.ready});
+    h.stream_handshake_.push_back(static_cast<uint32_t>(i));
+    h.stream_pins_.push_back(
+        StreamPins{model.ref(s.data), model.ref(s.valid), model.ref(s.ready), ppm(s.rate)});
+  }
+  for (const Handshake& hs : h.handshakes_)
+    h.handshake_refs_.push_back(HandshakeRefs{model.ref(hs.valid),
+                                              hs.ready ? model.ref(*hs.ready) : PortRef{},
+                                              hs.ready.has_value()});
+  h.valid_.assign((h.handshakes_.size() + 63) / 64, 0);
+  h.ready_.assign(h.valid_.size(), 0);
+  for (const StageState& st : h.stages_) {
+    std::vector<PayloadRead> reads;
+    for (size_t p : st.payload) {
+      const ModelPort& mp = model.ports()[p];
+      const uint32_t n = mp.bytes * mp.elements;
+      // A payload of up to 8 bytes is its own value (zero-extended); a wider one its XXH3.
+      reads.push_back(PayloadRead{model.ref(p), n > 8, n});
+    }
+    h.payload_.push_back(std::move(reads));
+  }
+
+  // The probe: every handshake, stage and stateless `when` counter as compiled code.
+  const char* env = std::getenv("BUD_DESIGN_PROBE");
+  if (env && std::string(env) == "interpreted") mode = ProbeMode::Interpreted;
+  ProbePlan plan;
+  plan.design = spec.name;
+  for (const Handshake& hs : h.handshakes_)
+    plan.handshakes.push_back(ProbePlan::Handshake{
+        plan.slot(ProbePlan::port_signal(model, hs.valid)),
+        hs.ready ? std::optional(plan.slot(ProbePlan::port_signal(model, *hs.ready)))
+                 : std::nullopt});
+  for (const StageState& st : h.stages_) {
+    std::vector<ProbePlan::Payload> pay;
+    for (size_t p : st.payload) {
+      const ModelPort& mp = model.ports()[p];
+      const uint32_t n = mp.bytes * mp.elements;
+      pay.push_back(n > 8 ? ProbePlan::Payload{plan.slot(ProbePlan::Signal{p, 0, 8}), true, n}
+                          : ProbePlan::Payload{plan.slot(ProbePlan::port_signal(model, p)), false, 0});
+    }
+    plan.stages.push_back(std::move(pay));
+  }
+  std::vector<size_t> compiled_counters;
+  for (size_t i = 0; i < h.counters_.size(); ++i) {
+    const Counter& c = h.counters_[i];
+    if (!c.when) continue;
+    std::optional<std::string> code;
+    ProbePlan::Counter pc;
+    if (mode == ProbeMode::Compiled) {
+      std::vector<std::string> loads;
+      bool direct = true;
+      for (const debugger::Ref& r : c.when->refs()) {
+        const uint32_t w = r.direct_bytes;
+        direct = direct && r.direct && (w == 1 || w == 2 || w == 4 || w == 8);
+        pc.slots.push_back(plan.slot(ProbePlan::Signal{r.id, r.element, w}));
+        loads.push_back(ProbePlan::slot_name(pc.slots.back()));
+      }
+      if (direct) code = c.when->to_cpp(ProbePlan::counter_name(plan.counters.size()), loads);
+    }
+    if (!code) {
+      h.expr_counters_.push_back(i);  // stateful (or interpreted): the expression machine
+      continue;
+    }
+    pc.code = std::move(*code);
+    plan.counters.push_back(std::move(pc));
+    compiled_counters.push_back(i);
+  }
+  if (mode == ProbeMode::Compiled) {
+    std::string why;
+    const std::string dir = std::filesystem::path(model.library()).parent_path().string();
+    auto library = build_probe(probe_source(plan), dir.empty() ? "." : dir, why);
+    if (library) h.probe_ = CompiledProbe::load(*library, why);
+    if (h.probe_) {
+      std::vector<uint64_t*> counts, stages;
+      for (size_t i : compiled_counters) counts.push_back(&h.counters_[i].count);
+      for (StageState& st : h.stages_)
+        for (uint64_t* f : {&st.txns, &st.digest, &st.first_cycle, &st.last_cycle}) stages.push_back(f);
+      h.probe_->bind(plan, model, std::move(counts), std::move(stages), h.valid_.data(),
+                     h.ready_.data());
+    } else {
+      // The interpreter gives the same results, only slower: the compiled counters go back.
+      h.probe_error_ = why;
+      h.expr_counters_.insert(h.expr_counters_.end(), compiled_counters.begin(),
+                              compiled_counters.end());
+      std::sort(h.expr_counters_.begin(), h.expr_counters_.end());
+    }
+  }
   return h;
 }
 
@@ -177,65 +266,95 @@ void DesignHarness::reset() {
   m.eval();
 }
 
+void DesignHarness::sample_interpreted() {
+  std::fill(valid_.begin(), valid_.end(), 0);
+  std::fill(ready_.begin(), ready_.end(), 0);
+  for (size_t i = 0; i < handshake_refs_.size(); ++i) {
+    const HandshakeRefs& r = handshake_refs_[i];
+    valid_[i / 64] |= uint64_t{r.valid.get() != 0} << (i % 64);
+    ready_[i / 64] |= uint64_t{!r.has_ready || r.ready.get() != 0} << (i % 64);
+  }
+  for (size_t i = 0; i < stages_.size(); ++i) {
+    if (!((valid_[i / 64] & ready_[i / 64]) >> (i % 64) & 1)) continue;
+    StageState& st = stages_[i];
+    uint64_t h = st.digest;
+    for (const PayloadRead& p : payload_[i])
+      h = stage_mix(h, p.hashed ? hash64({static_cast<const uint8_t*>(p.ref.data), p.bytes})
+                                : p.ref.get());
+    st.digest = stage_mix(h, st.txns);
+    if (st.txns++ == 0) st.first_cycle = cycle_;
+    st.last_cycle = cycle_;
+  }
+}
+
 void DesignHarness::step() {
   LoadedModel& m = *model_;
   // Drive: a source offers its next beat with probability `rate` (and keeps offering it until
   // it is taken, as AXI-Stream requires); a sink is ready with probability `rate`.
-  for (Stream& s : streams_) {
+  for (size_t k = 0; k < streams_.size(); ++k) {
+    Stream& s = streams_[k];
+    const StreamPins& p = stream_pins_[k];
     if (s.source) {
-      if (!s.offering && s.sent < s.bytes.size()) s.offering = rng_.chance(ppm(s.rate), 1'000'000);
+      if (!s.offering && s.sent < s.bytes.size()) s.offering = rng_.chance(p.ppm, 1'000'000);
       uint64_t beat = 0;
-      if (s.offering)
-        std::memcpy(&beat, s.bytes.data() + s.sent, s.beat_bytes < 8 ? s.beat_bytes : 8);
-      m.set(s.data, beat);
-      m.set(s.valid, s.offering ? 1 : 0);
+      if (s.offering) {
+        const char* at = s.bytes.data() + s.sent;
+        switch (s.beat_bytes) {  // fixed-size loads, no call to memcpy
+          case 1: beat = static_cast<uint8_t>(*at); break;
+          case 2: { uint16_t v; std::memcpy(&v, at, 2); beat = v; break; }
+          case 4: { uint32_t v; std::memcpy(&v, at, 4); beat = v; break; }
+          default: std::memcpy(&beat, at, s.beat_bytes < 8 ? s.beat_bytes : 8); break;
+        }
+      }
+      p.data.set(beat);
+      p.valid.set(s.offering ? 1 : 0);
     } else {
-      m.set(s.ready, rng_.chance(ppm(s.rate), 1'000'000) ? 1 : 0);
+      p.ready.set(rng_.chance(p.ppm, 1'000'000) ? 1 : 0);
     }
   }
-  axi_->drive(m);
+  if (has_axi_) axi_->drive(m);
   if (override_) override_->apply(m);
   m.eval();  // settle before the edge: the handshakes below are what the edge will see
-  for (Stream& s : streams_) {
-    if (!(m.get(s.valid) && m.get(s.ready))) continue;
-    ++s.beats;
+  // The handshakes, the stages' transactions and digests, the compiled counters.
+  if (probe_) probe_->run(cycle_);
+  else sample_interpreted();
+  uint64_t fired = 0;
+  for (size_t w = 0; w < valid_.size(); ++w) fired |= valid_[w] & ready_[w];
+  auto transferred = [&](size_t i) { return (valid_[i / 64] & ready_[i / 64]) >> (i % 64) & 1; };
+  if (fired) {
     last_activity_ = cycle_;
-    if (s.source) {
-      s.sent += s.beat_bytes;
-      s.offering = false;
-    } else {
-      const auto* d = static_cast<const char*>(m.ports()[s.data].data);
-      s.bytes.append(d, s.beat_bytes);
+    for (size_t k = 0; k < streams_.size(); ++k) {
+      if (!transferred(stream_handshake_[k])) continue;
+      Stream& s = streams_[k];
+      ++s.beats;
+      if (s.source) {
+        // (A forced valid can move a source that has sent everything: count the end once.)
+        pending_sources_ -= s.sent < s.bytes.size() && s.sent + s.beat_bytes >= s.bytes.size();
+        s.sent += s.beat_bytes;
+        s.offering = false;
+      } else {
+        s.bytes.append(static_cast<const char*>(stream_pins_[k].data.data), s.beat_bytes);
+      }
     }
+    if (observer_)
+      for (size_t i = 0; i < stages_.size(); ++i)
+        if (transferred(i)) observer_->on_stage(i, stages_[i], m);
   }
-  for (StageState& st : stages_) {
-    if (!m.get(st.valid) || (st.ready && !m.get(*st.ready))) continue;
-    uint64_t h = st.digest;
-    for (size_t p : st.payload) {
-      const ModelPort& mp = m.ports()[p];
-      const size_t n = size_t{mp.bytes} * mp.elements;
-      // A payload of up to 8 bytes is its own value (zero-extended); a wider one its XXH3.
-      h = mix(h, n <= 8 ? m.get(p) : hash64({static_cast<const uint8_t*>(mp.data), n}));
-    }
-    st.digest = mix(h, st.txns);
-    if (st.txns++ == 0) st.first_cycle = cycle_;
-    st.last_cycle = cycle_;
-    last_activity_ = cycle_;
-    if (observer_) observer_->on_stage(static_cast<size_t>(&st - stages_.data()), st, m);
+  if (profile_) profile_->sample_handshakes(valid_.data(), ready_.data());
+  if (has_axi_ && axi_->sample(m)) last_activity_ = cycle_;
+  if (!expr_counters_.empty()) {
+    Signals sampler(m);
+    for (size_t i : expr_counters_)
+      if (counters_[i].when->eval(sampler).truthy()) ++counters_[i].count;
   }
-  if (profile_) profile_->sample_handshakes(m);
-  if (axi_->sample(m)) last_activity_ = cycle_;
-  Signals sampler(m);
-  for (Counter& c : counters_)
-    if (c.when && c.when->eval(sampler).truthy()) ++c.count;
-  m.set(clock_, 1);
+  clock_ref_.set(1);
   m.eval();
   m.trace_dump(10 * cycle_ + 5);  // waveform time: 10 units a cycle, the edge at +5
-  m.set(clock_, 0);
+  clock_ref_.set(0);
   m.eval();
   if (override_ && override_->apply(m)) m.eval();
   m.trace_dump(10 * cycle_ + 10);
-  axi_->tick();
+  if (has_axi_) axi_->tick();
   ++cycle_;
   if (profile_) profile_->end_cycle(*this);
 }
@@ -243,13 +362,6 @@ void DesignHarness::step() {
 std::string DesignHarness::stop_message() const {
   if (const char* e = axi_->memory_error()) return e;
   return axi_->firmware() ? axi_->firmware()->message() : "";
-}
-
-bool DesignHarness::drained(uint64_t quiet) const {
-  for (const auto& s : streams_)
-    if (s.source && s.sent < s.bytes.size()) return false;
-  if (!axi_->quiet()) return false;
-  return cycle_ >= last_activity_ + quiet;
 }
 
 namespace {
@@ -346,8 +458,16 @@ bool DesignHarness::restore(std::span<const uint8_t> in, size_t& offset, std::st
   last_activity_ = last;
   rng_.set_state(rng);
   streams_ = std::move(streams);
+  pending_sources_ = 0;
+  for (const Stream& s : streams_) pending_sources_ += s.source && s.sent < s.bytes.size();
   for (size_t i = 0; i < counters_.size(); ++i) counters_[i].count = counts[i];
-  stages_ = std::move(stages);
+  // In place: the probe writes these fields through pointers.
+  for (size_t i = 0; i < stages_.size(); ++i) {
+    stages_[i].txns = stages[i].txns;
+    stages_[i].digest = stages[i].digest;
+    stages_[i].first_cycle = stages[i].first_cycle;
+    stages_[i].last_cycle = stages[i].last_cycle;
+  }
   offset = at;
   return true;
 }

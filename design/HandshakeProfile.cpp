@@ -61,7 +61,14 @@ std::optional<HandshakeProfile> HandshakeProfile::make(const DesignSpec& spec,
     covered.push_back(valid);
     h.valid_signal = m.ports()[valid].name;
     h.ready_signal = ready ? m.ports()[*ready].name : "";
-    p.bound_.push_back(Bound{p.handshakes_.size(), valid, ready});
+    Bound b;
+    const auto& pairs = harness.handshakes();
+    for (size_t i = 0; i < pairs.size() && b.shared < 0; ++i)
+      if (pairs[i].valid == valid && pairs[i].ready == ready) b.shared = static_cast<int32_t>(i);
+    b.valid = m.ref(valid);
+    if (ready) b.ready = m.ref(*ready);
+    b.has_ready = ready.has_value();
+    p.bound_.push_back(b);
     p.handshakes_.push_back(std::move(h));
   };
   auto is_covered = [&](size_t valid) {
@@ -129,11 +136,14 @@ std::optional<HandshakeProfile> HandshakeProfile::make(const DesignSpec& spec,
   p.max_spans_ = options.max_spans;
   if (options.max_spans > 0 && !p.bound_.empty()) {
     const uint64_t share = std::max<uint64_t>(1, options.max_spans / p.bound_.size());
-    for (Bound& b : p.bound_) {
-      b.span_budget = share;
-      p.handshakes_[b.index].spans.reserve(share);
+    for (size_t i = 0; i < p.bound_.size(); ++i) {
+      p.bound_[i].span_budget = share;
+      p.handshakes_[i].spans.reserve(share);
     }
   }
+  p.counts_.assign(kHandshakeStates * p.bound_.size(), 0);
+  p.active_.assign(p.counts_.size(), 0);
+  p.states_.assign(p.bound_.size(), 0);
   for (const auto& c : harness.counters()) p.counter_names_.push_back(c.name);
   p.max_samples_ = options.max_samples;
   p.series_.assign(size_t{p.max_samples_} * p.counter_names_.size(), 0);
@@ -166,6 +176,12 @@ void HandshakeProfile::finish(const DesignHarness& harness) {
   const auto& counters = harness.counters();
   for (size_t c = 0; c < counter_names_.size(); ++c)
     totals_[c] = counters[c].value(harness.model());
+  const std::vector<uint64_t>& active = snapshot_ ? active_ : counts_;
+  for (size_t i = 0; i < handshakes_.size(); ++i)
+    for (size_t s = 0; s < kHandshakeStates; ++s) {
+      handshakes_[i].cycles[s] = counts_[kHandshakeStates * i + s];
+      handshakes_[i].active[s] = active[kHandshakeStates * i + s];
+    }
 }
 
 bool HandshakeProfile::truncated() const {

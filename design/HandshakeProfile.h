@@ -7,12 +7,14 @@
 // the end of every interval, and (when asked for) the runs of equal state as spans for a trace.
 //
 // DesignHarness feeds it: sample_handshakes() after the model settles (the states the clock edge
-// sees, the moment the harness counts stage transactions), end_cycle() after the edge. Neither
+// sees, the moment the harness counts stage transactions), with the valid/ready bits the harness
+// already sampled for the pairs it shares with it, and end_cycle() after the edge. Neither
 // allocates, locks, throws or does I/O: every buffer is reserved by make(), the counter series
 // halves its resolution in place when full, and a handshake's spans stop at their share of the
 // span budget (truncated_at says where).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -86,20 +88,44 @@ class HandshakeProfile {
   static std::optional<HandshakeProfile> make(const DesignSpec& spec, const DesignHarness& harness,
                                               const ProfileOptions& options, std::string& error);
 
-  /// This cycle's handshake states, read from the settled model before the edge.
-  void sample_handshakes(const LoadedModel& model) {
+  /// This cycle's handshake states, from the settled model before the edge: the pairs the
+  /// harness samples from its bits (`valid`, `ready`: DesignHarness::valid_bits()), the others
+  /// read here.
+  void sample_handshakes(const uint64_t* valid, const uint64_t* ready) {
     uint32_t engaged = 0;
     bool moved = false;
-    for (Bound& b : bound_) {
-      const bool valid = model.get(b.valid) != 0;
-      const bool ready = !b.ready || model.get(*b.ready) != 0;
-      const auto s = static_cast<uint8_t>((valid ? 0 : 1) | (ready ? 0 : 2));
-      Handshake& h = handshakes_[b.index];
-      ++h.cycles[s];
+    for (size_t i = 0; i < bound_.size(); ++i) {
+      const Bound& b = bound_[i];
+      bool v, r;
+      if (b.shared >= 0) {
+        const auto w = static_cast<size_t>(b.shared) / 64, bit = static_cast<size_t>(b.shared) % 64;
+        v = (valid[w] >> bit) & 1;
+        r = (ready[w] >> bit) & 1;
+      } else {
+        v = b.valid.get() != 0;
+        r = !b.has_ready || b.ready.get() != 0;
+      }
+      const auto s = static_cast<uint8_t>((v ? 0 : 1) | (r ? 0 : 2));
+      states_[i] = s;
       engaged |= s != static_cast<uint8_t>(HandshakeState::Idle);
       moved |= s == static_cast<uint8_t>(HandshakeState::Busy);
+    }
+    // The counts up to the last transfer (Handshake::active): taken once, on the first cycle
+    // without one, rather than copied on every cycle with one.
+    if (moved) {
+      active_cycles_ = cycles_ + 1;
+      snapshot_ = false;
+    } else if (!snapshot_) {
+      std::copy(counts_.begin(), counts_.end(), active_.begin());
+      snapshot_ = true;
+    }
+    for (size_t i = 0; i < bound_.size(); ++i) {
+      const uint8_t s = states_[i];
+      ++counts_[kHandshakeStates * i + s];
+      Bound& b = bound_[i];
       if (b.span_budget == 0 || s == b.last) continue;
       b.last = s;
+      Handshake& h = handshakes_[i];
       if (h.spans.size() == b.span_budget) {
         if (!h.truncated_at) h.truncated_at = cycles_;
         continue;
@@ -107,19 +133,17 @@ class HandshakeProfile {
       h.spans.push_back(Span{cycles_ << 2 | s});
     }
     all_idle_ += engaged == 0;
-    if (moved) {
-      for (Handshake& h : handshakes_) h.active = h.cycles;
-      active_cycles_ = cycles_ + 1;
-    }
   }
   /// Ends the cycle (after the edge, counters updated): samples the counters at each interval.
   void end_cycle(const DesignHarness& harness) {
     ++cycles_;
     if (++since_sample_ == interval_) sample_counters(harness);
   }
-  /// After the run: the counters' final values (the totals).
+  /// After the run: the counters' final values (the totals), and each handshake's cycles and
+  /// active counts.
   void finish(const DesignHarness& harness);
 
+  /// The handshakes; their `cycles` and `active` counts are as of the last finish().
   const std::vector<Handshake>& handshakes() const { return handshakes_; }
   /// Cycles profiled (the harness's cycles after reset).
   uint64_t cycles() const { return cycles_; }
@@ -155,10 +179,10 @@ class HandshakeProfile {
   bool truncated() const;
 
  private:
-  struct Bound {  // the per-cycle reading of one handshake
-    size_t index;
-    size_t valid;
-    std::optional<size_t> ready;
+  struct Bound {  // the per-cycle reading of handshake i (handshakes_[i])
+    int32_t shared = -1;  // the harness's pair (its bits), or -1: read valid and ready here
+    PortRef valid, ready;
+    bool has_ready = false;
     size_t span_budget = 0;
     uint8_t last = 0xff;  // the state of the open span (none yet)
   };
@@ -166,6 +190,11 @@ class HandshakeProfile {
   void sample_counters(const DesignHarness& harness);
   std::vector<Handshake> handshakes_;
   std::vector<Bound> bound_;
+  // Hot per-cycle counts, contiguous: kHandshakeStates per handshake; active_ is their value at
+  // the last transfer when snapshot_ is set (else counts_ itself is).
+  std::vector<uint64_t> counts_, active_;
+  std::vector<uint8_t> states_;  // this cycle's, per handshake
+  bool snapshot_ = false;
   std::vector<std::string> counter_names_;
   std::vector<uint64_t> series_, totals_;
   size_t samples_ = 0, max_samples_ = 0;

@@ -30,6 +30,7 @@ std::optional<LoadedModel> LoadedModel::load(const std::string& library, std::st
   auto ports = reinterpret_cast<uint32_t (*)(void*, const AbiPort**)>(sym("bud_model_ports"));
   LoadedModel m;
   m.lib_ = lib;
+  m.library_ = library;
   m.eval_ = reinterpret_cast<void (*)(void*)>(sym("bud_model_eval"));
   m.delete_ = reinterpret_cast<void (*)(void*)>(sym("bud_model_delete"));
   m.save_ = reinterpret_cast<const uint8_t* (*)(void*, size_t*)>(sym("bud_model_save"));
@@ -55,7 +56,8 @@ std::optional<LoadedModel> LoadedModel::load(const std::string& library, std::st
 LoadedModel::LoadedModel(LoadedModel&& o) noexcept
     : lib_(o.lib_), handle_(o.handle_), eval_(o.eval_), delete_(o.delete_), save_(o.save_),
       restore_(o.restore_), trace_open_(o.trace_open_), trace_dump_(o.trace_dump_),
-      trace_close_(o.trace_close_), tracing_(o.tracing_), ports_(std::move(o.ports_)) {
+      trace_close_(o.trace_close_), tracing_(o.tracing_), ports_(std::move(o.ports_)),
+      library_(std::move(o.library_)) {
   o.lib_ = o.handle_ = nullptr;
   o.tracing_ = false;
 }

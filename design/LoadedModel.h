@@ -23,6 +23,44 @@ struct ModelPort {
   uint32_t elements = 1;  ///< > 1: an unpacked array (element i at data + i * bytes)
 };
 
+/// A port's storage, for code that reads or writes it every cycle: get() and set() as
+/// LoadedModel's, without the port table's lookup. Valid while the model lives.
+struct PortRef {
+  void* data = nullptr;
+  uint32_t bytes = 1;
+  /// The low 64 bits (wider ports: the first 8 bytes).
+  uint64_t get() const {
+    // Fixed-size copies (Verilator's CData/SData/IData/QData), so none is a call to memcpy.
+    switch (bytes) {
+      case 1: return *static_cast<const uint8_t*>(data);
+      case 2: return load<uint16_t>();
+      case 4: return load<uint32_t>();
+      default: return load<uint64_t>();  // QData, or the first words of a VlWide
+    }
+  }
+  /// Sets the low 64 bits (wider ports: the first 8 bytes).
+  void set(uint64_t v) const {
+    switch (bytes) {
+      case 1: *static_cast<uint8_t*>(data) = static_cast<uint8_t>(v); break;
+      case 2: store(static_cast<uint16_t>(v)); break;
+      case 4: store(static_cast<uint32_t>(v)); break;
+      default: store(v); break;
+    }
+  }
+
+ private:
+  template <class T>
+  uint64_t load() const {
+    T v;
+    std::memcpy(&v, data, sizeof v);
+    return v;
+  }
+  template <class T>
+  void store(T v) const {
+    std::memcpy(data, &v, sizeof v);
+  }
+};
+
 class LoadedModel {
  public:
   /// Loads `library` and makes one instance. nullopt and `error` when it cannot.
@@ -36,26 +74,13 @@ class LoadedModel {
   /// Index of a port by name.
   std::optional<size_t> find(const std::string& name) const;
   /// The low 64 bits of port `i`.
-  uint64_t get(size_t i) const {
-    const ModelPort& p = ports_[i];
-    // Fixed-size copies (Verilator's CData/SData/IData/QData), so none is a call to memcpy.
-    switch (p.bytes) {
-      case 1: return *static_cast<const uint8_t*>(p.data);
-      case 2: return load<uint16_t>(p.data);
-      case 4: return load<uint32_t>(p.data);
-      default: return load<uint64_t>(p.data);  // QData, or the first words of a VlWide
-    }
-  }
+  uint64_t get(size_t i) const { return ref(i).get(); }
   /// Sets the low 64 bits of input port `i` (wider ports: the first 8 bytes).
-  void set(size_t i, uint64_t v) {
-    const ModelPort& p = ports_[i];
-    switch (p.bytes) {
-      case 1: *static_cast<uint8_t*>(p.data) = static_cast<uint8_t>(v); break;
-      case 2: store(p.data, static_cast<uint16_t>(v)); break;
-      case 4: store(p.data, static_cast<uint32_t>(v)); break;
-      default: store(p.data, v); break;
-    }
-  }
+  void set(size_t i, uint64_t v) { ref(i).set(v); }
+  /// Port `i`'s storage, for reading or writing it every cycle.
+  PortRef ref(size_t i) const { return PortRef{ports_[i].data, ports_[i].bytes}; }
+  /// The library the model was loaded from (its cache entry's model.so).
+  const std::string& library() const { return library_; }
   /// Evaluates the model (combinational settle, and the edge if the clock rose).
   void eval() { eval_(handle_); }
 
@@ -73,16 +98,6 @@ class LoadedModel {
   bool tracing() const { return tracing_; }
 
  private:
-  template <class T>
-  static uint64_t load(const void* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  template <class T>
-  static void store(void* p, T v) {
-    std::memcpy(p, &v, sizeof v);
-  }
   LoadedModel() = default;
   void* lib_ = nullptr;
   void* handle_ = nullptr;
@@ -95,6 +110,7 @@ class LoadedModel {
   void (*trace_close_)(void*) = nullptr;
   bool tracing_ = false;
   std::vector<ModelPort> ports_;
+  std::string library_;
 };
 
 }  // namespace bud::design

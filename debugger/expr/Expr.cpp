@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 namespace bud::debugger {
 
@@ -254,6 +255,130 @@ std::optional<Expr::SimpleCompare> Expr::simple_compare() const {
     default: return std::nullopt;
   }
   return s;
+}
+
+const char* Expr::cpp_prelude() {
+  // The operations of eval() above with the same types and edge cases (arith, divide, modulo,
+  // compare, Value::truthy), for to_cpp().
+  return "namespace bud_expr {\n"
+         "inline int64_t add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }\n"
+         "inline int64_t sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }\n"
+         "inline int64_t mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }\n"
+         "inline int64_t neg(int64_t a) { return static_cast<int64_t>(0 - static_cast<uint64_t>(a)); }\n"
+         "inline double div(double a, double b) { return b == 0.0 ? 0.0 : a / b; }\n"
+         "inline int64_t mod(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }\n"
+         "inline double mod(double a, double b) { return b == 0.0 ? 0.0 : std::fmod(a, b); }\n"
+         "inline bool truthy(int64_t v) { return v != 0; }\n"
+         "inline bool truthy(double v) { return v != 0.0 && !std::isnan(v); }\n"
+         "inline double real(uint64_t bits) { double d; std::memcpy(&d, &bits, 8); return d; }\n"
+         "}  // namespace bud_expr\n";
+}
+
+std::optional<std::string> Expr::to_cpp(const std::string& prefix,
+                                         const std::vector<std::string>& loads) const {
+  if (stateful_ || !rings_.empty() || !state_.empty() || loads.size() < refs_.size())
+    return std::nullopt;
+  if (nodes_.empty()) return "const bool " + prefix + " = false;\n";
+  // One temporary per node (postfix order), typed as eval() types the node's Value: int64_t or
+  // double. Statements rather than one nested expression: a long chain stays linear.
+  struct Slot {
+    std::string name;
+    bool real = false;
+  };
+  std::vector<Slot> st;
+  std::string out;
+  auto as_double = [](const Slot& s) { return s.real ? s.name : "static_cast<double>(" + s.name + ")"; };
+  auto hex = [](uint64_t v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "UINT64_C(0x%llx)", static_cast<unsigned long long>(v));
+    return std::string(b);
+  };
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    const std::string t = prefix + "_" + std::to_string(i);
+    std::string code;
+    bool real = false;
+    switch (n.op) {
+      case Op::Int:
+        code = "static_cast<int64_t>(" + hex(bits(n.integer)) + ")";
+        break;
+      case Op::Real: {
+        uint64_t b;
+        std::memcpy(&b, &n.real, 8);
+        code = "bud_expr::real(" + hex(b) + ")";
+        real = true;
+        break;
+      }
+      case Op::Load:
+        code = "static_cast<int64_t>(" + loads[n.a] + ")";
+        break;
+      case Op::Neg:
+      case Op::Not: {
+        const Slot x = st.back();
+        st.pop_back();
+        if (n.op == Op::Not) code = "static_cast<int64_t>(!bud_expr::truthy(" + x.name + "))";
+        else if (x.real) code = "-" + x.name, real = true;
+        else code = "bud_expr::neg(" + x.name + ")";
+        break;
+      }
+      case Op::Delta:
+      case Op::Rate:
+      case Op::Ratio:
+      case Op::Rose:
+      case Op::Fell:
+      case Op::Changed:
+      case Op::Count:
+      case Op::Held:
+        return std::nullopt;  // stateful: their history lives in this object
+      default: {
+        const Slot y = st.back();
+        st.pop_back();
+        const Slot x = st.back();
+        st.pop_back();
+        const bool ints = !x.real && !y.real;
+        auto cmp = [&](const char* op) {
+          return "static_cast<int64_t>(" + (ints ? x.name : as_double(x)) + " " + op + " " +
+                 (ints ? y.name : as_double(y)) + ")";
+        };
+        auto arith = [&](const char* fn, const char* op) {
+          if (ints) return "bud_expr::" + std::string(fn) + "(" + x.name + ", " + y.name + ")";
+          real = true;
+          return "(" + as_double(x) + " " + op + " " + as_double(y) + ")";
+        };
+        switch (n.op) {
+          case Op::Add: code = arith("add", "+"); break;
+          case Op::Sub: code = arith("sub", "-"); break;
+          case Op::Mul: code = arith("mul", "*"); break;
+          case Op::Div:
+            code = "bud_expr::div(" + as_double(x) + ", " + as_double(y) + ")";
+            real = true;
+            break;
+          case Op::Mod:
+            code = ints ? "bud_expr::mod(" + x.name + ", " + y.name + ")"
+                        : "bud_expr::mod(" + as_double(x) + ", " + as_double(y) + ")";
+            real = !ints;
+            break;
+          case Op::Lt: code = cmp("<"); break;
+          case Op::Le: code = cmp("<="); break;
+          case Op::Gt: code = cmp(">"); break;
+          case Op::Ge: code = cmp(">="); break;
+          case Op::Eq: code = cmp("=="); break;
+          case Op::Ne: code = cmp("!="); break;
+          case Op::And:
+          case Op::Or:
+            code = "static_cast<int64_t>(bud_expr::truthy(" + x.name + ")" +
+                   (n.op == Op::And ? " && " : " || ") + "bud_expr::truthy(" + y.name + "))";
+            break;
+          default:
+            return std::nullopt;
+        }
+      }
+    }
+    out += std::string(real ? "const double " : "const int64_t ") + t + " = " + code + ";\n";
+    st.push_back({t, real});
+  }
+  out += "const bool " + prefix + " = bud_expr::truthy(" + st.back().name + ");\n";
+  return out;
 }
 
 std::vector<uint32_t> Expr::windows() const {

@@ -77,6 +77,16 @@ class Expr {
   };
   /// The expression as a SimpleCompare, or nullopt when it is anything else.
   std::optional<SimpleCompare> simple_compare() const;
+  /// C++ statements computing what `eval(...).truthy()` computes, for code generators (the
+  /// design probes, design/ProbeSource.h): temporaries named PREFIX_0, PREFIX_1, ..., then
+  /// `const bool PREFIX = ...;`. `loads[i]` is a C++ expression of type uint64_t giving refs()[i]'s
+  /// sample this cycle. The code needs cpp_prelude() before it. Integer and real arithmetic,
+  /// division and modulo by zero, NaN comparisons and truthiness are exactly eval()'s. nullopt
+  /// when the expression is stateful (its history lives in this object) or `loads` is short.
+  std::optional<std::string> to_cpp(const std::string& prefix,
+                                    const std::vector<std::string>& loads) const;
+  /// The helpers to_cpp() code calls (namespace bud_expr; needs <cmath>, <cstdint>, <cstring>).
+  static const char* cpp_prelude();
   /// Cycles (eval() calls) since the last arm().
   uint64_t cycles_since_arm() const { return elapsed_; }
   /// Whether arm() (or eval()) has been called.

@@ -2,6 +2,7 @@
 #include "emu/core/StageTxn.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 
@@ -49,18 +50,30 @@ const char* stage_name(Stage s) {
 uint64_t StageTxn::hash() const {
   // XXH3-64 of a fixed little-endian layout: 16 header bytes (stage, buffer, size, cmd_id, addr,
   // segment at byte 12, zero for entries of at most 64 bytes), then the `size` data bytes.
-  std::array<uint8_t, 16 + 64> buf{};
+  // Built with fixed-size stores and copies (every transaction of every stage is hashed).
+  std::array<uint8_t, 16 + 64> buf;
   auto put = [&](size_t at, uint64_t v, size_t n) {
     for (size_t i = 0; i < n; ++i) buf[at + i] = static_cast<uint8_t>(v >> (8 * i));
   };
-  put(0, static_cast<uint8_t>(stage), 1);
-  put(1, buffer, 1);
-  put(2, size, 2);
-  put(4, cmd_id, 4);
-  put(8, addr, 4);
-  put(12, segment, 1);
+  if constexpr (std::endian::native == std::endian::little) {
+    const uint16_t sz = size;
+    buf[0] = static_cast<uint8_t>(stage);
+    buf[1] = buffer;
+    std::memcpy(&buf[2], &sz, 2);
+    std::memcpy(&buf[4], &cmd_id, 4);
+    std::memcpy(&buf[8], &addr, 4);
+    const uint32_t tail = segment;  // byte 12, then three zero bytes
+    std::memcpy(&buf[12], &tail, 4);
+  } else {
+    put(0, static_cast<uint8_t>(stage), 1);
+    put(1, buffer, 1);
+    put(2, size, 2);
+    put(4, cmd_id, 4);
+    put(8, addr, 4);
+    put(12, segment, 4);
+  }
   const size_t n = size < data.size() ? size : data.size();
-  std::memcpy(buf.data() + 16, data.data(), n);
+  std::memcpy(buf.data() + 16, data.data(), data.size());  // all 64: a fixed-size copy
   return hash64(std::span<const uint8_t>(buf.data(), 16 + n), 0x6275645F7478ull);  // "bud_tx"
 }
 
