@@ -1,6 +1,7 @@
 #include "tools/bud/DesignSession.h"
 
 #include <cctype>
+#include <filesystem>
 
 #include "debugger/trigger/TriggerFile.h"
 #include "design/DesignEmulator.h"
@@ -8,7 +9,8 @@
 #include "design/DesignRun.h"
 #include "design/OpenedPacket.h"
 #include "emu/run/Designs.h"
-#include "replay/Framing.h"
+#include "replay/InputFile.h"
+#include "replay/PacketRun.h"
 #include "replay/PacketWriter.h"
 
 namespace bud::cli {
@@ -96,10 +98,16 @@ std::string DesignRecordBackend::stop(debugger::Session& session, std::string& s
   if (end < start_cycle_)
     return "the session went back before the recording started (cycle " +
            std::to_string(start_cycle_) + "): nothing recorded";
-  return record_to(session, end, path_,
-                   origin_ + ", record start at cycle " + std::to_string(start_cycle_) +
-                       ", stop at cycle " + std::to_string(end),
-                   summary);
+  auto e = record_to(session, end, path_,
+                     origin_ + ", record start at cycle " + std::to_string(start_cycle_) +
+                         ", stop at cycle " + std::to_string(end),
+                     summary);
+  // `record start` created the file; a refused recording leaves nothing behind.
+  if (!e.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  return e;
 }
 
 std::string DesignRecordBackend::record(const debugger::TriggerHit& hit, const std::string& file,
