@@ -6,15 +6,13 @@
 #include <iostream>
 
 #include "debugger/frontend/Console.h"
-#include "debugger/trigger/TriggerFile.h"
-#include "design/DesignTarget.h"
-#include "design/OpenedPacket.h"
 #include "emu/run/Designs.h"
 #include "replay/Framing.h"
 #include "replay/InputFile.h"
 #include "replay/PacketReader.h"
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
+#include "tools/bud/DesignSession.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/PacketSession.h"
 #include "tools/bud/RunCommand.h"
@@ -143,44 +141,27 @@ int drive_console(debugger::Session& session, const DebugOptions& options,
 }
 
 // The session on a prepared design, what `bud debug --design FILE` and `bud debug --packet P`
-// (a design packet) open alike: no golden model (a design has no ISA) and no packet recording
-// yet.
-int debug_design(const design::DesignTarget& target, const DebugOptions& options,
-                 const std::string& banner) {
-  emu::EmulatorConfig ec = options.run.emulator;
-  ec.design = target.emulator;
+// (a design packet) open alike: no golden model (a design has no ISA); `record start|stop` and
+// the `record` trigger action write design packets.
+int debug_design(const DesignOpen& open, const DebugOptions& options) {
+  DesignSessionSetup setup;
+  setup.emulator = options.run.emulator;
+  setup.checkpoint_interval = options.checkpoint_interval;
+  setup.checkpoint_budget_mb = options.checkpoint_budget_mb;
+  setup.trigger_file = options.triggers;
+  setup.triggers.capture_dir = options.capture_dir;
+  setup.triggers.limits = trigger_limits(options.trigger_limits);
+  setup.origin = "recorded at the bud debug prompt";
   std::string error;
-  auto emu = emu::make_emulator(ec, error);
-  if (!emu) return fail_command("debug", options.json, 2, error);
-  debugger::ProgramInfo info;
-  info.workload = target.spec.name;
-  debugger::SessionConfig config;
-  config.timeline.interval = options.checkpoint_interval;
-  config.timeline.memory_budget = options.checkpoint_budget_mb << 20;
-  debugger::Session session(std::move(emu), std::move(info), config);
-  // Triggers on the simulation thread; a capture re-executes its window on a replica: another
-  // instance of the design, restored from the trigger history's snapshot.
-  debugger::TriggerEngineConfig tconfig;
-  tconfig.capture_dir = options.capture_dir;
-  tconfig.async = false;
-  tconfig.make_replica = [ec](std::string& why) { return emu::make_emulator(ec, why); };
-  tconfig.limits = trigger_limits(options.trigger_limits);
-  auto triggers = std::make_unique<debugger::TriggerEngine>(session.emu(), tconfig);
-  triggers->attach(session);
-  if (!options.triggers.empty()) {
-    auto parse = debugger::load_trigger_file(options.triggers, triggers->env());
-    if (!parse.ok()) {
-      for (const auto& e : parse.errors) std::cerr << e.to_string() << "\n";
-      return fail_command("debug", options.json, 2, options.triggers + " is invalid");
-    }
-    triggers->add(std::move(*parse.program));
+  std::vector<std::string> errors;
+  auto s = open_design_session(open, setup, error, errors);
+  if (!s) {
+    for (const auto& e : errors) std::cerr << e << "\n";
+    return fail_command("debug", options.json, 2, error);
   }
-  return drive_console(session, options, nullptr, banner);
-}
-
-std::string design_banner(const design::DesignTarget& target) {
-  return "bud debug: design " + target.spec.name + " (revision " + target.revision +
-         "), stopped at cycle 0. `help` lists commands.\n";
+  return drive_console(*s->session, options, s->recorder.get(),
+                       "bud debug: " + open.banner + ", stopped at cycle 0. `help` lists "
+                       "commands.\n");
 }
 
 // `bud debug --design FILE`: the design's model under the same session, triggers and console.
@@ -191,9 +172,9 @@ int run_debug_design(const DebugOptions& options) {
   const design::TargetOptions to = design::target_options(options.defines, options.params,
                                                           options.design_cache, options.run.seed);
   design::DesignError derr;
-  const auto target = design::prepare_design(options.design, to, derr);
-  if (!target) return fail_command("debug", options.json, derr.exit_code, derr.to_string());
-  return debug_design(*target, options, design_banner(*target));
+  const auto open = open_design_file(options.design, to, derr);
+  if (!open) return fail_command("debug", options.json, derr.exit_code, derr.to_string());
+  return debug_design(*open, options);
 }
 
 // `bud debug --packet P.bpk` on a design packet: its files materialised, its design prepared
@@ -205,35 +186,10 @@ int run_debug_design_packet(const DebugOptions& options, const replay::Packet& p
                         options.packet + " is a design packet: it runs with the --define, "
                                          "--param and --seed it recorded (--fault, --define, "
                                          "--param and --seed do not apply)");
-  std::string error;
-  const auto opened = design::open_packet(packet, options.design_cache, error);
-  if (!opened) return fail_command("debug", options.json, 2, error);
-  auto spec = opened->recorded_spec(error);
-  if (!spec) return fail_command("debug", options.json, 2, options.packet + ": " + error);
   design::DesignError derr;
-  const auto target =
-      design::prepare_spec(std::move(*spec), opened->target_options(options.design_cache), derr);
-  if (!target)
-    return fail_command("debug", options.json, derr.exit_code,
-                        options.packet + ": the recorded design: " + derr.to_string());
-  if (target->revision != opened->revision)
-    return fail_command("debug", options.json, 2,
-                        options.packet + ": recorded with design revision " + opened->revision +
-                            ", its embedded files build revision " + target->revision +
-                            " here (another Verilator or bud model ABI): the session would not "
-                            "be the recorded run");
-  std::string banner = "bud debug: packet " + replay::printable(packet.name) + ": design " +
-                       opened->design + " (" +
-                       (opened->run.defines.empty() && opened->run.params.empty()
-                            ? std::string("no overrides")
-                            : opened->overrides_text()) +
-                       ", seed " + std::to_string(opened->run.seed) + ")";
-  if (packet.result) banner += ", cycles 0.." + std::to_string(packet.result->cycles());
-  if (packet.symptom)
-    banner += std::string(", symptom ") + replay::symptom_kind_name(packet.symptom->kind()) +
-              " at cycle " + std::to_string(packet.symptom->cycle()) + ": " +
-              replay::printable(packet.symptom->message());
-  return debug_design(*target, options, banner + "\n" + design_banner(*target));
+  const auto open = open_design_packet(packet, options.packet, options.design_cache, derr);
+  if (!open) return fail_command("debug", options.json, derr.exit_code, derr.to_string());
+  return debug_design(*open, options);
 }
 
 }  // namespace

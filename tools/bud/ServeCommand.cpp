@@ -18,6 +18,7 @@
 #include "replay/PacketRun.h"
 #include "replay/Recorder.h"
 #include "tools/bud/DebugCommand.h"
+#include "tools/bud/DesignSession.h"
 #include "tools/bud/Output.h"
 #include "tools/bud/PacketSession.h"
 #include "tools/bud/RunCommand.h"
@@ -35,6 +36,7 @@ void setup_serve(CLI::App& app, ServeOptions& options) {
       "  bud serve long_run.textpb --run --listen unix:lr.sock # start running; attach later\n"
       "  bud serve mlp --listen tcp:127.0.0.1:7000 --token-file ~/.bud-token\n"
       "  bud serve --packet hang.bpk --listen unix:hang.sock   # serve a recorded run\n"
+      "  bud serve --design vec_dma.toml --listen unix:v.sock  # a design file's model\n"
       "Files the clients ask for (wave dump, record start, trigger captures) are written inside\n"
       "--output-dir. Stop the server with Ctrl-C, SIGTERM or a controller's Shutdown request.\n"
       "docs/remote.md describes roles, events and the security model.");
@@ -69,10 +71,111 @@ void setup_serve(CLI::App& app, ServeOptions& options) {
                   "MiB for automatic checkpoints")
       ->capture_default_str();
   sub->add_flag("--json", options.json, "Print the listening line as one JSON object");
+  sub->add_option("--design", options.design,
+                  "Serve the model of a design file (docs/designs.md) instead of a workload; "
+                  "--seed seeds its back-pressure and DRAM timing");
+  sub->add_option("--define", options.defines, "With --design: set a define (NAME[=VALUE])");
+  sub->add_option("--param", options.params, "With --design: set a parameter (NAME=VALUE)");
+  sub->add_option("--design-cache", options.design_cache,
+                  "With --design or a design packet: the model cache (default: "
+                  "$XDG_CACHE_HOME/bud/designs)");
 }
 
 namespace {
 
+// Serves `session` until a Shutdown request or SIGINT/SIGTERM (`signals`, blocked by the
+// caller): the listening line, then the wait.
+int serve_session(const ServeOptions& options, debugger::Session& session,
+                  const remote::OutputDir& output, remote::ServerConfig config,
+                  const sigset_t& signals, const char* kind, const std::string& name,
+                  const std::string& what) {
+  remote::DebugServer server(session, output, config);
+  if (auto e = server.start(); !e.empty()) return fail_command("serve", options.json, 2, e);
+  if (options.run_now)
+    if (auto e = server.run_in_background(); !e.empty())
+      return fail_command("serve", options.json, 2, e);
+  if (options.json) {
+    json::Json j = json::Json::object();
+    j["listening"] = server.address().to_string();
+    j[kind] = name;  // "workload" or "design"
+    j["output_dir"] = output.path();
+    j["pid"] = static_cast<int64_t>(getpid());
+    j["running"] = options.run_now;
+    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << std::endl;
+  } else {
+    std::cout << "bud serve: listening on " << server.address().to_string() << " (" << what
+              << ", " << (options.run_now ? "running" : "stopped at cycle 0")
+              << "); output directory " << output.path() << std::endl;
+  }
+  std::atomic<bool> done{false};
+  std::thread waiter([&] {
+    const timespec tick{0, 100'000'000};
+    while (!done.load()) {
+      if (sigtimedwait(&signals, nullptr, &tick) > 0) {
+        server.request_shutdown();
+        return;
+      }
+    }
+  });
+  server.wait();
+  done.store(true);
+  waiter.join();
+  if (!options.json) std::cout << "bud serve: stopped" << std::endl;
+  return 0;
+}
+
+// `bud serve --design FILE` or `--packet` of a design packet: the session `bud debug --design`
+// opens, served; `record start|stop` and the `record` trigger action write design packets
+// inside the output directory.
+int serve_design(const ServeOptions& options, const std::optional<replay::Packet>& packet,
+                 const remote::OutputDir& output, remote::ServerConfig config,
+                 const sigset_t& signals) {
+  const auto fail = [&options](int rc, const std::string& message) {
+    return fail_command("serve", options.json, rc, message);
+  };
+  design::DesignError derr;
+  std::optional<DesignOpen> open;
+  if (packet) {
+    if (!options.fault_texts.empty() || !options.defines.empty() || !options.params.empty() ||
+        options.run.seed)
+      return fail(2, options.packet + " is a design packet: it runs with the --define, --param "
+                                      "and --seed it recorded (--fault, --define, --param and "
+                                      "--seed do not apply)");
+    open = open_design_packet(*packet, options.packet, options.design_cache, derr);
+  } else {
+    if (!options.fault_texts.empty())
+      return fail(2, "--design cannot be combined with --fault");
+    open = open_design_file(options.design,
+                            design::target_options(options.defines, options.params,
+                                                   options.design_cache, options.run.seed),
+                            derr);
+  }
+  if (!open) return fail(derr.exit_code, derr.to_string());
+  DesignSessionSetup setup;
+  setup.emulator = options.run.emulator;
+  setup.checkpoint_interval = options.checkpoint_interval;
+  setup.checkpoint_budget_mb = options.checkpoint_budget_mb;
+  setup.trigger_file = options.triggers;
+  setup.triggers.capture_dir = output.path();
+  setup.triggers.open_output = [&output](const std::string& name, std::string& e) {
+    return output.create(name, e);
+  };
+  setup.triggers.limits = trigger_limits(options.trigger_limits);
+  setup.origin = "recorded through bud serve";
+  setup.resolve_record = [&output](const std::string& name, std::string& e) {
+    return output.create(name, e);
+  };
+  std::string error;
+  std::vector<std::string> errors;
+  auto s = open_design_session(*open, setup, error, errors);
+  if (!s) {
+    for (const auto& e : errors) std::cerr << e << "\n";
+    return fail(2, error);
+  }
+  config.record = s->recorder.get();
+  return serve_session(options, *s->session, output, std::move(config), signals, "design",
+                       open->target.spec.name, open->banner);
+}
 
 }  // namespace
 
@@ -112,6 +215,12 @@ int run_serve(const ServeOptions& options) {
   }
   auto output = remote::OutputDir::open(options.output_dir, error);
   if (!output) return fail(error);
+  if (!options.design.empty()) {
+    if (!options.packet.empty()) return fail("--design cannot be combined with --packet");
+    return serve_design(options, std::nullopt, *output, std::move(config), signals);
+  }
+  const bool design_flags =
+      !options.defines.empty() || !options.params.empty() || !options.design_cache.empty();
 
   run::RunOptions ro = options.run;
   if (int rc = resolve_config("serve", options.json, ro)) return rc;
@@ -122,10 +231,14 @@ int run_serve(const ServeOptions& options) {
   if (!options.packet.empty()) {
     packet = replay::read_packet(options.packet, error);
     if (!packet) return fail(error);
+    if (packet->header.has_design_run())
+      return serve_design(options, packet, *output, std::move(config), signals);
     auto spec = replay::spec_from_header(packet->header);
     if (!spec) return fail(options.packet + ": " + spec.error());
     ro = spec->options;
   }
+  if (design_flags)  // a design packet was served above
+    return fail("--define, --param and --design-cache need --design (or a design packet)");
   auto prepared = packet ? replay::prepare_spec(replay::spec_from_header(packet->header).value())
                          : run::prepare(ro);
   if (!prepared) return fail(prepared.error());
@@ -171,40 +284,9 @@ int run_serve(const ServeOptions& options) {
   }
 
   config.record = recorder.get();
-  remote::DebugServer server(*session, *output, config);
-  if (auto e = server.start(); !e.empty()) return fail(e);
-  if (options.run_now)
-    if (auto e = server.run_in_background(); !e.empty()) return fail(e);
-  if (options.json) {
-    json::Json j = json::Json::object();
-    j["listening"] = server.address().to_string();
-    j["workload"] = prepared->workload.name;
-    j["output_dir"] = output->path();
-    j["pid"] = static_cast<int64_t>(getpid());
-    j["running"] = options.run_now;
-    std::cout << j.dump(-1, ' ', false, json::Json::error_handler_t::replace) << std::endl;
-  } else {
-    std::cout << "bud serve: listening on " << server.address().to_string() << " ("
-              << prepared->workload.name << ", " << prepared->program.commands.size()
-              << " commands, " << (options.run_now ? "running" : "stopped at cycle 0")
-              << "); output directory " << output->path() << std::endl;
-  }
-
-  std::atomic<bool> done{false};
-  std::thread waiter([&] {
-    const timespec tick{0, 100'000'000};
-    while (!done.load()) {
-      if (sigtimedwait(&signals, nullptr, &tick) > 0) {
-        server.request_shutdown();
-        return;
-      }
-    }
-  });
-  server.wait();
-  done.store(true);
-  waiter.join();
-  if (!options.json) std::cout << "bud serve: stopped" << std::endl;
-  return 0;
+  return serve_session(options, *session, *output, std::move(config), signals, "workload",
+                       prepared->workload.name, prepared->workload.name + ", " +
+                           std::to_string(prepared->program.commands.size()) + " commands");
 }
 
 }  // namespace bud::cli

@@ -28,6 +28,11 @@ struct ServeOptions {
   uint64_t checkpoint_interval = 0;  ///< 0: the Session's default (as bud debug)
   uint64_t checkpoint_budget_mb = 512;
   bool json = false;  ///< the "listening" line as JSON
+  /// --design FILE: serve a design file's model (docs/designs.md), with its --define/--param
+  /// overrides and model cache; a design packet given to --packet is served likewise.
+  std::string design;
+  std::vector<std::string> defines, params;
+  std::string design_cache;
 };
 
 void setup_serve(CLI::App& app, ServeOptions& options);
