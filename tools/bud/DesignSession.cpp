@@ -113,18 +113,10 @@ std::string DesignRecordBackend::stop(debugger::Session& session, std::string& s
 std::string DesignRecordBackend::record(const debugger::TriggerHit& hit, const std::string& file,
                                         std::string& written) {
   if (!session_) return "no session to record";
-  std::string path = file;
-  if (path.empty()) {
-    path = "trigger-" + hit.trigger + "-" + std::to_string(hit.number) + ".bpk";
-    for (char& c : path)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-  }
-  if (resolve_) {
-    std::string error;
-    auto resolved = resolve_(path, error);
-    if (!resolved) return error;
-    path = *resolved;
-  }
+  std::string error;
+  const auto resolved = trigger_packet_path(hit, file, resolve_, error);
+  if (!resolved) return error;
+  const std::string& path = *resolved;
   std::string summary;
   if (auto e = record_to(*session_, hit.cycle, path,
                          origin_ + ": trigger " + hit.trigger + " hit " +

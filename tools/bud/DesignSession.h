@@ -16,6 +16,7 @@
 #include "design/DesignTarget.h"
 #include "emu/core/EmulatorConfig.h"
 #include "replay/PacketReader.h"
+#include "tools/bud/PacketSession.h"
 
 namespace bud::cli {
 
@@ -60,7 +61,7 @@ class DesignRecordBackend final : public debugger::RecordBackend,
   std::string record(const debugger::TriggerHit& hit, const std::string& file,
                      std::string& written) override;
   /// Where trigger packets may go (`bud serve`: inside its output directory).
-  using Resolver = std::function<std::optional<std::string>(const std::string&, std::string&)>;
+  using Resolver = PacketPathResolver;
   void set_trigger_resolver(Resolver r) { resolve_ = std::move(r); }
 
  private:

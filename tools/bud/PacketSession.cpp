@@ -67,27 +67,32 @@ std::string PacketRecordBackend::stop(debugger::Session& session, std::string& s
                       summary);
 }
 
-std::string PacketRecordBackend::record(const debugger::TriggerHit& hit, const std::string& file,
-                                        std::string& written) {
+std::optional<std::string> trigger_packet_path(const debugger::TriggerHit& hit,
+                                               const std::string& file,
+                                               const PacketPathResolver& resolve,
+                                               std::string& error) {
   std::string path = file;
   if (path.empty()) {
     path = "trigger-" + hit.trigger + "-" + std::to_string(hit.number) + ".bpk";
     for (char& c : path)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   }
-  if (resolve_) {
-    std::string error;
-    auto resolved = resolve_(path, error);
-    if (!resolved) return error;
-    path = *resolved;
-  }
+  if (resolve) return resolve(path, error);
+  return path;
+}
+
+std::string PacketRecordBackend::record(const debugger::TriggerHit& hit, const std::string& file,
+                                        std::string& written) {
+  std::string error;
+  const auto resolved = trigger_packet_path(hit, file, resolve_, error);
+  if (!resolved) return error;
+  const std::string& path = *resolved;
   std::string summary;
   const std::vector<std::string> notes = {
       origin_ + ": trigger " + hit.trigger + " hit " + std::to_string(hit.number) +
       " at cycle " + std::to_string(hit.cycle) + " (" + hit.condition + ")"};
   // From the session's timeline when it reaches back to cycle 0 (else a fresh start).
   std::vector<uint8_t> state;
-  std::string error;
   const bool from_timeline =
       session_ && session_->timeline().state_at_or_before(0, state, error).has_value();
   if (auto e = record_range(from_timeline ? &state : nullptr, 0, hit.cycle, session_, path, notes,

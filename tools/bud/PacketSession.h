@@ -25,6 +25,17 @@ inline constexpr size_t kMaxPacketCheckpoints = 64;
 /// and the last included. Error text or empty.
 std::string attach_packet(debugger::Session& session, const replay::Packet& packet);
 
+/// Maps a file name to the path to write (`bud serve`: inside its output directory), or nullopt
+/// with an error.
+using PacketPathResolver =
+    std::function<std::optional<std::string>(const std::string&, std::string&)>;
+/// Where the `record` trigger action writes the packet of `hit`: `file`, or
+/// trigger-NAME-HIT.bpk, through `resolve` when set. nullopt and `error` when it refuses.
+std::optional<std::string> trigger_packet_path(const debugger::TriggerHit& hit,
+                                               const std::string& file,
+                                               const PacketPathResolver& resolve,
+                                               std::string& error);
+
 // `record start|stop` at the prompt, and the `record` trigger action in a session: the recorded
 // range is the session's own execution - from the state saved at `record start`, or from the
 // timeline's checkpoint at cycle 0 up to the hit for a trigger - re-executed in a second emulator
@@ -45,7 +56,7 @@ class PacketRecordBackend final : public debugger::RecordBackend,
                      std::string& written) override;
   /// Where trigger packets may go (`bud serve`: inside its output directory): maps a file name
   /// to the path to write, or nullopt with an error. Default: the name as given.
-  using Resolver = std::function<std::optional<std::string>(const std::string&, std::string&)>;
+  using Resolver = PacketPathResolver;
   void set_trigger_resolver(Resolver r) { resolve_ = std::move(r); }
 
  private:
